@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { QUANTITY_PATTERN } from './quantity.js';
+
+/** A CEL validation rule for the generated CRD, attached to a zod schema through `.meta()`. */
+export interface CelRule {
+  rule: string;
+  message: string;
+  fieldPath?: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+}
+export const celRules = (...rules: CelRule[]) => ({ 'x-kubernetes-validations': rules });
+
+/** Names of cluster-scoped menu items (ValkeyImage, ValkeyConfig, ValkeyRole): DNS-1123 subdomains. */
+export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Service and StatefulSet names derive from a ValkeyCluster's name: DNS-1035 labels. */
+export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * A ValkeyCluster name must leave room for `-<shard>-<ordinal>` pod names and the
+ * StatefulSet's controller-revision-hash label within 63 characters.
+ */
+export const CLUSTER_NAME_MAX = 40;
+
+export const refName = (what: string) =>
+  z
+    .string({ error: `must be the name of a ${what}` })
+    .min(1, { error: `must be the name of a ${what}` })
+    .max(253)
+    .regex(DNS1123_SUBDOMAIN, { error: `must be the name of a ${what} (lowercase letters, digits, '-' and '.')` });
+
+export const stringMap = (valueWhat = 'a string') =>
+  z.record(z.string(), z.string({ error: `each value must be ${valueWhat}; quote numbers and booleans in YAML` }));
+
+/** Resource quantities as Kubernetes writes them: a string like "500m" or "2Gi", or a plain integer. */
+export const quantity = z
+  .union([
+    z.string().regex(new RegExp(QUANTITY_PATTERN), {
+      error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"',
+    }),
+    z.number().int().min(0),
+  ], { error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"' })
+  .meta({ 'x-kubernetes-int-or-string': true });
+
+export const objectMeta = z
+  .object({
+    name: z.string({ error: 'metadata.name is required' }).min(1, { error: 'metadata.name is required' }),
+    namespace: z.string().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+  })
+  .loose();

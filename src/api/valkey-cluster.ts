@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { API_VERSION, RESERVED_ANNOTATION_PREFIX } from './group.js';
+import { celRules, CLUSTER_NAME_MAX, objectMeta, refName } from './common.js';
+import { aclBindings } from './acl.js';
+
+export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
+export const zoneSpread = z.enum(ZONE_SPREAD, { error: 'must be bestEffort or required' });
+export type ZoneSpread = z.infer<typeof zoneSpread>;
+
+const RESERVED_MESSAGE = `keys under ${RESERVED_ANNOTATION_PREFIX} are reserved for valkey-krm; use another prefix`;
+
+export const podAnnotations = z
+  .record(z.string(), z.string({ error: 'each value must be a string; quote numbers and booleans in YAML' }))
+  .superRefine((map, ctx) => {
+    for (const key of Object.keys(map)) {
+      if (key.startsWith(RESERVED_ANNOTATION_PREFIX)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${RESERVED_MESSAGE}` });
+    }
+  })
+  .meta({
+    description: 'Annotations added verbatim to every pod of the cluster (pods only).',
+    maxProperties: 64,
+    ...celRules({ rule: `self.all(k, !k.startsWith('${RESERVED_ANNOTATION_PREFIX}'))`, message: RESERVED_MESSAGE }),
+  });
+
+export const placement = z
+  .object({
+    zones: z
+      .array(z.string().min(1).max(63))
+      .min(1, { error: 'must list at least one zone, or be left out' })
+      .max(16)
+      .superRefine((zones, ctx) => {
+        if (new Set(zones).size !== zones.length) ctx.addIssue({ code: 'custom', message: 'lists a zone twice' });
+      })
+      .optional()
+      .meta({ description: 'Zones the pods may run in (required node affinity on topology.kubernetes.io/zone).', 'x-kubernetes-list-type': 'set' }),
+    zoneSpread: zoneSpread.optional().meta({ description: 'bestEffort or required; unset uses the render config default.' }),
+    nodeSelector: z.record(z.string(), z.string()).optional().meta({ description: 'Copied verbatim to the pods.' }),
+  })
+  .strict();
+
+export const valkeyClusterSpec = z
+  .object({
+    configRef: refName('ValkeyConfig').meta({ description: 'The ValkeyConfig (menu item) this cluster runs.' }),
+    shards: z
+      .number({ error: 'must be a whole number of shards, at least 1' })
+      .int({ error: 'must be a whole number of shards, at least 1' })
+      .min(1, { error: 'must be at least 1' })
+      .max(1000),
+    replicasPerShard: z
+      .number({ error: 'must be a whole number of replicas per shard, 0 or more' })
+      .int({ error: 'must be a whole number of replicas per shard, 0 or more' })
+      .min(0, { error: 'must be 0 or more' })
+      .max(10),
+    acl: aclBindings.optional().meta({ description: "The team's ACL bindings, added to the config's." }),
+    tls: z
+      .object({ secretRef: refName('Secret').meta({ description: 'A Secret with tls.crt, tls.key and ca.crt in the cluster namespace.' }) })
+      .strict()
+      .optional(),
+    placement: placement.optional(),
+    podAnnotations: podAnnotations.optional(),
+  })
+  .strict();
+
+export const nodeRole = z.enum(['primary', 'replica', 'unknown']);
+export const nodeHealth = z.enum(['online', 'loading', 'failed', 'unreachable', 'pending']);
+export const clusterState = z.enum(['Creating', 'Active', 'Updating', 'Failed']);
+
+export const condition = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string(),
+  message: z.string(),
+  lastTransitionTime: z.string(),
+  observedGeneration: z.number().int().optional(),
+});
+
+export const nodeStatus = z.object({
+  pod: z.string(),
+  shard: z.number().int(),
+  role: nodeRole,
+  nodeId: z.string().optional(),
+  ip: z.string().optional(),
+  version: z.string().optional(),
+  health: nodeHealth,
+});
+
+export const valkeyClusterStatus = z.object({
+  state: clusterState.optional(),
+  message: z.string().optional(),
+  observedGeneration: z.number().int().optional(),
+  nodes: z.array(nodeStatus).optional().meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['pod'] }),
+  conditions: z.array(condition).optional().meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+});
+
+export const valkeyCluster = z
+  .object({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal('ValkeyCluster'),
+    metadata: objectMeta,
+    spec: valkeyClusterSpec,
+    status: z.unknown().optional(),
+  })
+  .strict();
+
+export type ValkeyCluster = z.infer<typeof valkeyCluster>;
+export type ValkeyClusterSpec = z.infer<typeof valkeyClusterSpec>;
+export type ValkeyClusterStatus = z.infer<typeof valkeyClusterStatus>;
+export type NodeStatus = z.infer<typeof nodeStatus>;
+export type Condition = z.infer<typeof condition>;
+
+/** Rules on the whole object that the CRD enforces with CEL at its root. */
+export const CLUSTER_NAME_RULE = {
+  rule: `self.metadata.name.size() <= ${CLUSTER_NAME_MAX} && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
+  message: `metadata.name must be a DNS-1035 label of at most ${CLUSTER_NAME_MAX} characters (it names the Service, StatefulSets and pods)`,
+};

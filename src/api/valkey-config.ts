@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { API_VERSION } from './group.js';
+import { objectMeta, quantity, refName } from './common.js';
+import { aclBindings } from './acl.js';
+
+/** Valkey directive names: what `CONFIG GET` accepts, lowercase letters, digits and dashes. */
+export const VALKEY_KEY = /^[A-Za-z][A-Za-z0-9-]*$/;
+
+export const valkeySettings = z
+  .record(
+    z.string().regex(VALKEY_KEY, { error: 'each key must be a Valkey directive name such as maxmemory-policy' }),
+    z
+      .string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' })
+      .max(4096)
+      .regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
+  )
+  .meta({ description: 'Valkey settings, merged per key down the baseRef chain. Forced settings always win.' });
+
+export const valkeyConfigSpec = z
+  .object({
+    baseRef: refName('ValkeyConfig').optional().meta({ description: 'The config this one derives from.' }),
+    imageRef: refName('ValkeyImage').optional().meta({ description: 'The ValkeyImage to run; may be inherited through baseRef.' }),
+    resources: z
+      .object({
+        cpu: quantity.optional().meta({ description: 'CPU request and limit of the valkey container.' }),
+        memory: quantity.optional().meta({ description: 'Memory request and limit of the valkey container.' }),
+      })
+      .strict()
+      .optional(),
+    valkey: valkeySettings.optional(),
+    acl: aclBindings.optional().meta({ description: 'Platform ACL bindings. The first config in the chain that sets acl supplies the whole list.' }),
+  })
+  .strict();
+
+export const valkeyConfig = z
+  .object({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal('ValkeyConfig'),
+    metadata: objectMeta,
+    spec: valkeyConfigSpec,
+    status: z.unknown().optional(),
+  })
+  .strict();
+
+export type ValkeyConfig = z.infer<typeof valkeyConfig>;
+export type ValkeyConfigSpec = z.infer<typeof valkeyConfigSpec>;
+export type Quantity = string | number;

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { API_VERSION } from './group.js';
+import { objectMeta } from './common.js';
+
+export const access = z.enum(['allow', 'deny'], { error: 'must be allow or deny' });
+
+export const roleCategory = z
+  .object({
+    name: z.string().regex(/^[a-z]+$/, { error: 'must be an ACL category name without "@", such as read, write or dangerous' }),
+    access,
+  })
+  .strict();
+
+export const roleCommand = z
+  .object({
+    name: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*(\|[A-Za-z0-9_.-]+)?$/, {
+      error: 'must be a command name such as get, or command|subcommand such as config|get',
+    }),
+    access,
+  })
+  .strict();
+
+export const valkeyRoleSpec = z
+  .object({
+    categories: z.array(roleCategory).max(64).optional().meta({ description: 'ACL categories, applied in order as +@name or -@name.' }),
+    commands: z.array(roleCommand).max(256).optional().meta({ description: 'Commands, applied after the categories as +name or -name.' }),
+  })
+  .strict();
+
+export const valkeyRole = z
+  .object({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal('ValkeyRole'),
+    metadata: objectMeta,
+    spec: valkeyRoleSpec,
+    status: z.unknown().optional(),
+  })
+  .strict();
+
+export type ValkeyRole = z.infer<typeof valkeyRole>;
+export type ValkeyRoleSpec = z.infer<typeof valkeyRoleSpec>;
+
+/** ACL categories Valkey 9 knows; others still pass (newer releases add some) but earn a warning. */
+export const KNOWN_ACL_CATEGORIES: readonly string[] = [
+  'all', 'admin', 'bitmap', 'blocking', 'connection', 'dangerous', 'fast', 'geo', 'hash', 'hyperloglog',
+  'keyspace', 'list', 'pubsub', 'read', 'scripting', 'set', 'slow', 'sortedset', 'stream', 'string',
+  'transaction', 'write',
+];

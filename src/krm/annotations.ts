@@ -1,0 +1,33 @@
+import { LABELS, MANAGED_BY } from '../api/index.js';
+
+export const PATH = 'internal.config.kubernetes.io/path';
+export const INDEX = 'internal.config.kubernetes.io/index';
+export const LEGACY_PATH = 'config.kubernetes.io/path';
+export const LEGACY_INDEX = 'config.kubernetes.io/index';
+export const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
+
+interface Meta {
+  metadata?: { labels?: Record<string, unknown>; annotations?: Record<string, unknown> };
+}
+
+const annotationsOf = (value: unknown) => ((value as Meta | null)?.metadata?.annotations ?? {}) as Record<string, unknown>;
+
+/** Our own earlier output: replaced on every run, so re-rendering is idempotent. */
+export const isGenerated = (value: unknown): boolean => (value as Meta | null)?.metadata?.labels?.[LABELS.managedBy] === MANAGED_BY;
+
+export const isLocalConfig = (value: unknown): boolean => {
+  const v = annotationsOf(value)[LOCAL_CONFIG];
+  return v !== undefined && v !== 'false' && v !== false;
+};
+
+export const isKptfile = (value: unknown): boolean => (value as { kind?: unknown } | null)?.kind === 'Kptfile';
+
+/** Where kpt (or kustomize) says an item came from. */
+export function fileOf(value: unknown): { path: string; index: number } | undefined {
+  const a = annotationsOf(value);
+  const path = a[PATH] ?? a[LEGACY_PATH];
+  if (typeof path !== 'string') return undefined;
+  const raw = a[INDEX] ?? a[LEGACY_INDEX];
+  const index = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : typeof raw === 'number' ? raw : 0;
+  return { path, index };
+}

@@ -1,0 +1,58 @@
+import { error } from '../api/index.js';
+import { parseResourceList } from './source.js';
+import { runJob, type JobOutcome } from './job.js';
+import { asSequenceItem, toYaml, withPath } from './serialize.js';
+import { formatReport, toResults } from './results.js';
+
+export interface RunOutput {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export type Tool = 'render-valkey' | 'validate-valkey';
+
+/**
+ * KRM function mode: a ResourceList in, a ResourceList out. Items we do not own are written back
+ * as the exact text that came in. On any error: exit 1, every input item unchanged, no generated
+ * objects, and the results say why.
+ */
+export function runResourceList(input: string, tool: Tool): RunOutput {
+  const { list, errors } = parseResourceList(input);
+  if (!list) {
+    const problems = errors.map((e) => error(e.message));
+    const results = toResults(problems, () => undefined);
+    return {
+      stdout: toYaml({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [], results }),
+      stderr: formatReport(problems, () => undefined, tool, 'nothing was rendered'),
+      exitCode: 1,
+    };
+  }
+  const outcome = runJob(list.items, list.functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: false });
+  const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...outcome.previous];
+  const stdout = list.format === 'json' ? jsonOutput(list.apiVersion, emitted.map((i) => i.text), outcome) : yamlOutput(list.apiVersion, list.seqIndent, emitted.map((i) => i.text), outcome);
+  const outcomeText = outcome.ok ? (tool === 'render-valkey' ? `rendered ${outcome.stats.clusters} clusters into ${outcome.generated.length} objects` : 'valid') : 'nothing was rendered';
+  return {
+    stdout,
+    stderr: outcome.ok ? '' : formatReport(outcome.problems, outcome.fileOf, tool, outcomeText),
+    exitCode: outcome.ok ? 0 : 1,
+  };
+}
+
+function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome: JobOutcome): string {
+  const generated = outcome.generated.map((g) => asSequenceItem(toYaml(withPath(g.object, g.path, g.index)), indent));
+  const all = [...texts, ...generated];
+  let out = `apiVersion: ${apiVersion}\nkind: ResourceList\n`;
+  out += all.length ? `items:\n${all.join('')}` : 'items: []\n';
+  const results = toResults(outcome.problems, outcome.fileOf);
+  if (results.length) out += toYaml({ results });
+  return out;
+}
+
+function jsonOutput(apiVersion: string, texts: string[], outcome: JobOutcome): string {
+  const generated = outcome.generated.map((g) => JSON.stringify(withPath(g.object, g.path, g.index)));
+  const results = toResults(outcome.problems, outcome.fileOf);
+  const parts = [`"apiVersion":${JSON.stringify(apiVersion)}`, '"kind":"ResourceList"', `"items":[${[...texts, ...generated].join(',')}]`];
+  if (results.length) parts.push(`"results":${JSON.stringify(results)}`);
+  return `{${parts.join(',')}}\n`;
+}

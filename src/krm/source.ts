@@ -1,0 +1,151 @@
+import { CST, Composer, Parser, isMap, isSeq, type Document, type Node } from 'yaml';
+
+/** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
+export interface SourceItem {
+  text: string;
+  value: unknown;
+}
+
+export interface SourceError {
+  message: string;
+}
+
+export interface ParsedResourceList {
+  format: 'yaml' | 'json';
+  apiVersion: string;
+  kind: string;
+  items: SourceItem[];
+  functionConfig?: unknown;
+  /** Column of the `-` of the items sequence (YAML), so generated items line up with the rest. */
+  seqIndent: number;
+}
+
+const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true } as const;
+
+function lineColumn(text: string, offset: number): string {
+  let line = 1;
+  let lastNewline = -1;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lastNewline = i;
+    }
+  }
+  return `line ${line}, column ${offset - lastNewline}`;
+}
+
+function documentErrors(text: string, doc: Document, where: string): SourceError[] {
+  return doc.errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(text, e.pos[0])}: ${e.message.split('\n')[0]}` }));
+}
+
+/** The CST tokens and composed documents of a YAML (or JSON) stream, parsed once. */
+function parseStream(text: string) {
+  const tokens = [...new Parser().parse(text)];
+  const docs = [...new Composer(PARSE_OPTIONS).compose(tokens)];
+  return { tokens: tokens.filter((t): t is CST.Document => t.type === 'document'), docs };
+}
+
+const toJS = (doc: Document, node: unknown): unknown =>
+  node && typeof node === 'object' && 'toJS' in node ? (node as Node).toJS(doc, { maxAliasCount: 1000 }) : node;
+
+/** Start of the line holding `offset`: item texts include their indentation. */
+function lineStart(text: string, offset: number): number {
+  const nl = text.lastIndexOf('\n', offset - 1);
+  return nl + 1;
+}
+
+/**
+ * Reads a ResourceList. Each item keeps its source text exactly: comments, quoting, key order and
+ * kpt's annotations survive because unchanged items are written back as the bytes that came in.
+ */
+export function parseResourceList(text: string): { list?: ParsedResourceList; errors: SourceError[] } {
+  if (text.trim() === '') return { errors: [{ message: 'input is empty: expected a ResourceList (apiVersion config.kubernetes.io/v1, kind ResourceList) on stdin' }] };
+  const { tokens, docs } = parseStream(text);
+  const errors = docs.flatMap((d, i) => documentErrors(text, d, docs.length > 1 ? `input document ${i + 1}` : 'input'));
+  if (errors.length) return { errors };
+  const real = docs.filter((d) => d.contents !== null).length;
+  if (real !== 1) {
+    return { errors: [{ message: `input has ${real} YAML documents: expected exactly one ResourceList. To render plain files, pass them as arguments instead (see --help)` }] };
+  }
+  const docIndex = docs.findIndex((d) => d.contents !== null);
+  const doc = docs[docIndex] as Document;
+  const root = doc.contents;
+  const value = toJS(doc, root) as Record<string, unknown> | null;
+  if (!isMap(root) || value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { errors: [{ message: 'input is not a ResourceList: expected a mapping with apiVersion, kind: ResourceList and items' }] };
+  }
+  const apiVersion = value.apiVersion;
+  if (value.kind !== 'ResourceList' || (apiVersion !== 'config.kubernetes.io/v1' && apiVersion !== 'config.kubernetes.io/v1beta1')) {
+    return {
+      errors: [{ message: `input is a ${String(value.kind ?? 'document without a kind')} (apiVersion ${String(apiVersion ?? 'unset')}), not a ResourceList of apiVersion config.kubernetes.io/v1 or v1beta1. To render plain files, pass them as arguments instead (see --help)` }],
+    };
+  }
+  const itemsNode = root.get('items', true);
+  if (value.items !== undefined && value.items !== null && !Array.isArray(value.items)) {
+    return { errors: [{ message: 'ResourceList.items must be a list' }] };
+  }
+  const format = text.trimStart().startsWith('{') ? 'json' : 'yaml';
+  const items: SourceItem[] = [];
+  let seqIndent = 0;
+  if (isSeq(itemsNode)) {
+    const cstSeq = findItemsToken(tokens[docIndex] as CST.Document);
+    itemsNode.items.forEach((node, i) => {
+      const itemValue = toJS(doc, node);
+      let itemText: string;
+      if (format === 'yaml' && cstSeq?.type === 'block-seq') {
+        const cstItem = cstSeq.items[i] as CST.BlockSequence['items'][number];
+        const first = (cstItem.start[0] ?? cstItem.value) as { offset: number } | undefined;
+        const start = first ? lineStart(text, first.offset) : 0;
+        const body = CST.stringify(cstItem);
+        const end = (first?.offset ?? 0) + body.length;
+        itemText = text.slice(start, end);
+        if (!itemText.endsWith('\n')) itemText += '\n';
+        if (i === 0) seqIndent = (first?.offset ?? 0) - start;
+      } else {
+        const range = (node as Node).range;
+        itemText = range ? text.slice(range[0], range[1]) : JSON.stringify(itemValue);
+      }
+      items.push({ text: itemText, value: itemValue });
+    });
+  }
+  return {
+    list: { format: format as 'yaml' | 'json', apiVersion: apiVersion as string, kind: 'ResourceList', items, functionConfig: value.functionConfig ?? undefined, seqIndent },
+    errors: [],
+  };
+}
+
+function findItemsToken(doc: CST.Document): CST.BlockSequence | CST.FlowCollection | undefined {
+  const map = doc.value;
+  if (!map || map.type !== 'block-map') return undefined;
+  for (const item of map.items) {
+    if (item.key && CST.isScalar(item.key) && CST.resolveAsScalar(item.key)?.value === 'items') {
+      const v = item.value;
+      if (v && (v.type === 'block-seq' || v.type === 'flow-collection')) return v;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Splits a multi-document YAML file into documents, each with its exact text: from the end of the
+ * previous document (so a file's head comment stays with its first document) up to the next one,
+ * without the `---` marker itself.
+ */
+export function parseDocuments(text: string, where: string): { docs: SourceItem[]; errors: SourceError[] } {
+  const { tokens, docs } = parseStream(text);
+  const errors = docs.flatMap((d) => documentErrors(text, d, where));
+  if (errors.length) return { docs: [], errors };
+  const out: SourceItem[] = [];
+  tokens.forEach((token, i) => {
+    const doc = docs[i] as Document;
+    if (doc.contents === null) return;
+    const start = i === 0 ? 0 : token.offset;
+    const end = i + 1 < tokens.length ? (tokens[i + 1] as CST.Document).offset : text.length;
+    let body = text.slice(start, end);
+    body = body.replace(/^((?:[ \t]*(?:#[^\n]*)?\r?\n)*)---(?:[ \t]+(#[^\n]*))?[ \t]*\r?\n/, (_m, before: string, comment?: string) => `${before}${comment ? `${comment}\n` : ''}`);
+    body = body.replace(/(^|\n)\.\.\.[ \t]*(\r?\n)?$/, '$1');
+    if (!body.endsWith('\n')) body += '\n';
+    out.push({ text: body, value: toJS(doc, doc.contents) });
+  });
+  return { docs: out, errors: [] };
+}

@@ -1,0 +1,101 @@
+import type { z } from 'zod';
+import {
+  API_VERSION, CLUSTER_NAME_MAX, DNS1035_LABEL, DNS1123_SUBDOMAIN, GROUP, error, warning,
+  valkeyCluster, valkeyConfig, valkeyImage, valkeyRole,
+  type ObjectRef, type Problem, type ValkeyCluster, type ValkeyConfig, type ValkeyImage, type ValkeyRole,
+} from '../api/index.js';
+import type { Menu, ValkeyKind } from './menu.js';
+import { issuesToProblems } from './zod-problems.js';
+
+const SCHEMAS: Record<ValkeyKind, z.ZodType> = {
+  ValkeyImage: valkeyImage,
+  ValkeyConfig: valkeyConfig,
+  ValkeyRole: valkeyRole,
+  ValkeyCluster: valkeyCluster,
+};
+
+const CLUSTER_SPEC_HINT =
+  'a ValkeyCluster may only set configRef, shards, replicasPerShard, acl, tls, placement and podAnnotations. ' +
+  'The image, resources and Valkey settings come from the ValkeyConfig named in configRef: pick another config from the menu ' +
+  '(kubectl get valkeyconfigs) or ask the platform team for one';
+
+/** Is this object one of ours (by group), whatever its version? */
+export const isValkeyObject = (apiVersion: unknown, kind: unknown): kind is ValkeyKind =>
+  typeof apiVersion === 'string' && apiVersion.split('/')[0] === GROUP && typeof kind === 'string' && kind in SCHEMAS;
+
+export function objectRefOf(value: unknown): ObjectRef {
+  const v = (value ?? {}) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+  const ref: ObjectRef = {
+    apiVersion: typeof v.apiVersion === 'string' ? v.apiVersion : '',
+    kind: typeof v.kind === 'string' ? v.kind : '',
+    name: typeof v.metadata?.name === 'string' ? v.metadata.name : '',
+  };
+  if (typeof v.metadata?.namespace === 'string' && v.metadata.namespace) ref.namespace = v.metadata.namespace;
+  return ref;
+}
+
+/**
+ * Parses every Valkey object against its schema and indexes the valid ones. Invalid objects are
+ * left out of the menu, so later checks do not pile follow-up errors on top of the real one.
+ */
+export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const images = new Map<string, ValkeyImage>();
+  const configs = new Map<string, ValkeyConfig>();
+  const roles = new Map<string, ValkeyRole>();
+  const clusters = new Map<string, ValkeyCluster>();
+
+  for (const value of values) {
+    const ref = objectRefOf(value);
+    const kind = ref.kind as ValkeyKind;
+    if (ref.apiVersion !== API_VERSION) {
+      problems.push(error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion'));
+      continue;
+    }
+    const parsed = SCHEMAS[kind].safeParse(value, { reportInput: true });
+    if (!parsed.success) {
+      problems.push(...issuesToProblems(parsed.error.issues, { object: ref, unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {} }));
+      continue;
+    }
+    const nameProblem = checkName(kind, ref);
+    if (nameProblem) {
+      problems.push(nameProblem);
+      continue;
+    }
+    if (kind !== 'ValkeyCluster' && ref.namespace) {
+      problems.push(warning(`${kind} ${ref.name}: metadata.namespace is ignored: ${kind} is cluster-scoped; remove it`, ref, 'metadata.namespace'));
+    }
+    const key = kind === 'ValkeyCluster' ? `${ref.namespace}/${ref.name}` : ref.name;
+    const index = { ValkeyImage: images, ValkeyConfig: configs, ValkeyRole: roles, ValkeyCluster: clusters }[kind] as Map<string, unknown>;
+    if (index.has(key)) {
+      problems.push(error(`${kind} ${key} is defined more than once; names must be unique, so remove or rename one of them`, ref, 'metadata.name'));
+      continue;
+    }
+    index.set(key, parsed.data);
+  }
+
+  const sortedClusters = [...clusters.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+  return { menu: { images, configs, roles, clusters: sortedClusters }, problems };
+}
+
+function checkName(kind: ValkeyKind, ref: ObjectRef): Problem | undefined {
+  if (kind === 'ValkeyCluster') {
+    if (!ref.namespace) {
+      return error(
+        `ValkeyCluster ${ref.name}: metadata.namespace is required: the rendered objects, pod DNS names and TLS names depend on it. Set it in the file (or run set-namespace before this function)`,
+        ref, 'metadata.namespace',
+      );
+    }
+    if (!DNS1035_LABEL.test(ref.name) || ref.name.length > CLUSTER_NAME_MAX) {
+      return error(
+        `ValkeyCluster ${ref.namespace}/${ref.name}: metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter) of at most ${CLUSTER_NAME_MAX} characters, since it names the Service, StatefulSets and pods`,
+        ref, 'metadata.name',
+      );
+    }
+    return undefined;
+  }
+  if (!DNS1123_SUBDOMAIN.test(ref.name) || ref.name.length > 253) {
+    return error(`${kind} ${ref.name}: metadata.name must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')`, ref, 'metadata.name');
+  }
+  return undefined;
+}

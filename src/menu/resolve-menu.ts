@@ -1,0 +1,198 @@
+import {
+  API_VERSION, RESERVED_USERNAMES, error, warning,
+  type AclBinding, type ObjectRef, type Problem, type ValkeyCluster,
+} from '../api/index.js';
+import type { Menu } from './menu.js';
+import { describeFailure, formatChain, mergeAllChains, type ChainResult, type MergedChain } from './resolve.js';
+import { suggestName } from './suggest.js';
+import { lintImage, lintRole, lintResolvedConfig } from './lint.js';
+
+/** A config whose whole chain resolved, with its image joined verbatim. */
+export interface ResolvedConfig extends MergedChain {
+  name: string;
+  imageRef: string;
+  imageFrom: string;
+  /** `repository:tag`, verbatim. */
+  image: string;
+  imageTag: string;
+  /** The ValkeyImage's declared version. */
+  imageVersion: string;
+}
+
+export interface ResolvedCluster {
+  cluster: ValkeyCluster;
+  config: ResolvedConfig;
+}
+
+export interface ResolvedMenu {
+  configs: ReadonlyMap<string, ResolvedConfig>;
+  clusters: ResolvedCluster[];
+  problems: Problem[];
+}
+
+export const refOf = (kind: string, name: string, namespace?: string): ObjectRef =>
+  namespace ? { apiVersion: API_VERSION, kind, name, namespace } : { apiVersion: API_VERSION, kind, name };
+const configRef = (name: string) => refOf('ValkeyConfig', name);
+const clusterRef = (c: ValkeyCluster) => refOf('ValkeyCluster', c.metadata.name, c.metadata.namespace);
+const clusterName = (c: ValkeyCluster) => `${c.metadata.namespace}/${c.metadata.name}`;
+
+/**
+ * Resolves every config chain, joins images, and checks every cross-object reference.
+ * Pure: same menu in, same result out. Problems are collected, never thrown.
+ */
+export function resolveMenu(menu: Menu): ResolvedMenu {
+  const problems: Problem[] = [];
+  const chains = mergeAllChains(menu.configs);
+  const usersOf = clustersByConfig(menu.clusters);
+
+  reportChainFailures(menu, chains, problems);
+  const configs = attachImages(menu, chains, usersOf, problems);
+
+  for (const [name, config] of menu.configs) checkBindings(config.spec.acl, menu, configRef(name), 'spec.acl', problems);
+  for (const role of menu.roles.values()) problems.push(...lintRole(role));
+  for (const image of menu.images.values()) problems.push(...lintImage(image));
+  for (const resolved of configs.values()) problems.push(...lintResolvedConfig(resolved, menu));
+
+  const clusters: ResolvedCluster[] = [];
+  for (const cluster of menu.clusters) {
+    const resolved = resolveCluster(cluster, menu, chains, configs, problems);
+    if (resolved) clusters.push(resolved);
+  }
+  return { configs, clusters, problems };
+}
+
+function clustersByConfig(clusters: readonly ValkeyCluster[]): Map<string, ValkeyCluster[]> {
+  const byConfig = new Map<string, ValkeyCluster[]>();
+  for (const c of clusters) {
+    const list = byConfig.get(c.spec.configRef) ?? [];
+    list.push(c);
+    byConfig.set(c.spec.configRef, list);
+  }
+  return byConfig;
+}
+
+/** Root causes only: configs that fail because their base failed are reported through clusters. */
+function reportChainFailures(menu: Menu, chains: Map<string, ChainResult>, problems: Problem[]): void {
+  for (const [name, result] of chains) {
+    if (result.ok) continue;
+    const f = result.failure;
+    if (f.reason === 'missing-base') {
+      const hint = suggestName(f.missing, menu.configs.keys(), 'ValkeyConfig');
+      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" does not exist (chain walked: ${formatChain(f.chain)}); create it or point baseRef at an existing config (${hint})`, configRef(name), 'spec.baseRef'));
+    } else if (f.reason === 'cycle') {
+      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: the chain is a cycle: ${formatChain(f.cycle)}; one config in it must have no baseRef`, configRef(name), 'spec.baseRef'));
+    } else if (f.reason === 'too-long') {
+      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: the chain ${formatChain(f.chain)} is longer than the 10 configs allowed (this config counts as one); flatten the menu so every chain has at most 10 configs`, configRef(name), 'spec.baseRef'));
+    }
+  }
+}
+
+function attachImages(menu: Menu, chains: Map<string, ChainResult>, usersOf: Map<string, ValkeyCluster[]>, problems: Problem[]): Map<string, ResolvedConfig> {
+  const resolved = new Map<string, ResolvedConfig>();
+  const hasChildren = new Set<string>();
+  for (const c of menu.configs.values()) if (c.spec.baseRef) hasChildren.add(c.spec.baseRef);
+  // A missing image → the configs that set it and every config that inherits it.
+  const missing = new Map<string, { setters: Set<string>; dependents: string[] }>();
+
+  for (const [name, result] of chains) {
+    if (!result.ok) continue;
+    const chain = result.value;
+    if (chain.imageRef === undefined || chain.imageFrom === undefined) {
+      // A base without an image is fine as long as nothing runs it directly.
+      if (!hasChildren.has(name) && !usersOf.has(name)) {
+        problems.push(warning(`ValkeyConfig ${name}: no config in its chain (${formatChain(chain.chain)}) sets spec.imageRef, so no cluster can use it; set imageRef here or on a base`, configRef(name), 'spec.imageRef'));
+      }
+      continue;
+    }
+    const image = menu.images.get(chain.imageRef);
+    if (!image) {
+      const entry = missing.get(chain.imageRef) ?? { setters: new Set<string>(), dependents: [] };
+      entry.setters.add(chain.imageFrom);
+      entry.dependents.push(name);
+      missing.set(chain.imageRef, entry);
+      continue;
+    }
+    resolved.set(name, {
+      ...chain,
+      name,
+      imageRef: chain.imageRef,
+      imageFrom: chain.imageFrom,
+      image: `${image.spec.repository}:${image.spec.tag}`,
+      imageTag: image.spec.tag,
+      imageVersion: image.spec.version,
+    });
+  }
+
+  for (const [image, { setters, dependents }] of missing) {
+    const configsList = dependents.sort().join(', ');
+    const clusters = dependents.flatMap((d) => (usersOf.get(d) ?? []).map(clusterName)).sort();
+    const clusterText = clusters.length ? `ValkeyClusters that depend on it: ${clusters.join(', ')}` : 'no ValkeyCluster uses it yet';
+    const hint = suggestName(image, menu.images.keys(), 'ValkeyImage');
+    for (const from of setters) {
+      problems.push(error(
+        `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ValkeyConfigs that depend on it: ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
+        configRef(from), 'spec.imageRef',
+      ));
+    }
+  }
+  return resolved;
+}
+
+function resolveCluster(
+  cluster: ValkeyCluster, menu: Menu, chains: Map<string, ChainResult>, configs: Map<string, ResolvedConfig>, problems: Problem[],
+): ResolvedCluster | undefined {
+  const ref = clusterRef(cluster);
+  const who = `ValkeyCluster ${clusterName(cluster)}`;
+  const name = cluster.spec.configRef;
+  let ok = checkBindings(cluster.spec.acl, menu, ref, 'spec.acl', problems);
+  const chain = chains.get(name);
+  if (!chain) {
+    problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" does not exist; pick a config from the menu (${suggestName(name, menu.configs.keys(), 'ValkeyConfig')})`, ref, 'spec.configRef'));
+    return undefined;
+  }
+  if (!chain.ok) {
+    problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${describeFailure(chain.failure)}`, ref, 'spec.configRef'));
+    return undefined;
+  }
+  const config = configs.get(name);
+  if (!config) {
+    const why = chain.value.imageRef === undefined
+      ? `no config in its chain (${formatChain(chain.value.chain)}) sets spec.imageRef; the platform team must set one`
+      : `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) has no ValkeyImage`;
+    problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${why}`, ref, 'spec.configRef'));
+    return undefined;
+  }
+  const platformUsers = new Set(config.acl.map((b) => b.username));
+  (cluster.spec.acl ?? []).forEach((binding, i) => {
+    if (platformUsers.has(binding.username)) {
+      ok = false;
+      problems.push(error(`${who}: spec.acl[${i}].username: user "${binding.username}" is already defined by the platform in ValkeyConfig ${config.aclFrom} (spec.acl); a team cannot redefine a platform user, so choose another username`, ref, `spec.acl[${i}].username`));
+    }
+  });
+  return ok ? { cluster, config } : undefined;
+}
+
+/** Role references, reserved and repeated usernames within one binding list. */
+function checkBindings(bindings: readonly AclBinding[] | undefined, menu: Menu, ref: ObjectRef, path: string, problems: Problem[]): boolean {
+  if (!bindings) return true;
+  const before = problems.length;
+  const who = ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
+  const seen = new Set<string>();
+  bindings.forEach((binding, i) => {
+    const field = `${path}[${i}].username`;
+    if (RESERVED_USERNAMES.includes(binding.username)) {
+      problems.push(error(`${who}: ${field}: "${binding.username}" is reserved by valkey-krm (${RESERVED_USERNAMES.join(', ')}); choose another username`, ref, field));
+    } else if (seen.has(binding.username)) {
+      problems.push(error(`${who}: ${field}: user "${binding.username}" is bound twice in this list; merge the two bindings`, ref, field));
+    }
+    seen.add(binding.username);
+    binding.permissions.forEach((perm, j) => {
+      if (!menu.roles.has(perm.roleRef)) {
+        const f = `${path}[${i}].permissions[${j}].roleRef`;
+        problems.push(error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" does not exist; create it or use an existing role (${suggestName(perm.roleRef, menu.roles.keys(), 'ValkeyRole')})`, ref, f));
+      }
+    });
+  });
+  return problems.length === before;
+}
+

@@ -1,0 +1,137 @@
+import type { AclBinding, Quantity, ValkeyConfig } from '../api/index.js';
+
+/** Chains longer than this fail: the selected config counts as one. */
+export const MAX_CHAIN_LENGTH = 10;
+
+/** A config chain merged by the documented rules; images are attached in a second step. */
+export interface MergedChain {
+  /** The selected config first, its root last. */
+  chain: string[];
+  imageRef?: string;
+  /** The config in the chain that supplied imageRef. */
+  imageFrom?: string;
+  resources: { cpu?: Quantity; memory?: Quantity };
+  valkey: Record<string, string>;
+  /** For each merged Valkey key, the config whose value won. */
+  valkeyFrom: Record<string, string>;
+  acl: AclBinding[];
+  /** The config that supplied the acl list, if any did. */
+  aclFrom?: string;
+}
+
+export type ChainFailure =
+  | { reason: 'missing-base'; chain: string[]; config: string; missing: string }
+  | { reason: 'cycle'; chain: string[]; cycle: string[] }
+  | { reason: 'too-long'; chain: string[] }
+  | { reason: 'base-failed'; chain: string[]; cause: ChainFailure };
+
+export type ChainResult = { ok: true; value: MergedChain } | { ok: false; failure: ChainFailure };
+
+/** Failure chains are only for messages; keep them readable (and memory bounded) on absurd inputs. */
+const SHOWN = MAX_CHAIN_LENGTH + 2;
+
+/**
+ * Resolves every config's chain once. Each config is visited once and merged onto its already
+ * merged base, so M configs cost O(M) and N clusters then look their config up in O(1).
+ */
+export function mergeAllChains(configs: ReadonlyMap<string, ValkeyConfig>): Map<string, ChainResult> {
+  const memo = new Map<string, ChainResult>();
+  for (const name of configs.keys()) {
+    if (memo.has(name)) continue;
+    // Walk towards the root until a config already resolved, a root, a dangling baseRef or a cycle.
+    const path: string[] = [];
+    const position = new Map<string, number>();
+    let tail: ChainResult | undefined;
+    let current = name;
+    for (;;) {
+      const known = memo.get(current);
+      if (known) {
+        tail = known;
+        break;
+      }
+      const seenAt = position.get(current);
+      if (seenAt !== undefined) {
+        const cycle = [...path.slice(seenAt), current];
+        for (const member of path.slice(seenAt)) {
+          const rotated = rotate(cycle.slice(0, -1), member);
+          memo.set(member, { ok: false, failure: { reason: 'cycle', chain: [...rotated, member].slice(0, SHOWN), cycle: [...rotated, member] } });
+        }
+        path.length = seenAt;
+        tail = memo.get(current);
+        break;
+      }
+      position.set(current, path.length);
+      path.push(current);
+      const base = (configs.get(current) as ValkeyConfig).spec.baseRef;
+      if (base === undefined) break;
+      if (!configs.has(base)) {
+        tail = { ok: false, failure: { reason: 'missing-base', chain: [current, base], config: current, missing: base } };
+        const own = path.pop() as string;
+        memo.set(own, tail);
+        break;
+      }
+      current = base;
+    }
+    for (let i = path.length - 1; i >= 0; i--) {
+      const member = path[i] as string;
+      tail = extend(configs.get(member) as ValkeyConfig, tail);
+      memo.set(member, tail);
+    }
+  }
+  return memo;
+}
+
+function rotate(cycle: string[], start: string): string[] {
+  const i = cycle.indexOf(start);
+  return [...cycle.slice(i), ...cycle.slice(0, i)];
+}
+
+/** Puts `config` in front of its base's merged result: the child wins field by field. */
+function extend(config: ValkeyConfig, base: ChainResult | undefined): ChainResult {
+  const name = config.metadata.name;
+  if (base && !base.ok) return { ok: false, failure: { reason: 'base-failed', chain: [name, ...base.failure.chain].slice(0, SHOWN), cause: base.failure } };
+  const parent = base?.value;
+  const chain = [name, ...(parent?.chain ?? [])];
+  if (chain.length > MAX_CHAIN_LENGTH) return { ok: false, failure: { reason: 'too-long', chain: chain.slice(0, SHOWN) } };
+  const spec = config.spec;
+  const merged: MergedChain = {
+    chain,
+    resources: {},
+    valkey: { ...parent?.valkey, ...spec.valkey },
+    valkeyFrom: { ...parent?.valkeyFrom },
+    acl: spec.acl ?? parent?.acl ?? [],
+  };
+  for (const key of Object.keys(spec.valkey ?? {})) merged.valkeyFrom[key] = name;
+  const imageRef = spec.imageRef ?? parent?.imageRef;
+  if (imageRef !== undefined) {
+    merged.imageRef = imageRef;
+    merged.imageFrom = spec.imageRef !== undefined ? name : parent?.imageFrom;
+  }
+  const cpu = spec.resources?.cpu ?? parent?.resources.cpu;
+  const memory = spec.resources?.memory ?? parent?.resources.memory;
+  if (cpu !== undefined) merged.resources.cpu = cpu;
+  if (memory !== undefined) merged.resources.memory = memory;
+  const aclFrom = spec.acl !== undefined ? name : parent?.aclFrom;
+  if (aclFrom !== undefined) merged.aclFrom = aclFrom;
+  return { ok: true, value: merged };
+}
+
+/** "a → b → c", capped so a message never grows without bound. */
+export function formatChain(chain: readonly string[]): string {
+  const shown = chain.slice(0, SHOWN).join(' → ');
+  return chain.length >= SHOWN ? `${shown} → …` : shown;
+}
+
+/** The root cause of a failure and the chain walked to find it. */
+export function describeFailure(failure: ChainFailure): string {
+  switch (failure.reason) {
+    case 'missing-base':
+      return `its baseRef chain ${formatChain(failure.chain)} ends at ValkeyConfig "${failure.missing}", which does not exist`;
+    case 'cycle':
+      return `its baseRef chain is a cycle: ${formatChain(failure.cycle)}`;
+    case 'too-long':
+      return `its baseRef chain ${formatChain(failure.chain)} is longer than the ${MAX_CHAIN_LENGTH} configs allowed`;
+    case 'base-failed':
+      return `its base cannot be resolved: ${describeFailure(failure.cause)} (chain walked: ${formatChain(failure.chain)})`;
+  }
+}

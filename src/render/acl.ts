@@ -1,0 +1,54 @@
+import { SYSTEM_USERNAMES, type AclBinding, type AclPermission, type ValkeyRole } from '../api/index.js';
+
+/**
+ * Without a `user default` line Valkey recreates `default` with full access, so the file always
+ * has one: default may only PING (the probes), and reaches no keys or channels.
+ */
+export const DEFAULT_USER_LINE = 'user default on nopass resetchannels -@all +ping';
+
+/** What replicas need to sync, plus what Valkey 9's atomic slot migration asks of the primary user. */
+export const REPLICATION_RULES = '-@all +psync +sync +replconf +ping +cluster|syncslots +select +@write ~*';
+
+/** The controller administers the cluster; it never reads or writes keys. */
+export const CONTROLLER_RULES =
+  '-@all +ping +info +role +cluster +acl|load +acl|list +acl|whoami +config|get +config|set +failover +client|list +client|kill +client|setname +readonly +readwrite +wait';
+
+export interface SystemUserHashes {
+  replication: string;
+  controller: string;
+}
+
+const KEY_PREFIX = { read: '%R~', write: '%W~', readwrite: '~' } as const;
+
+/** One selector per permission: the role's categories and commands, then keys, then channels. */
+export function renderSelector(permission: AclPermission, role: ValkeyRole): string {
+  const parts: string[] = [];
+  for (const c of role.spec.categories ?? []) parts.push(`${c.access === 'allow' ? '+' : '-'}@${c.name}`);
+  for (const c of role.spec.commands ?? []) parts.push(`${c.access === 'allow' ? '+' : '-'}${c.name}`);
+  for (const k of permission.keys) parts.push(`${KEY_PREFIX[k.access]}${k.pattern}`);
+  for (const ch of permission.channels ?? []) parts.push(`&${ch}`);
+  return `(${parts.join(' ')})`;
+}
+
+export function renderBinding(binding: AclBinding, roles: ReadonlyMap<string, ValkeyRole>): string {
+  const hashes = binding.passwordHashes.map((h) => `#${h}`);
+  const selectors = binding.permissions.map((p) => renderSelector(p, roles.get(p.roleRef) as ValkeyRole));
+  return ['user', binding.username, 'on', ...hashes, 'resetchannels', ...selectors].join(' ');
+}
+
+/**
+ * `users.acl`: default, the two system users, the platform's bindings, then the team's. Valkey's
+ * ACL file has no comments, so the order is the only structure.
+ */
+export function renderUsersAcl(
+  platform: readonly AclBinding[], team: readonly AclBinding[], roles: ReadonlyMap<string, ValkeyRole>, hashes: SystemUserHashes,
+): string {
+  const lines = [
+    DEFAULT_USER_LINE,
+    `user ${SYSTEM_USERNAMES.replication} on #${hashes.replication} resetchannels ${REPLICATION_RULES}`,
+    `user ${SYSTEM_USERNAMES.controller} on #${hashes.controller} resetchannels ${CONTROLLER_RULES}`,
+    ...platform.map((b) => renderBinding(b, roles)),
+    ...team.map((b) => renderBinding(b, roles)),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,53 @@
+import { info, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import type { ResolvedCluster } from '../menu/resolve-menu.js';
+import { formatChain } from '../menu/resolve.js';
+import type { KubeObject } from './object.js';
+import { renderValkeyConf } from './settings.js';
+import { renderUsersAcl } from './acl.js';
+import { renderConfigMap, sha256 } from './configmap.js';
+import { renderProbeScript } from './probes.js';
+import { renderService } from './service.js';
+import { renderShardStatefulSet } from './statefulset.js';
+import { renderShardPodDisruptionBudget } from './pdb.js';
+
+export interface RenderedCluster {
+  /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget. */
+  objects: KubeObject[];
+  problems: Problem[];
+}
+
+/** One resolved cluster → its objects. Pure and deterministic. */
+export function renderCluster({ cluster, config }: ResolvedCluster, roles: ReadonlyMap<string, ValkeyRole>, render: RenderConfig): RenderedCluster {
+  const name = cluster.metadata.name;
+  const namespace = cluster.metadata.namespace as string;
+  const tls = cluster.spec.tls !== undefined;
+  const header = [
+    `Rendered by valkey-krm for ValkeyCluster ${namespace}/${name}.`,
+    `Config chain: ${formatChain(config.chain)}; image ${config.image} (ValkeyImage ${config.imageRef}, version ${config.imageVersion}).`,
+  ];
+  const conf = renderValkeyConf(header, config.valkey, tls);
+  const problems: Problem[] = conf.dropped.map((key) => {
+    const from = config.valkeyFrom[key] ?? config.name;
+    return info(
+      `ValkeyConfig ${from}: spec.valkey.${key}: dropped, because valkey-krm sets ${key} itself (cluster mode, ports, paths, replication identity and access are managed); remove it from the config`,
+      { apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyConfig', name: from },
+      `spec.valkey.${key}`,
+    );
+  });
+  const acl = renderUsersAcl(config.acl, cluster.spec.acl ?? [], roles, {
+    replication: render.systemUsers.replication.passwordHash,
+    controller: render.systemUsers.controller.passwordHash,
+  });
+  const confHash = sha256(conf.text);
+  const objects: KubeObject[] = [
+    renderConfigMap(name, namespace, { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) }),
+    renderService(name, namespace),
+  ];
+  for (let shard = 0; shard < cluster.spec.shards; shard++) {
+    objects.push(renderShardStatefulSet({ cluster, config, render, shard, confHash }));
+  }
+  for (let shard = 0; shard < cluster.spec.shards; shard++) {
+    objects.push(renderShardPodDisruptionBudget(name, namespace, shard));
+  }
+  return { objects, problems };
+}

@@ -1,0 +1,45 @@
+import { hasErrors, type Problem, type RenderConfig } from '../api/index.js';
+import { parseMenu } from '../menu/parse.js';
+import { resolveMenu } from '../menu/resolve-menu.js';
+import type { KubeObject } from './object.js';
+import { renderCluster } from './cluster.js';
+
+export interface RenderedSet {
+  /** Per cluster, in namespace/name order. Empty whenever any problem is an error. */
+  clusters: { namespace: string; name: string; objects: KubeObject[] }[];
+  problems: Problem[];
+  stats: { images: number; configs: number; roles: number; clusters: number };
+}
+
+/**
+ * The whole job on plain values: parse the Valkey objects, resolve the menu, render every
+ * cluster. Any error anywhere means nothing is rendered: a partial render would make Argo CD or
+ * Flux prune the clusters that failed.
+ */
+export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfig | undefined, options: { validateOnly?: boolean } = {}): RenderedSet {
+  const { menu, problems } = parseMenu(valkeyObjects);
+  const resolved = resolveMenu(menu);
+  problems.push(...resolved.problems);
+  const stats = { images: menu.images.size, configs: menu.configs.size, roles: menu.roles.size, clusters: menu.clusters.length };
+  const clusters: RenderedSet['clusters'] = [];
+  if (render) {
+    for (const rc of resolved.clusters) {
+      const out = renderCluster(rc, menu.roles, render);
+      problems.push(...out.problems);
+      if (!options.validateOnly) clusters.push({ namespace: rc.cluster.metadata.namespace as string, name: rc.cluster.metadata.name, objects: out.objects });
+    }
+  }
+  const unique = dedupe(problems);
+  return { clusters: hasErrors(unique) ? [] : clusters, problems: unique, stats };
+}
+
+/** The same finding reached through several clusters is reported once. */
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = JSON.stringify([p.severity, p.message, p.object, p.field]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,23 @@
+import { BUS_PORT, CLIENT_PORT, type KubeObject } from './object.js';
+import { clusterLabels, clusterSelector } from './labels.js';
+
+/**
+ * Headless, and publishing not-ready pods: nodes must find each other by DNS while the cluster
+ * forms, before any of them is ready. Pods are `<pod>.<cluster>.<namespace>.svc.<domain>`.
+ */
+export function renderService(cluster: string, namespace: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: cluster, namespace, labels: clusterLabels(cluster) },
+    spec: {
+      clusterIP: 'None',
+      publishNotReadyAddresses: true,
+      selector: clusterSelector(cluster),
+      ports: [
+        { name: 'valkey', port: CLIENT_PORT, targetPort: 'valkey', protocol: 'TCP' },
+        { name: 'cluster-bus', port: BUS_PORT, targetPort: 'cluster-bus', protocol: 'TCP' },
+      ],
+    },
+  };
+}
