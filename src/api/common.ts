@@ -43,7 +43,7 @@ export const quantity = z
 
 export const objectMeta = z
   .object({
-    name: z.string({ error: 'metadata.name is required' }).min(1, { error: 'metadata.name is required' }),
+    name: z.string({ error: 'is required: every object needs a name' }).min(1, { error: 'is required: every object needs a name' }),
     namespace: z.string().optional(),
     labels: z.record(z.string(), z.string()).optional(),
     annotations: z.record(z.string(), z.string()).optional(),

@@ -34,7 +34,7 @@ const SHOWN = MAX_CHAIN_LENGTH + 2;
  * Resolves every config's chain once. Each config is visited once and merged onto its already
  * merged base, so M configs cost O(M) and N clusters then look their config up in O(1).
  */
-export function mergeAllChains(configs: ReadonlyMap<string, ValkeyConfig>): Map<string, ChainResult> {
+export function mergeAllChains(configs: ReadonlyMap<string, ValkeyConfig>, onMerge: (name: string) => void = () => {}): Map<string, ChainResult> {
   const memo = new Map<string, ChainResult>();
   for (const name of configs.keys()) {
     if (memo.has(name)) continue;
@@ -74,6 +74,7 @@ export function mergeAllChains(configs: ReadonlyMap<string, ValkeyConfig>): Map<
     }
     for (let i = path.length - 1; i >= 0; i--) {
       const member = path[i] as string;
+      onMerge(member);
       tail = extend(configs.get(member) as ValkeyConfig, tail);
       memo.set(member, tail);
     }

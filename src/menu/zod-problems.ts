@@ -52,4 +52,7 @@ function branchMessage(issue: z.core.$ZodIssueInvalidUnion): string {
   return first?.message ?? issue.message;
 }
 
-const describe = (ref: ObjectRef) => (ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`);
+function describe(ref: ObjectRef): string {
+  const name = ref.name || '(unnamed)';
+  return ref.namespace ? `${ref.kind} ${ref.namespace}/${name}` : `${ref.kind} ${name}`;
+}

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { KINDS, customResourceDefinition, toStructural } from '../../src/api/crd.js';
+
+describe('generated CRDs', () => {
+  it.each(KINDS.map((k) => [k.kind, k] as const))('crds/ holds the up-to-date %s CRD (run npm run gen:crds)', (_kind, def) => {
+    const committed = readFileSync(`crds/${def.plural}.valkey.gomomento.com.yaml`, 'utf8');
+    expect(parse(committed)).toEqual(parse(stringify(customResourceDefinition(def))));
+  });
+
+  it('structural: no additionalProperties:false, int-or-string spelled the one allowed way', () => {
+    const text = JSON.stringify(KINDS.map(customResourceDefinition));
+    expect(text).not.toContain('"additionalProperties":false');
+    expect(text).not.toContain('9007199254740991');
+    expect(toStructural({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'string', pattern: 'x' }, { type: 'number' }], description: 'd' })).toEqual({
+      'x-kubernetes-int-or-string': true,
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      description: 'd',
+    });
+  });
+
+  it('ValkeyImage prints Repository, Tag, Version and enforces the version with CEL', () => {
+    const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyImage')!) as any;
+    const version = crd.spec.versions[0];
+    expect(version.additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual(['Repository', 'Tag', 'Version', 'Age']);
+    const rules = version.schema.openAPIV3Schema.properties.spec.properties.version['x-kubernetes-validations'];
+    expect(rules).toHaveLength(2);
+    expect(version.subresources).toEqual({ status: {} });
+  });
+
+  it('ValkeyCluster prints State, Config, Shards, Replicas and rejects reserved podAnnotations with CEL', () => {
+    const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyCluster')!) as any;
+    const version = crd.spec.versions[0];
+    expect(version.additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual(['State', 'Config', 'Shards', 'Replicas', 'Message', 'Age']);
+    const podAnnotations = version.schema.openAPIV3Schema.properties.spec.properties.podAnnotations;
+    expect(podAnnotations['x-kubernetes-validations'][0].rule).toContain("startsWith('valkey.gomomento.com/')");
+    expect(version.schema.openAPIV3Schema.properties.spec.properties.placement.properties.zoneSpread.enum).toEqual(['bestEffort', 'required']);
+  });
+});
