@@ -13,7 +13,7 @@ for (const name of entries) {
     platform: 'node',
     target: 'node20',
     format: 'esm',
-    minify: false,
+    minify: true,
     legalComments: 'none',
     logLevel: 'warning',
     // Bundled CommonJS dependencies (the Kubernetes client) still call require().

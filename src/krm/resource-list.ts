@@ -40,7 +40,7 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
 }
 
 function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome: JobOutcome): string {
-  const generated = outcome.generated.map((g) => asSequenceItem(toYaml(withPath(g.object, g.path, g.index)), indent));
+  const generated = outcome.generated.map((g) => asSequenceItem(withPath(g.object, g.path, g.index), indent));
   const all = [...texts, ...generated];
   let out = `apiVersion: ${apiVersion}\nkind: ResourceList\n`;
   out += all.length ? `items:\n${all.join('')}` : 'items: []\n';

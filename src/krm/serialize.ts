@@ -1,17 +1,10 @@
-import { stringify } from 'yaml';
 import type { KubeObject } from '../render/object.js';
+import { emitSequenceItem, emitYaml } from './emit-yaml.js';
 
-/** Explicit, deterministic output: no line folding, no anchors (kpt cannot write them), compact lists like kubectl. */
-export const YAML_OPTIONS = { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, indentSeq: false } as const;
+export const toYaml = (value: unknown): string => emitYaml(value);
 
-export const toYaml = (value: unknown): string => stringify(value, YAML_OPTIONS);
-
-/** A YAML document's text as an item of a block sequence whose `-` sits at column `indent`. */
-export function asSequenceItem(documentText: string, indent: number): string {
-  const pad = ' '.repeat(indent);
-  const lines = documentText.replace(/\n$/, '').split('\n');
-  return `${lines.map((line, i) => (i === 0 ? `${pad}- ${line}` : line === '' ? '' : `${pad}  ${line}`)).join('\n')}\n`;
-}
+/** An object as an item of a block sequence whose `-` sits at column `indent`. */
+export const asSequenceItem = (object: KubeObject, indent: number): string => emitSequenceItem(object, indent);
 
 /** The path and index annotations kpt needs to write each generated object to a file. */
 export function withPath(object: KubeObject, path: string, index: number): KubeObject {

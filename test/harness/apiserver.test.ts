@@ -61,7 +61,7 @@ describe("kube-apiserver harness", () => {
     });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const cm = await api.kubectl(["get", "configmap", "settings", "-n", "harness-test", "-o", "json"]);
+    const cm = await api.kubectl(["get", "configmap", "settings", "-n", "harness-test", "-o", "json", "--show-managed-fields"]);
     expect(cm.code).toBe(0);
     const obj = JSON.parse(cm.stdout) as { data: Record<string, string>; metadata: { managedFields: { manager: string }[] } };
     expect(obj.data).toEqual({ maxmemory: "100mb" });

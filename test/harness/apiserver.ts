@@ -12,7 +12,7 @@
 // creates one (the ServiceAccount admission plugin then rejects Pods).
 import { spawn } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -51,9 +51,9 @@ export interface ApiServer {
   readonly url: string;
   /** Bearer token of a user in group system:masters. */
   readonly token: string;
-  /** A kubeconfig for this server (token auth, insecure-skip-tls-verify). */
+  /** A kubeconfig for this server (bearer token; the self-signed serving cert as certificate-authority-data). */
   readonly kubeconfigPath: string;
-  /** PEM bundle the serving certificate chains to (self-signed by kube-apiserver). */
+  /** The serving certificate kube-apiserver generated for itself (valid for 127.0.0.1); use as CA. */
   readonly caCertPath: string;
   /** http://127.0.0.1:<port> of the etcd behind it. */
   readonly etcdUrl: string;
@@ -195,13 +195,13 @@ function runKubectl(kubeconfigPath: string, args: string[], opts: KubectlOptions
   });
 }
 
-function kubeconfigYaml(url: string, token: string): string {
+function kubeconfigYaml(url: string, token: string, caPem: string): string {
   // JSON is valid YAML and needs no quoting rules.
   return JSON.stringify(
     {
       apiVersion: "v1",
       kind: "Config",
-      clusters: [{ name: "harness", cluster: { server: url, "insecure-skip-tls-verify": true } }],
+      clusters: [{ name: "harness", cluster: { server: url, "certificate-authority-data": Buffer.from(caPem).toString("base64") } }],
       users: [{ name: "harness-admin", user: { token } }],
       contexts: [{ name: "harness", context: { cluster: "harness", user: "harness-admin", namespace: "default" } }],
       "current-context": "harness",
@@ -372,7 +372,9 @@ async function startIn(
   };
 
   await startApi(false);
-  await writeFile(kubeconfigPath, kubeconfigYaml(url, token), { mode: 0o600 });
+  const caCertPath = join(certDir, "apiserver.crt");
+  const caPem = await readFile(caCertPath, "utf8");
+  await writeFile(kubeconfigPath, kubeconfigYaml(url, token, caPem), { mode: 0o600 });
   log(`kube-apiserver ready at ${url}`);
 
   let stopped = false;
@@ -382,7 +384,7 @@ async function startIn(
     },
     token,
     kubeconfigPath,
-    caCertPath: join(certDir, "apiserver.crt"),
+    caCertPath,
     etcdUrl,
     dir,
     kubectl: (args, kopts) => runKubectl(kubeconfigPath, args, kopts),

@@ -1,0 +1,57 @@
+// npm run bench: prints wall time, peak memory, objects and bytes for renders of several sizes,
+// end to end through the bundled executable (stdin → stdout), plus the cold start.
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { clusterObjects, menuObjects, resourceListText } from './generate.js';
+import { parseResourceList } from '../src/krm/source.js';
+import { runJob } from '../src/krm/job.js';
+import { runResourceList } from '../src/krm/resource-list.js';
+
+const EXE = 'dist/render-valkey.mjs';
+const sizes = (process.env.BENCH_SIZES ?? '10,100,1000,5000').split(',').map(Number);
+
+interface Measured { ms: number; maxRssMiB: number; stdoutBytes: number; exit: number }
+
+/** Runs the executable under GNU time for the peak RSS when it is there, else reports rss as NaN. */
+function runExe(input: string): Measured {
+  const start = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, EXE], { input, maxBuffer: 2 ** 31 - 1, encoding: 'utf8' });
+  const ms = performance.now() - start;
+  const kib = Number(r.stderr.trim().split('\n').pop());
+  return { ms, maxRssMiB: kib / 1024, stdoutBytes: Buffer.byteLength(r.stdout), exit: r.status ?? -1 };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const fmt = (n: number, d = 1) => n.toFixed(d);
+
+console.log('render-valkey benchmark (node', process.version + ')');
+console.log('size   | e2e wall ms | peak RSS MiB | objects | out MiB | µs/cluster | in-process: parse / render / write ms');
+const menu = menuObjects();
+const figures: Record<number, number> = {};
+for (const n of sizes) {
+  const input = resourceListText([...menu, ...clusterObjects(n)]);
+  const runs = [runExe(input), runExe(input), runExe(input)];
+  const best = runs.reduce((a, b) => (a.ms < b.ms ? a : b));
+  if (best.exit !== 0) throw new Error(`render of ${n} clusters failed with exit ${best.exit}`);
+  // Split the in-process time to see where it goes.
+  const t0 = performance.now();
+  const parsed = parseResourceList(input).list!;
+  const t1 = performance.now();
+  const outcome = runJob(parsed.items, parsed.functionConfig, { validateOnly: false, dropLocalConfig: false });
+  const t2 = performance.now();
+  runResourceList(input, 'render-valkey');
+  const t3 = performance.now();
+  const write = t3 - t2 - (t2 - t0);
+  figures[n] = best.ms;
+  console.log(
+    `${String(n).padEnd(6)} | ${fmt(best.ms).padStart(11)} | ${fmt(best.maxRssMiB).padStart(12)} | ${String(outcome.generated.length).padStart(7)} | ${fmt(best.stdoutBytes / 2 ** 20, 2).padStart(7)} | ${fmt((best.ms * 1000) / n, 0).padStart(10)} | ${fmt(t1 - t0)} / ${fmt(t2 - t1)} / ${fmt(Math.max(write, 0))}`,
+  );
+}
+const empty = resourceListText([]);
+const cold = Array.from({ length: 9 }, () => runExe(empty).ms);
+console.log(`cold start (empty ResourceList, median of 9): ${fmt(median(cold))} ms`);
+const ks = Object.keys(figures).map(Number).sort((a, b) => a - b);
+if (ks.length >= 2) {
+  const [a, b] = [ks[ks.length - 2] as number, ks[ks.length - 1] as number];
+  console.log(`growth ${a} → ${b} clusters: ×${fmt((figures[b] as number) / (figures[a] as number), 2)} time for ×${fmt(b / a, 0)} clusters`);
+}

@@ -1,0 +1,90 @@
+import { parseInfo } from './info.js';
+import type { SlotRange } from './slots.js';
+
+/** One line of `CLUSTER NODES`, as this node sees that node. */
+export interface ClusterNode {
+  id: string;
+  /** Empty when the node is `noaddr`. */
+  ip: string;
+  port: number;
+  busPort: number;
+  hostname?: string;
+  flags: ReadonlySet<string>;
+  /** The primary's id when this node is a replica. */
+  primaryId?: string;
+  configEpoch: number;
+  linkState: string;
+  /** Slots it serves; importing/migrating markers are left out. */
+  slots: SlotRange[];
+}
+
+export class ClusterNodesParseError extends Error {}
+
+/** `ip:port@cport[,hostname[,key=value...]]`; the ip may be IPv6, so the port is after the last colon. */
+function parseAddress(text: string): Pick<ClusterNode, 'ip' | 'port' | 'busPort' | 'hostname'> {
+  const [hostPart = '', ...extras] = text.split(',');
+  const at = hostPart.indexOf('@');
+  const ipPort = at >= 0 ? hostPart.slice(0, at) : hostPart;
+  const bus = at >= 0 ? hostPart.slice(at + 1) : '0';
+  const colon = ipPort.lastIndexOf(':');
+  if (colon < 0) throw new ClusterNodesParseError(`address "${text}" has no port`);
+  const hostname = extras.find((e) => !e.includes('='));
+  return {
+    ip: ipPort.slice(0, colon),
+    port: Number(ipPort.slice(colon + 1)),
+    busPort: Number(bus),
+    ...(hostname ? { hostname } : {}),
+  };
+}
+
+function parseSlot(token: string): SlotRange | undefined {
+  if (token.startsWith('[')) return undefined;
+  const m = /^(\d+)(?:-(\d+))?$/.exec(token);
+  if (!m) throw new ClusterNodesParseError(`slot "${token}" is not a number or range`);
+  const first = Number(m[1]);
+  return [first, m[2] === undefined ? first : Number(m[2])];
+}
+
+export function parseClusterNodes(text: string): ClusterNode[] {
+  const nodes: ClusterNode[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    const [id, address, flags, primary, , , epoch, linkState, ...slots] = line.split(' ');
+    if (id === undefined || address === undefined || flags === undefined || primary === undefined || linkState === undefined) {
+      throw new ClusterNodesParseError(`CLUSTER NODES line has too few fields: "${line}"`);
+    }
+    nodes.push({
+      id,
+      ...parseAddress(address),
+      flags: new Set(flags.split(',')),
+      ...(primary !== '-' ? { primaryId: primary } : {}),
+      configEpoch: Number(epoch),
+      linkState,
+      slots: slots.map(parseSlot).filter((s): s is SlotRange => s !== undefined),
+    });
+  }
+  return nodes;
+}
+
+export const isMyself = (n: ClusterNode): boolean => n.flags.has('myself');
+export const isPrimary = (n: ClusterNode): boolean => n.flags.has('master');
+export const isFailed = (n: ClusterNode): boolean => n.flags.has('fail');
+export const inHandshake = (n: ClusterNode): boolean => n.flags.has('handshake');
+
+export interface ClusterInfo {
+  state: string;
+  slotsAssigned: number;
+  knownNodes: number;
+  size: number;
+}
+
+export function parseClusterInfo(text: string): ClusterInfo {
+  const f = parseInfo(text);
+  return {
+    state: f.get('cluster_state') ?? 'unknown',
+    slotsAssigned: Number(f.get('cluster_slots_assigned') ?? 0),
+    knownNodes: Number(f.get('cluster_known_nodes') ?? 0),
+    size: Number(f.get('cluster_size') ?? 0),
+  };
+}

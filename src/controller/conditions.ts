@@ -1,0 +1,30 @@
+import type { Condition, ValkeyClusterStatus } from '../api/index.js';
+
+export type ConditionStatus = Condition['status'];
+
+/** A condition as the controller computes it; the transition time is filled in by `withTransitions`. */
+export type DesiredCondition = Omit<Condition, 'lastTransitionTime'>;
+
+/**
+ * Keeps a condition's `lastTransitionTime` while its status holds, and stamps `now` when it
+ * changes, so re-reconciling an unchanged cluster produces byte-identical status.
+ */
+export function withTransitions(desired: readonly DesiredCondition[], previous: readonly Condition[] | undefined, now: string): Condition[] {
+  return desired.map((c) => {
+    const before = previous?.find((p) => p.type === c.type);
+    const lastTransitionTime = before && before.status === c.status ? before.lastTransitionTime : now;
+    return { ...c, lastTransitionTime };
+  });
+}
+
+/** JSON with sorted keys: the API server does not keep our key order, so compare canonically. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+export const statusEquals = (a: ValkeyClusterStatus | undefined, b: ValkeyClusterStatus): boolean =>
+  a !== undefined && canonicalJson(a) === canonicalJson(b);

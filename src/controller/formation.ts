@@ -1,0 +1,217 @@
+import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-nodes.js';
+import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from './slots.js';
+
+/** Where a node listens: MEET needs an IP, the client port and the cluster bus port. */
+export interface Endpoint {
+  host: string;
+  port: number;
+  busPort: number;
+}
+
+/** A pod whose server answered and passed the version gate, with its own view of the cluster. */
+export interface Member {
+  pod: string;
+  shard: number;
+  ordinal: number;
+  endpoint: Endpoint;
+  /** Its `CLUSTER NODES`, including the `myself` line. */
+  view: readonly ClusterNode[];
+}
+
+export interface PlanInput {
+  shards: number;
+  members: readonly Member[];
+  /**
+   * False while some pod with an IP did not answer. Such a node might own slots or be alive
+   * behind a partition, so nothing that could collide with it (slots, forgetting) happens.
+   */
+  allPodsObserved: boolean;
+}
+
+export type FormationAction =
+  | { kind: 'forget'; on: string; nodeId: string }
+  | { kind: 'meet'; on: string; target: string; endpoint: Endpoint }
+  | { kind: 'addSlots'; on: string; ranges: SlotRange[] }
+  | { kind: 'replicate'; on: string; primaryId: string; primaryPod: string }
+  | { kind: 'takeover'; on: string; deadPrimaryId: string };
+
+export interface Plan {
+  /** In execution order: forget, meet, slots, replicate, takeover. */
+  actions: FormationAction[];
+  /** Why the cluster is not formed yet, one short sentence each. */
+  waiting: string[];
+  /** The pod chosen (or found) as each shard's primary. */
+  primaries: ReadonlyMap<number, string>;
+}
+
+interface ForeignNode {
+  id: string;
+  address: string;
+  failed: boolean;
+  slots: SlotRange[];
+  knownBy: Member[];
+}
+
+const selfOf = (m: Member): ClusterNode => {
+  const self = m.view.find(isMyself);
+  if (!self) throw new Error(`pod ${m.pod}: CLUSTER NODES has no "myself" line`);
+  return self;
+};
+
+const byPosition = (a: Member, b: Member): number => a.shard - b.shard || a.ordinal - b.ordinal;
+
+/** Nodes some member knows that belong to no member: replaced pods, or pods we could not reach. */
+function foreignNodes(members: readonly Member[], memberIds: ReadonlySet<string>): Map<string, ForeignNode> {
+  const foreign = new Map<string, ForeignNode>();
+  for (const m of members) {
+    for (const n of m.view) {
+      if (isMyself(n) || inHandshake(n) || memberIds.has(n.id)) continue;
+      const f = foreign.get(n.id) ?? { id: n.id, address: `${n.ip}:${n.port}`, failed: false, slots: [], knownBy: [] };
+      f.knownBy.push(m);
+      f.failed ||= isFailed(n);
+      if (f.slots.length === 0) f.slots = n.slots;
+      foreign.set(n.id, f);
+    }
+  }
+  return foreign;
+}
+
+/** Each slot's owner: what members claim for themselves first, then what they say about others. */
+function slotOwners(members: readonly Member[], foreign: ReadonlyMap<string, ForeignNode>): (string | undefined)[] {
+  const owner: (string | undefined)[] = new Array<string | undefined>(TOTAL_SLOTS);
+  const claim = (id: string, ranges: readonly SlotRange[]): void => {
+    for (const [a, b] of ranges) for (let s = a; s <= b; s++) owner[s] ??= id;
+  };
+  for (const m of members) claim(selfOf(m).id, selfOf(m).slots);
+  for (const f of foreign.values()) claim(f.id, f.slots);
+  return owner;
+}
+
+type ShardPrimary =
+  | { kind: 'primary'; member: Member; note?: string }
+  | { kind: 'failover'; deadId: string; replica: Member }
+  | { kind: 'none'; note: string };
+
+function findShardPrimary(
+  shard: number, inShard: readonly Member[], byId: ReadonlyMap<string, Member>, foreign: ReadonlyMap<string, ForeignNode>,
+): ShardPrimary {
+  if (inShard.length === 0) return { kind: 'none', note: `shard ${shard}: no pod has answered yet` };
+  const owners = inShard.filter((m) => isPrimary(selfOf(m)) && selfOf(m).slots.length > 0);
+  const [first, ...others] = owners;
+  if (first) {
+    const note = others.length ? `shard ${shard}: pods ${owners.map((o) => o.pod).join(', ')} all hold slots; ${first.pod} is taken as the primary` : undefined;
+    return { kind: 'primary', member: first, ...(note ? { note } : {}) };
+  }
+  for (const m of inShard) {
+    const followed = selfOf(m).primaryId;
+    if (followed === undefined) continue;
+    const live = byId.get(followed);
+    if (live?.shard === shard) return { kind: 'primary', member: live };
+    const dead = foreign.get(followed);
+    if (dead && dead.slots.length > 0) return { kind: 'failover', deadId: followed, replica: m };
+  }
+  // A new shard (or one whose only data-bearing node is gone): the lowest ordinal that is free.
+  const empty = inShard.find((m) => isPrimary(selfOf(m)) && selfOf(m).primaryId === undefined);
+  return empty ? { kind: 'primary', member: empty } : { kind: 'none', note: `shard ${shard}: no pod can become primary yet` };
+}
+
+/**
+ * What to do next to form (or heal) one cluster. Pure and idempotent: it only adds what is
+ * missing, never resets a node, never assigns a slot someone owns, and forgets only nodes the
+ * cluster itself marked failed. Run it again after the actions to make the next step.
+ */
+export function planFormation({ shards, members: unsorted, allPodsObserved }: PlanInput): Plan {
+  const members = [...unsorted].sort(byPosition);
+  const byId = new Map(members.map((m) => [selfOf(m).id, m]));
+  const foreign = foreignNodes(members, new Set(byId.keys()));
+  const forget: FormationAction[] = [];
+  const meet: FormationAction[] = [];
+  const slots: FormationAction[] = [];
+  const replicate: FormationAction[] = [];
+  const takeover: FormationAction[] = [];
+  const waiting: string[] = [];
+  const primaries = new Map<number, Member>();
+
+  for (let s = 0; s < shards; s++) {
+    const found = findShardPrimary(s, members.filter((m) => m.shard === s), byId, foreign);
+    if (found.kind === 'none') {
+      waiting.push(found.note);
+    } else if (found.kind === 'failover') {
+      const dead = foreign.get(found.deadId);
+      const seenFailed = found.replica.view.some((n) => n.id === found.deadId && isFailed(n));
+      if (dead?.failed && seenFailed && allPodsObserved) {
+        takeover.push({ kind: 'takeover', on: found.replica.pod, deadPrimaryId: found.deadId });
+      }
+      waiting.push(`shard ${s}: primary ${found.deadId} is gone; waiting for replica ${found.replica.pod} to take over`);
+    } else {
+      primaries.set(s, found.member);
+      if (found.note) waiting.push(found.note);
+    }
+  }
+
+  for (const f of foreign.values()) {
+    if (!f.failed) {
+      waiting.push(`node ${f.id} (${f.address}) belongs to no pod; it is forgotten once the cluster marks it failed`);
+      continue;
+    }
+    if (!allPodsObserved) continue;
+    const hasReplicas = members.some((m) => selfOf(m).primaryId === f.id);
+    if (f.slots.length > 0 && hasReplicas) continue; // its replica takes over first
+    for (const m of f.knownBy) {
+      // A replica cannot forget its own primary; it is re-pointed below and forgets next time.
+      if (selfOf(m).primaryId !== f.id) forget.push({ kind: 'forget', on: m.pod, nodeId: f.id });
+    }
+  }
+
+  const anchor = primaries.get(Math.min(...primaries.keys())) ?? members[0];
+  const joined = new Set<Member>(anchor ? [anchor] : []);
+  if (anchor) {
+    const anchorId = selfOf(anchor).id;
+    for (const m of members) {
+      if (m === anchor) continue;
+      const seen = anchor.view.find((n) => n.id === selfOf(m).id);
+      const sameAddress = seen !== undefined && seen.ip === m.endpoint.host && seen.port === m.endpoint.port;
+      if (!seen || !sameAddress || seen.flags.has('noaddr')) {
+        meet.push({ kind: 'meet', on: anchor.pod, target: m.pod, endpoint: m.endpoint });
+      } else if (m.view.some((n) => n.id === anchorId)) {
+        joined.add(m);
+      } else {
+        waiting.push(`pod ${m.pod} is meeting the cluster`);
+      }
+    }
+  }
+
+  if (!allPodsObserved) {
+    waiting.push('slots are not assigned while a pod does not answer');
+  } else {
+    const owner = slotOwners(members, foreign);
+    for (const [s, p] of primaries) {
+      const [first, last] = shardSlotRange(s, shards);
+      const free: number[] = [];
+      for (let slot = first; slot <= last; slot++) if (owner[slot] === undefined) free.push(slot);
+      if (free.length > 0) slots.push({ kind: 'addSlots', on: p.pod, ranges: toRanges(free) });
+    }
+  }
+
+  for (const [s, p] of primaries) {
+    const primaryId = selfOf(p).id;
+    for (const m of members) {
+      if (m.shard !== s || m === p) continue;
+      const self = selfOf(m);
+      if (self.primaryId === primaryId) continue;
+      if (isPrimary(self) && self.slots.length > 0) {
+        waiting.push(`pod ${m.pod} holds slots ${formatRanges(self.slots)} but ${p.pod} is the primary of shard ${s}`);
+      } else if (!joined.has(m) || !m.view.some((n) => n.id === primaryId)) {
+        waiting.push(`pod ${m.pod} does not know its primary ${p.pod} yet`);
+      } else {
+        replicate.push({ kind: 'replicate', on: m.pod, primaryId, primaryPod: p.pod });
+      }
+    }
+  }
+
+  return {
+    actions: [...forget, ...meet, ...slots, ...replicate, ...takeover],
+    waiting,
+    primaries: new Map([...primaries].map(([s, m]) => [s, m.pod])),
+  };
+}

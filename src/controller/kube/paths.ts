@@ -1,0 +1,18 @@
+import { GROUP, VERSION } from '../../api/index.js';
+
+/** REST paths of the resources the controller reads and writes. */
+const ns = (namespace: string | undefined) => (namespace ? `/namespaces/${namespace}` : '');
+const crd = (plural: string, namespace?: string) => `/apis/${GROUP}/${VERSION}${ns(namespace)}/${plural}`;
+
+export const paths = {
+  valkeyClusters: (namespace?: string) => crd('valkeyclusters', namespace),
+  valkeyClusterStatus: (namespace: string, name: string) => `${crd('valkeyclusters', namespace)}/${name}/status`,
+  valkeyConfigs: () => crd('valkeyconfigs'),
+  valkeyImages: () => crd('valkeyimages'),
+  valkeyImage: (name: string) => `${crd('valkeyimages')}/${name}`,
+  pods: (namespace?: string) => `/api/v1${ns(namespace)}/pods`,
+  statefulSets: (namespace?: string) => `/apis/apps/v1${ns(namespace)}/statefulsets`,
+  secret: (namespace: string, name: string) => `/api/v1/namespaces/${namespace}/secrets/${name}`,
+  leases: (namespace: string) => `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`,
+  lease: (namespace: string, name: string) => `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases/${name}`,
+} as const;

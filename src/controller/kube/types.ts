@@ -1,0 +1,65 @@
+/** The slices of Kubernetes objects the controller reads, as the API server sends them (JSON). */
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  deletionTimestamp?: string;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+export interface KubeList<T> {
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+/** The `Status` an API server sends for errors, also inside watch ERROR events. */
+export interface Status {
+  kind?: 'Status';
+  code?: number;
+  reason?: string;
+  message?: string;
+}
+
+export interface Pod extends KubeObject {
+  spec?: { nodeName?: string };
+  status?: {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+  };
+}
+
+export interface StatefulSet extends KubeObject {
+  spec?: { replicas?: number };
+}
+
+export interface Secret extends KubeObject {
+  data?: Record<string, string>;
+}
+
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string | null;
+    leaseDurationSeconds?: number;
+    acquireTime?: string | null;
+    renewTime?: string | null;
+    leaseTransitions?: number;
+  };
+}
+
+export const objectKey = (o: KubeObject): string => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);

@@ -1,0 +1,129 @@
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { RespError, RespParser, encodeCommand, type RespValue } from './resp.js';
+
+export interface TlsOptions {
+  /** PEM CA the server certificate must chain to. */
+  ca: string;
+  /** Client certificate and key, for servers with `tls-auth-clients yes`. */
+  cert?: string;
+  key?: string;
+  /** Name to verify the certificate against (and send as SNI); pods are dialled by IP. */
+  servername: string;
+}
+
+export interface ConnectOptions {
+  host: string;
+  port: number;
+  tls?: TlsOptions;
+  /** Bound on connecting (and the TLS handshake). */
+  connectTimeoutMs: number;
+  /** Bound on each command's reply. */
+  commandTimeoutMs: number;
+}
+
+/** The node could not be talked to: refused, timed out, closed, TLS failure or garbage. */
+export class NodeUnavailableError extends Error {}
+
+/** The node answered with an error reply, e.g. `WRONGPASS` or `ERR Unknown node`. */
+export class CommandError extends Error {
+  constructor(readonly command: string, readonly reply: RespError) {
+    super(`${command}: ${reply.message}`);
+  }
+  get code(): string {
+    return this.reply.code;
+  }
+}
+
+export interface RespConnection {
+  /** One command; resolves with the reply, rejects with CommandError or NodeUnavailableError. */
+  call(args: readonly string[]): Promise<RespValue>;
+  close(): void;
+}
+
+interface Pending {
+  name: string;
+  resolve: (v: RespValue) => void;
+  reject: (e: Error) => void;
+}
+
+/** Commands are logged and reported by name only, never with their arguments (AUTH has a password). */
+const commandName = (args: readonly string[]): string => (args[0] === 'AUTH' ? 'AUTH' : args.slice(0, 2).join(' '));
+
+export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
+  const where = `${opts.host}:${opts.port}`;
+  return new Promise((resolve, reject) => {
+    const socket: Socket = opts.tls
+      ? tlsConnect({
+          host: opts.host,
+          port: opts.port,
+          ca: opts.tls.ca,
+          ...(opts.tls.cert !== undefined && opts.tls.key !== undefined ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
+          servername: opts.tls.servername,
+        })
+      : netConnect({ host: opts.host, port: opts.port });
+    const readyEvent = opts.tls ? 'secureConnect' : 'connect';
+    const parser = new RespParser();
+    const pending: Pending[] = [];
+    let failure: NodeUnavailableError | undefined;
+
+    const fail = (err: NodeUnavailableError): void => {
+      if (failure) return;
+      failure = err;
+      socket.destroy();
+      for (const p of pending.splice(0)) p.reject(err);
+    };
+
+    const connectTimer = setTimeout(() => {
+      const err = new NodeUnavailableError(`${where}: no connection within ${opts.connectTimeoutMs} ms`);
+      fail(err);
+      reject(err);
+    }, opts.connectTimeoutMs);
+
+    socket.on('error', (e) => {
+      clearTimeout(connectTimer);
+      const err = new NodeUnavailableError(`${where}: ${e.message}`);
+      fail(err);
+      reject(err);
+    });
+    socket.once('close', () => fail(new NodeUnavailableError(`${where}: connection closed`)));
+    socket.on('data', (chunk: Buffer) => {
+      parser.push(chunk);
+      try {
+        for (let reply = parser.next(); reply !== undefined; reply = parser.next()) {
+          const p = pending.shift();
+          if (!p) throw new Error('a reply nobody asked for');
+          if (reply instanceof RespError) p.reject(new CommandError(p.name, reply));
+          else p.resolve(reply);
+        }
+      } catch (e) {
+        fail(new NodeUnavailableError(`${where}: protocol error: ${e instanceof Error ? e.message : String(e)}`));
+      }
+    });
+    socket.once(readyEvent, () => {
+      clearTimeout(connectTimer);
+      socket.setNoDelay(true);
+      resolve({
+        call(args) {
+          if (failure) return Promise.reject(failure);
+          const name = commandName(args);
+          return new Promise<RespValue>((res, rej) => {
+            const timer = setTimeout(
+              () => fail(new NodeUnavailableError(`${where}: no reply to ${name} within ${opts.commandTimeoutMs} ms`)),
+              opts.commandTimeoutMs,
+            );
+            pending.push({
+              name,
+              resolve: (v) => (clearTimeout(timer), res(v)),
+              reject: (e) => (clearTimeout(timer), rej(e)),
+            });
+            socket.write(encodeCommand(args));
+          });
+        },
+        close() {
+          fail(new NodeUnavailableError(`${where}: connection closed by the controller`));
+        },
+      });
+    });
+  });
+}

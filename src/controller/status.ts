@@ -1,0 +1,183 @@
+import type { NodeStatus, ValkeyClusterStatus } from '../api/index.js';
+import { isFailed, isMyself, isPrimary } from './cluster-nodes.js';
+import { withTransitions, type DesiredCondition } from './conditions.js';
+import type { Plan } from './formation.js';
+import { isAnswered, isRejected, type Answered, type NodeObservation } from './observation.js';
+import { TOTAL_SLOTS, countSlots } from './slots.js';
+import { rejectionMessage } from './version-gate.js';
+
+/** What git declared for the pods: from the StatefulSets' annotations. */
+export interface Declared {
+  imageRef: string;
+  version: string;
+}
+
+export interface StatusInput {
+  namespace: string;
+  generation: number;
+  shards: number;
+  replicasPerShard: number;
+  observations: readonly NodeObservation[];
+  plan: Plan;
+  /** Formation commands that failed in this pass. */
+  actionErrors: readonly string[];
+  declared?: Declared;
+  previous?: ValkeyClusterStatus;
+  /** RFC 3339, for condition transitions. */
+  now: string;
+}
+
+export const CONDITION_TYPES = ['VersionCheck', 'VersionMatchesImage', 'ClusterFormed', 'Ready'] as const;
+
+const MAX_REASONS = 3;
+
+function summarize(items: readonly string[]): string {
+  const shown = items.slice(0, MAX_REASONS).join('; ');
+  return items.length > MAX_REASONS ? `${shown}; and ${items.length - MAX_REASONS} more` : shown;
+}
+
+const selfLine = (o: Answered) => o.view.find(isMyself);
+
+function nodeStatus(o: NodeObservation, failedIds: ReadonlySet<string>): NodeStatus {
+  const base = { pod: o.pod, shard: o.shard, ...(o.ip ? { ip: o.ip } : {}) };
+  switch (o.state) {
+    case 'pending':
+      return { ...base, role: 'unknown', health: 'pending' };
+    case 'unreachable':
+      return { ...base, role: 'unknown', health: 'unreachable' };
+    case 'rejected':
+      return { ...base, role: 'unknown', health: 'failed', ...(o.identity.kind === 'valkey' ? { version: o.identity.version } : {}) };
+    case 'answered': {
+      const self = selfLine(o);
+      return {
+        ...base,
+        role: self ? (isPrimary(self) ? 'primary' : 'replica') : 'unknown',
+        ...(self ? { nodeId: self.id } : {}),
+        version: o.version,
+        health: self && failedIds.has(self.id) ? 'failed' : 'online',
+      };
+    }
+  }
+}
+
+/** Slots some answering node believes are owned, by anyone (dead nodes included). */
+function assignedAnywhere(answered: readonly Answered[]): number {
+  const owned = new Set<number>();
+  for (const o of answered) for (const n of o.view) for (const [a, b] of n.slots) for (let s = a; s <= b; s++) owned.add(s);
+  return owned.size;
+}
+
+/** Whether every shard has its primary serving its slots and exactly the replicas asked for. */
+function shapeProblems(input: StatusInput, answered: readonly Answered[]): string[] {
+  const problems: string[] = [];
+  const served = answered.reduce((n, o) => n + countSlots(selfLine(o)?.slots ?? []), 0);
+  if (served !== TOTAL_SLOTS) problems.push(`${served} of ${TOTAL_SLOTS} slots are served`);
+  for (let s = 0; s < input.shards; s++) {
+    const primaryPod = input.plan.primaries.get(s);
+    const primary = answered.find((o) => o.pod === primaryPod);
+    const primaryId = primary ? selfLine(primary)?.id : undefined;
+    const replicas = answered.filter((o) => o.shard === s && primaryId !== undefined && selfLine(o)?.primaryId === primaryId).length;
+    if (replicas !== input.replicasPerShard) problems.push(`shard ${s} has ${replicas} of ${input.replicasPerShard} replicas`);
+  }
+  const notOk = answered.filter((o) => o.info.state !== 'ok').map((o) => o.pod);
+  if (notOk.length) problems.push(`cluster_state is not ok on ${notOk.join(', ')}`);
+  return problems;
+}
+
+function versionConditions(input: StatusInput): DesiredCondition[] {
+  const g = input.generation;
+  const rejected = input.observations.filter(isRejected);
+  const answered = input.observations.filter(isAnswered);
+  const versions = [...new Set(answered.map((o) => o.version))].sort();
+  let check: DesiredCondition;
+  if (rejected.length) {
+    const first = rejected[0] as (typeof rejected)[number];
+    check = {
+      type: 'VersionCheck', status: 'False', reason: first.verdict.reason, observedGeneration: g,
+      message: summarize(rejected.map((r) => rejectionMessage(`${input.namespace}/${r.pod}`, r.verdict.found))),
+    };
+  } else if (answered.length === 0) {
+    check = { type: 'VersionCheck', status: 'Unknown', reason: 'NoNodeChecked', message: 'No pod has answered INFO yet', observedGeneration: g };
+  } else {
+    check = {
+      type: 'VersionCheck', status: 'True', reason: 'AtLeastFloor', observedGeneration: g,
+      message: `${answered.length} node(s) checked, running ${versions.join(', ')}`,
+    };
+  }
+  let match: DesiredCondition;
+  const declared = input.declared;
+  if (!declared || answered.length === 0) {
+    match = {
+      type: 'VersionMatchesImage', status: 'Unknown', observedGeneration: g,
+      reason: declared ? 'NoNodeChecked' : 'NoDeclaredVersion',
+      message: declared ? 'No pod has answered INFO yet' : 'The StatefulSets carry no image-version annotation',
+    };
+  } else {
+    const differing = answered.filter((o) => o.version !== declared.version);
+    match = differing.length
+      ? {
+          type: 'VersionMatchesImage', status: 'False', reason: 'DeclaredVersionDiffers', observedGeneration: g,
+          message: `ValkeyImage ${declared.imageRef} declares ${declared.version}, but ${summarize(differing.map((o) => `${o.pod} runs ${o.version}`))}`,
+        }
+      : {
+          type: 'VersionMatchesImage', status: 'True', reason: 'Matches', observedGeneration: g,
+          message: `Every node runs ${declared.version}, as ValkeyImage ${declared.imageRef} declares`,
+        };
+  }
+  return [check, match];
+}
+
+/**
+ * The status one reconcile pass observed. Pure: the same observations (and previous status)
+ * give the same status, so an unchanged cluster is never written again.
+ */
+export function buildStatus(input: StatusInput): ValkeyClusterStatus {
+  const { observations, plan, generation: g } = input;
+  const answered = observations.filter(isAnswered);
+  const rejected = observations.filter(isRejected);
+  const failedIds = new Set(answered.flatMap((o) => o.view.filter((n) => !isMyself(n) && isFailed(n)).map((n) => n.id)));
+  const nodes = [...observations].sort((a, b) => a.shard - b.shard || a.ordinal - b.ordinal).map((o) => nodeStatus(o, failedIds));
+
+  const expected = input.shards * (1 + input.replicasPerShard);
+  const notReady = observations.flatMap((o) =>
+    o.state === 'pending' ? [`pod ${o.pod}: ${o.reason}`] : o.state === 'unreachable' ? [`pod ${o.pod} does not answer: ${o.error}`] : [],
+  );
+  const missing = expected - observations.length;
+  if (missing > 0) notReady.push(`${missing} of ${expected} pods do not exist yet`);
+
+  const shape = shapeProblems(input, answered);
+  const formed = shape.length === 0 && plan.actions.length === 0 && plan.waiting.length === 0 && input.actionErrors.length === 0;
+  const healthy = formed && notReady.length === 0 && rejected.length === 0 && nodes.every((n) => n.health === 'online');
+
+  // Once every slot has had an owner the cluster exists, and later gaps are updates, not creation.
+  const wasFormed = input.previous?.state === 'Active' || input.previous?.state === 'Updating' || assignedAnywhere(answered) === TOTAL_SLOTS;
+  const state = rejected.length ? 'Failed' : healthy ? 'Active' : wasFormed ? 'Updating' : 'Creating';
+
+  const reasons = [...input.actionErrors, ...notReady, ...plan.waiting, ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []), ...shape];
+  const [versionCheck, versionMatch] = versionConditions(input) as [DesiredCondition, DesiredCondition];
+  const message =
+    state === 'Failed'
+      ? versionCheck.message
+      : state === 'Active'
+        ? `${input.shards} shard(s) with ${input.replicasPerShard} replica(s) each serve all ${TOTAL_SLOTS} slots; cluster_state ok`
+        : summarize(reasons);
+
+  const formedCondition: DesiredCondition = formed
+    ? { type: 'ClusterFormed', status: 'True', reason: 'Formed', message: `All ${TOTAL_SLOTS} slots are assigned and every shard has its replicas`, observedGeneration: g }
+    : {
+        type: 'ClusterFormed', status: 'False', observedGeneration: g,
+        reason: input.actionErrors.length ? 'FormationError' : answered.length === 0 ? 'WaitingForNodes' : 'Forming',
+        message: summarize(reasons) || 'Forming',
+      };
+  const ready: DesiredCondition = healthy
+    ? { type: 'Ready', status: 'True', reason: 'Active', message: 'The cluster is formed and every node is online', observedGeneration: g }
+    : { type: 'Ready', status: 'False', reason: state, message, observedGeneration: g };
+
+  return {
+    state,
+    message,
+    observedGeneration: g,
+    nodes,
+    conditions: withTransitions([versionCheck, versionMatch, formedCondition, ready], input.previous?.conditions, input.now),
+  };
+}

@@ -1,0 +1,33 @@
+import { VERSION_FLOOR, formatVersion, meetsVersionFloor, parseVersion } from '../api/index.js';
+import { describeIdentity, type ServerIdentity } from './info.js';
+
+/** The verdict on one running server, before it may join a cluster. */
+export type GateVerdict =
+  | { ok: true; version: string }
+  | { ok: false; reason: 'NotValkey' | 'BelowFloor' | 'UnreadableVersion'; found: string };
+
+/**
+ * Decides whether a running server may join. Production has exactly one policy, `strictPolicy`;
+ * the type exists so formation tests can run real Redis servers (which have no valkey_version)
+ * with a policy of their own. Nothing in the production entry point can select another.
+ */
+export interface VersionPolicy {
+  readonly name: string;
+  check(identity: ServerIdentity): GateVerdict;
+}
+
+export const strictPolicy: VersionPolicy = {
+  name: 'strict',
+  check(identity) {
+    if (identity.kind !== 'valkey') return { ok: false, reason: 'NotValkey', found: describeIdentity(identity) };
+    const v = parseVersion(identity.version);
+    if (!v) return { ok: false, reason: 'UnreadableVersion', found: `valkey_version "${identity.version}" (not MAJOR.MINOR.PATCH)` };
+    if (!meetsVersionFloor(v)) return { ok: false, reason: 'BelowFloor', found: `valkey_version ${formatVersion(v)}` };
+    return { ok: true, version: formatVersion(v) };
+  },
+};
+
+/** "Pod ns/p runs <found>; valkey-krm requires Valkey 9.0.1 or later: the node was not joined." */
+export function rejectionMessage(pod: string, found: string): string {
+  return `Pod ${pod} runs ${found}; valkey-krm requires Valkey ${VERSION_FLOOR} or later (the version floor), so the node was not joined`;
+}

@@ -1,0 +1,127 @@
+// The bundled executables, end to end through stdin/stdout and files.
+import { mkdtempSync, readFileSync, writeFileSync, cpSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { RENDER, VALIDATE, run } from '../helpers/exec.js';
+
+const EXAMPLE = 'kptfile-examples/tshirt-sizes';
+const golden = (name: string) => readFileSync(`test/golden/cases/${name}/_expected.yaml`, 'utf8');
+
+describe('render-valkey as a KRM function (stdin → stdout)', () => {
+  it('renders a ResourceList exactly as the in-process pipeline does', async () => {
+    const input = readFileSync('test/golden/cases/guide-standard/resources.yaml', 'utf8');
+    const fn = readFileSync('test/golden/cases/guide-standard/_fnconfig.yaml', 'utf8');
+    const { resourceList, documentTexts } = await import('../helpers/resource-list.js');
+    const r = await run(process.execPath, [RENDER], { input: resourceList(documentTexts(input), fn) });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(golden('guide-standard'));
+  });
+
+  it('exits 1 with results and a report on stderr for an invalid menu', async () => {
+    const { resourceList, documentTexts } = await import('../helpers/resource-list.js');
+    const input = readFileSync('test/golden/cases/error-missing-image/resources.yaml', 'utf8');
+    const fn = readFileSync('test/golden/cases/error-missing-image/_fnconfig.yaml', 'utf8');
+    const r = await run(process.execPath, [RENDER], { input: resourceList(documentTexts(input), fn) });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(golden('error-missing-image'));
+    expect(r.stderr).toContain('error: ValkeyConfig next: spec.imageRef: ValkeyImage "valkey-9-1" does not exist');
+    expect(r.stderr).toMatch(/render-valkey: 2 errors, 0 warnings, 0 infos; nothing was rendered\n$/);
+  });
+
+  it('never prints a stack trace, even for garbage', async () => {
+    const r = await run(process.execPath, [RENDER], { input: '\u0000\u0001{{{ not yaml' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect((parse(r.stdout) as { items: unknown[] }).items).toEqual([]);
+  });
+});
+
+describe('plain-files mode', () => {
+  it('renders a package directory into multi-document YAML without the local config', async () => {
+    const r = await run(process.execPath, [RENDER, EXAMPLE]);
+    expect(r.code).toBe(0);
+    const docs = parseAllDocuments(r.stdout).map((d) => d.toJS() as { kind: string; metadata: { name: string } });
+    const kinds = docs.map((d) => d.kind);
+    expect(kinds).not.toContain('ValkeyRenderConfig');
+    expect(kinds).not.toContain('Kptfile');
+    expect(kinds.filter((k) => k === 'StatefulSet').length).toBeGreaterThan(0);
+    expect(kinds).toContain('ValkeyCluster');
+    // The platform team's own documents come out as they are written, comments included.
+    const images = readFileSync(join(EXAMPLE, 'images.yaml'), 'utf8');
+    expect(r.stdout).toContain(images);
+    expect(r.stdout).not.toContain('config.kubernetes.io/path');
+    expect(r.stderr).toMatch(/rendered \d+ clusters into \d+ objects\n$/);
+  });
+
+  it('is deterministic whatever order the files are named in', async () => {
+    const a = await run(process.execPath, [RENDER, join(EXAMPLE, 'images.yaml'), join(EXAMPLE, 'configs.yaml'), join(EXAMPLE, 'roles.yaml'), join(EXAMPLE, 'clusters.yaml'), join(EXAMPLE, 'render-config.yaml')]);
+    const b = await run(process.execPath, [RENDER, join(EXAMPLE, 'render-config.yaml'), join(EXAMPLE, 'clusters.yaml'), join(EXAMPLE, 'roles.yaml'), join(EXAMPLE, 'images.yaml'), join(EXAMPLE, 'configs.yaml')]);
+    expect(a.code).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+  });
+
+  it('on error prints nothing on stdout (an empty render plus prune would delete everything)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vk-e2e-'));
+    cpSync(EXAMPLE, dir, { recursive: true });
+    writeFileSync(join(dir, 'images.yaml'), readFileSync(join(dir, 'images.yaml'), 'utf8').replace('version: "9.0.1"', 'version: "9.0.0"'));
+    const r = await run(process.execPath, [RENDER, dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('error: ValkeyImage valkey-9-0: spec.version: must be at least 9.0.1');
+    expect(r.stderr).toContain(`in ${join(dir, 'images.yaml')}`);
+  });
+
+  it('reads multi-document YAML from stdin with --config', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vk-e2e-'));
+    mkdirSync(join(dir, 'x'));
+    const input = ['images.yaml', 'configs.yaml', 'roles.yaml', 'clusters.yaml'].map((f) => readFileSync(join(EXAMPLE, f), 'utf8')).join('---\n');
+    const r = await run(process.execPath, [RENDER, '--config', join(EXAMPLE, 'render-config.yaml'), '-'], { input });
+    expect(r.code).toBe(0);
+    const fromDir = await run(process.execPath, [RENDER, EXAMPLE]);
+    const kinds = (s: string) => parseAllDocuments(s).map((d) => (d.toJS() as { kind: string }).kind).filter((k) => k !== 'ValkeyRenderConfig');
+    expect(kinds(r.stdout).sort()).toEqual(kinds(fromDir.stdout).sort());
+  });
+
+  it('reports a missing path plainly', async () => {
+    const r = await run(process.execPath, [RENDER, 'no/such/dir']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^render-valkey: cannot read no\/such\/dir: ENOENT/);
+  });
+});
+
+describe('validate-valkey', () => {
+  it('passes a valid package, printing nothing on stdout', async () => {
+    const r = await run(process.execPath, [VALIDATE, EXAMPLE]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/valid: 1 images, 3 configs, 1 roles, 2 clusters\n$/);
+  });
+
+  it('returns ResourceList items unchanged', async () => {
+    const r = await run(process.execPath, [VALIDATE], { input: golden('guide-large') });
+    // The golden output has no function config, so validation reports exactly that.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('No render config');
+  });
+});
+
+describe('usage', () => {
+  it.each([RENDER, VALIDATE])('%s --help explains both modes and exits 0', async (exe) => {
+    const r = await run(process.execPath, [exe, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage:');
+    expect(r.stdout).toContain('PATH...');
+  });
+  it('--version', async () => {
+    expect((await run(process.execPath, [RENDER, '--version'])).stdout).toMatch(/^render-valkey \d+\.\d+\.\d+\n$/);
+  });
+  it('an unknown option is a usage error, exit 2', async () => {
+    const r = await run(process.execPath, [RENDER, '--frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown option --frobnicate');
+  });
+});
