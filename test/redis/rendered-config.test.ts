@@ -1,0 +1,166 @@
+// Loads the rendered users.acl and valkey.conf into Debian's redis-server, the real server of the
+// same protocol available here. What Redis 7.0 cannot check, and so what this test leaves out:
+//  - `+cluster|syncslots` in the replication user: a Valkey 9 subcommand (atomic slot migration)
+//    that Redis 7.0 does not know, so it would reject the whole ACL file; it is removed here;
+//  - the per-pod arguments (`--cluster-announce-human-nodename` is Valkey-only), which are not
+//    in valkey.conf anyway, and the TLS settings (tested without TLS);
+//  - paths: /data and /etc/valkey/conf are rewritten to a temp dir.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type RedisServer } from '../harness/redis.js';
+import { renderAll } from '../../src/render/render-all.js';
+import { parseRenderConfig } from '../../src/menu/render-config.js';
+import { run } from '../helpers/exec.js';
+import { cluster, config, guideMenu, role } from '../helpers/objects.js';
+
+const sha = (p: string) => createHash('sha256').update(p).digest('hex');
+const pw = () => randomBytes(12).toString('hex');
+const passwords = { replication: pw(), controller: pw(), app: pw(), monitor: pw() };
+
+const render = parseRenderConfig({
+  apiVersion: 'valkey.gomomento.com/v1alpha1',
+  kind: 'ValkeyRenderConfig',
+  metadata: { name: 'r' },
+  spec: { systemUsers: { replication: { passwordHash: sha(passwords.replication) }, controller: { passwordHash: sha(passwords.controller) } } },
+}).config!;
+
+const menu = [
+  ...guideMenu(),
+  role('read-only', { categories: [{ name: 'read', access: 'allow' }], commands: [{ name: 'keys', access: 'deny' }] }),
+  role('app', { categories: [{ name: 'read', access: 'allow' }, { name: 'write', access: 'allow' }, { name: 'pubsub', access: 'allow' }, { name: 'dangerous', access: 'deny' }] }),
+  config('secure', {
+    baseRef: 'standard',
+    acl: [{ username: 'monitoring', passwordHashes: [sha(passwords.monitor)], permissions: [{ roleRef: 'read-only', keys: [{ pattern: '*', access: 'read' }] }] }],
+  }),
+  cluster('carts', {
+    configRef: 'secure',
+    acl: [{
+      username: 'cart-service',
+      passwordHashes: [sha('old-password'), sha(passwords.app)],
+      permissions: [{
+        roleRef: 'app',
+        keys: [{ pattern: 'cart:*', access: 'readwrite' }, { pattern: 'price:*', access: 'read' }, { pattern: 'audit:*', access: 'write' }],
+        channels: ['cart-events:*'],
+      }],
+    }],
+  }),
+];
+
+const out = renderAll(menu, render);
+const configMap = out.clusters[0]!.objects.find((o) => o.kind === 'ConfigMap') as { data: Record<string, string> };
+const usersAcl = configMap.data['users.acl']!.replace(' +cluster|syncslots', '');
+const valkeyConf = configMap.data['valkey.conf']!;
+
+let primary: RedisServer;
+const dirs = {
+  made: [] as string[],
+  make(): string {
+    const d = mkdtempSync(join(tmpdir(), 'vk-acl-'));
+    this.made.push(d);
+    return d;
+  },
+  clean(): void {
+    for (const d of this.made) rmSync(d, { recursive: true, force: true });
+  },
+};
+
+function confFor(dir: string, overrides: Record<string, string> = {}): string {
+  writeFileSync(join(dir, 'users.acl'), usersAcl);
+  let text = valkeyConf.replaceAll('/etc/valkey/conf', dir).replaceAll('/data', dir);
+  for (const [k, v] of Object.entries(overrides)) text = text.replace(new RegExp(`^${k} .*$`, 'm'), `${k} ${v}`);
+  return text;
+}
+
+const cli = async (port: number, auth: [string, string] | undefined, ...command: string[]) => {
+  const args = ['-h', '127.0.0.1', '-p', String(port), '--no-auth-warning'];
+  if (auth) args.push('--user', auth[0], '--pass', auth[1]);
+  const r = await run('redis-cli', [...args, ...command]);
+  return (r.stdout + r.stderr).trim();
+};
+
+describe('rendered valkey.conf and users.acl on a real redis-server', () => {
+  beforeAll(async () => {
+    // The harness passes --port and --dir after the file; everything else is the rendered conf.
+    primary = await startRedis({ confText: confFor(dirs.make()) });
+    // One node owning every slot: the controller user is enough to make the cluster serve.
+    const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
+    expect(await cli(primary.port, ctl, 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383')).toBe('OK');
+    const deadline = Date.now() + 10_000;
+    while (!(await cli(primary.port, ctl, 'CLUSTER', 'INFO')).includes('cluster_state:ok') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  }, 60_000);
+  afterAll(async () => {
+    await primary?.stop();
+    dirs.clean();
+  });
+
+  it('starts with the rendered config in cluster mode', async () => {
+    expect(await cli(primary.port, undefined, 'PING')).toBe('PONG');
+    expect(await cli(primary.port, ['valkey-krm-controller', passwords.controller], 'CLUSTER', 'INFO')).toContain('cluster_state:ok');
+  });
+
+  it('the default user may only PING', async () => {
+    expect(await cli(primary.port, undefined, 'PING')).toBe('PONG');
+    for (const cmd of [['GET', 'x'], ['SET', 'x', '1'], ['INFO'], ['CONFIG', 'GET', 'port'], ['CLUSTER', 'INFO'], ['ACL', 'WHOAMI'], ['KEYS', '*']]) {
+      expect(await cli(primary.port, undefined, ...cmd), cmd.join(' ')).toMatch(/NOPERM/);
+    }
+  });
+
+  it('the team user gets exactly its selectors: keys by access, channels, denied categories', async () => {
+    const app: [string, string] = ['cart-service', passwords.app];
+    expect(await cli(primary.port, app, 'SET', 'cart:1', 'a')).toBe('OK');
+    expect(await cli(primary.port, app, 'GET', 'cart:1')).toBe('a');
+    expect(await cli(primary.port, app, 'SET', 'audit:1', 'x')).toBe('OK');
+    expect(await cli(primary.port, app, 'GET', 'audit:1')).toMatch(/NOPERM/);
+    expect(await cli(primary.port, app, 'GET', 'price:1')).toBe('');
+    expect(await cli(primary.port, app, 'SET', 'price:1', 'x')).toMatch(/NOPERM/);
+    expect(await cli(primary.port, app, 'GET', 'other:1')).toMatch(/NOPERM/);
+    expect(await cli(primary.port, app, 'PUBLISH', 'cart-events:new', 'x')).toBe('0');
+    expect(await cli(primary.port, app, 'PUBLISH', 'other', 'x')).toMatch(/NOPERM/);
+    expect(await cli(primary.port, app, 'FLUSHALL')).toMatch(/NOPERM/);
+    // Both hashes are live (password rotation); a wrong password is refused.
+    expect(await cli(primary.port, ['cart-service', 'old-password'], 'GET', 'cart:1')).toBe('a');
+    expect(await cli(primary.port, ['cart-service', 'wrong'], 'GET', 'cart:1')).toMatch(/WRONGPASS|invalid/);
+    // A role grants exactly what it lists: this one has no @connection, so not even PING.
+    expect(await cli(primary.port, app, 'PING')).toMatch(/NOPERM/);
+  });
+
+  it("the platform's monitoring user reads everything and runs nothing its role denies", async () => {
+    const mon: [string, string] = ['monitoring', passwords.monitor];
+    expect(await cli(primary.port, mon, 'GET', 'cart:1')).toBe('a');
+    expect(await cli(primary.port, mon, 'SET', 'cart:1', 'b')).toMatch(/NOPERM/);
+    expect(await cli(primary.port, mon, 'KEYS', '*')).toMatch(/NOPERM/);
+  });
+
+  it('the controller user administers the cluster but cannot touch keys', async () => {
+    const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
+    expect(await cli(primary.port, ctl, 'INFO', 'server')).toContain('redis_version:');
+    expect(await cli(primary.port, ctl, 'CLUSTER', 'MYID')).toMatch(/^[0-9a-f]{40}$/);
+    expect(await cli(primary.port, ctl, 'ACL', 'LOAD')).toBe('OK');
+    expect(await cli(primary.port, ctl, 'GET', 'cart:1')).toMatch(/NOPERM/);
+  });
+
+  it('a replica syncs through the replication user alone', async () => {
+    // Replication is checked outside cluster mode (REPLICAOF is refused in cluster mode; the
+    // controller uses CLUSTER REPLICATE there), with the same ACL file on the primary.
+    const plainPrimary = await startRedis({ confText: confFor(dirs.make(), { 'cluster-enabled': 'no' }) });
+    const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(plainPrimary.port), '--masteruser', 'valkey-krm-replication', '--masterauth', passwords.replication] });
+    try {
+      const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
+      const deadline = Date.now() + 20_000;
+      let info = '';
+      while (Date.now() < deadline) {
+        info = await cli(replica.port, undefined, 'INFO', 'replication');
+        if (info.includes('master_link_status:up')) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(info).toContain('master_link_status:up');
+      expect(await cli(plainPrimary.port, ctl, 'INFO', 'replication')).toContain('connected_slaves:1');
+    } finally {
+      await replica.stop();
+      await plainPrimary.stop();
+    }
+  }, 60_000);
+});
