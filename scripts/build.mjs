@@ -41,4 +41,4 @@ for (const name of others) {
   });
   await chmod(outfile, 0o755);
 }
-console.log(`built ${[...KRM_FUNCTIONS, ...others].map((e) => `dist/${e}.mjs`).join(', ')}`);
+console.error(`built ${[...KRM_FUNCTIONS, ...others].map((e) => `dist/${e}.mjs`).join(', ')}`);

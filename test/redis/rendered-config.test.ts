@@ -50,7 +50,7 @@ const menu = [
 ];
 
 const out = renderAll(menu, render);
-const configMap = out.clusters[0]!.objects.find((o) => o.kind === 'ConfigMap') as { data: Record<string, string> };
+const configMap = out.clusters[0]!.objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
 const usersAcl = configMap.data['users.acl']!.replace(' +cluster|syncslots', '');
 const valkeyConf = configMap.data['valkey.conf']!;
 
