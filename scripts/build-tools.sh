@@ -81,6 +81,11 @@ mib() { if [[ -d $1 ]]; then du -sm "$1" 2>/dev/null | cut -f1; else echo 0; fi;
 modcache_before="$(mib "$modcache")"
 built=()
 
+# Throwaway build modules are removed even when a build fails.
+build_dirs=()
+cleanup_build_dirs() { ((${#build_dirs[@]} == 0)) || rm -rf -- "${build_dirs[@]}"; }
+trap cleanup_build_dirs EXIT
+
 # new_build_module <name>: a throwaway module dir, printed on stdout.
 new_build_module() {
   local dir
@@ -101,11 +106,14 @@ build_kube_apiserver() {
   t0=$SECONDS
   say "building kube-apiserver $K8S_VERSION (k8s.io/kubernetes; long on few cores) ..."
   dir="$(new_build_module kube-apiserver)"
+  build_dirs+=("$dir")
   # k8s.io/kubernetes requires its staging modules as v0.0.0 and replaces them
   # with ./staging/src/... paths, which a dependent module cannot use: pin each
   # one to the published v0.<minor>.<patch> matching the kubernetes version.
-  gomod="$(cd "$dir" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
-  [[ -n $gomod && -f $gomod ]] || { echo "cannot download k8s.io/kubernetes@$K8S_VERSION" >&2; exit 1; }
+  local dl
+  dl="$(cd "$dir" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" 2>&1)" || true
+  gomod="$(sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p' <<<"$dl")"
+  [[ -n $gomod && -f $gomod ]] || { echo "cannot download k8s.io/kubernetes@$K8S_VERSION:" >&2; echo "$dl" >&2; exit 1; }
   local staging_version="v0.${K8S_VERSION#v1.}"
   replaces="$(awk -v sv="$staging_version" '
       /^require[[:space:]]*\(/ { inreq = 1; next }
@@ -136,6 +144,7 @@ build_etcd() {
   t0=$SECONDS
   say "building etcd $ETCD_VERSION (go.etcd.io/etcd/server/v3/etcdmain) ..."
   dir="$(new_build_module etcd)"
+  build_dirs+=("$dir")
   # The etcd binary's own main (module go.etcd.io/etcd/v3) is not reliably on the
   # proxy; its whole body is this call.
   cat >"$dir/main.go" <<'EOF'
@@ -165,6 +174,7 @@ build_kustomize() {
   t0=$SECONDS
   say "building kustomize $KUSTOMIZE_VERSION (sigs.k8s.io/kustomize/kustomize/v5) ..."
   dir="$(new_build_module kustomize)"
+  build_dirs+=("$dir")
   local ldflags="-s -w -X sigs.k8s.io/kustomize/api/provenance.version=kustomize/$KUSTOMIZE_VERSION"
   ldflags+=" -X sigs.k8s.io/kustomize/api/provenance.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   (
