@@ -101,7 +101,7 @@ export function runJob(items: readonly InputItem[], functionConfig: unknown, opt
   return {
     ok,
     passthrough: sortItems(passthrough),
-    previous,
+    previous: sortItems(previous),
     generated,
     problems,
     fileOf: lookup,

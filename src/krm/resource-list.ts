@@ -29,6 +29,7 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
     };
   }
   const outcome = runJob(list.items, list.functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: false });
+  // On failure, and when only validating, everything goes back as it came, our earlier output too.
   const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...outcome.previous];
   const stdout = list.format === 'json' ? jsonOutput(list.apiVersion, emitted.map((i) => i.text), outcome) : yamlOutput(list.apiVersion, list.seqIndent, emitted.map((i) => i.text), outcome);
   const outcomeText = outcome.ok ? (tool === 'render-valkey' ? `rendered ${outcome.stats.clusters} clusters into ${outcome.generated.length} objects` : 'valid') : 'nothing was rendered';
