@@ -3,7 +3,7 @@ import { parseDocuments } from './source.js';
 import { runJob, type InputItem } from './job.js';
 import { toYaml } from './serialize.js';
 import { formatReport } from './results.js';
-import type { RunOutput, Tool } from './resource-list.js';
+import { failureText, type RunOutput, type Tool } from './resource-list.js';
 
 export interface SourceFile {
   path: string;
@@ -34,7 +34,7 @@ export function runFiles(files: readonly SourceFile[], tool: Tool, config?: Sour
   const all = [...problems, ...outcome.problems];
   const fileOf = outcome.fileOf;
   if (all.some((p) => p.severity === 'error')) {
-    return { stdout: '', stderr: formatReport(all, fileOf, tool, 'nothing was rendered'), exitCode: 1 };
+    return { stdout: '', stderr: formatReport(all, fileOf, tool, failureText(tool)), exitCode: 1 };
   }
   const summary =
     tool === 'render-valkey'

@@ -72,7 +72,8 @@ export function runJob(items: readonly InputItem[], functionConfig: unknown, opt
     if (!(options.dropLocalConfig && local)) passthrough.push(item);
   });
 
-  let config = functionConfig;
+  // `kpt fn eval` without --fn-config sends an empty `ConfigMap function-input`: that is no config.
+  let config = isEmptyConfigMap(functionConfig) ? undefined : functionConfig;
   if (config === undefined) {
     if (renderConfigItems.length === 1) config = renderConfigItems[0]?.value;
     else if (renderConfigItems.length > 1) {
@@ -107,6 +108,12 @@ export function runJob(items: readonly InputItem[], functionConfig: unknown, opt
     fileOf: lookup,
     stats: { ...rendered.stats, objects: generated.length },
   };
+}
+
+function isEmptyConfigMap(value: unknown): boolean {
+  const v = value as { apiVersion?: unknown; kind?: unknown; data?: unknown } | null;
+  if (v?.kind !== 'ConfigMap' || v.apiVersion !== 'v1') return false;
+  return v.data === undefined || v.data === null || (typeof v.data === 'object' && Object.keys(v.data).length === 0);
 }
 
 /** Same input in any order → same output: by file and index where known, else by identity, then text. */

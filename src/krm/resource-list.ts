@@ -12,6 +12,8 @@ export interface RunOutput {
 
 export type Tool = 'render-valkey' | 'validate-valkey';
 
+export const failureText = (tool: Tool) => (tool === 'render-valkey' ? 'nothing was rendered' : 'invalid');
+
 /**
  * KRM function mode: a ResourceList in, a ResourceList out. Items we do not own are written back
  * as the exact text that came in. On any error: exit 1, every input item unchanged, no generated
@@ -24,7 +26,7 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
     const results = toResults(problems, () => undefined);
     return {
       stdout: toYaml({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [], results }),
-      stderr: formatReport(problems, () => undefined, tool, 'nothing was rendered'),
+      stderr: formatReport(problems, () => undefined, tool, failureText(tool)),
       exitCode: 1,
     };
   }
@@ -32,7 +34,7 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
   // On failure, and when only validating, everything goes back as it came, our earlier output too.
   const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...outcome.previous];
   const stdout = list.format === 'json' ? jsonOutput(list.apiVersion, emitted.map((i) => i.text), outcome) : yamlOutput(list.apiVersion, list.seqIndent, emitted.map((i) => i.text), outcome);
-  const outcomeText = outcome.ok ? (tool === 'render-valkey' ? `rendered ${outcome.stats.clusters} clusters into ${outcome.generated.length} objects` : 'valid') : 'nothing was rendered';
+  const outcomeText = outcome.ok ? (tool === 'render-valkey' ? `rendered ${outcome.stats.clusters} clusters into ${outcome.generated.length} objects` : 'valid') : failureText(tool);
   return {
     stdout,
     stderr: outcome.ok ? '' : formatReport(outcome.problems, outcome.fileOf, tool, outcomeText),

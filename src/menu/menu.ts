@@ -7,7 +7,14 @@ export interface Menu {
   roles: ReadonlyMap<string, ValkeyRole>;
   /** Sorted by namespace, then name. */
   clusters: readonly ValkeyCluster[];
+  /**
+   * `Kind/name` of objects that failed their schema. They have their own errors; references to
+   * them say so instead of claiming the object does not exist.
+   */
+  invalid: ReadonlySet<string>;
 }
+
+export const invalidKey = (kind: string, name: string) => `${kind}/${name}`;
 
 export const VALKEY_KINDS = ['ValkeyImage', 'ValkeyConfig', 'ValkeyRole', 'ValkeyCluster'] as const;
 export type ValkeyKind = (typeof VALKEY_KINDS)[number];

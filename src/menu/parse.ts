@@ -4,7 +4,7 @@ import {
   valkeyCluster, valkeyConfig, valkeyImage, valkeyRole,
   type ObjectRef, type Problem, type ValkeyCluster, type ValkeyConfig, type ValkeyImage, type ValkeyRole,
 } from '../api/index.js';
-import type { Menu, ValkeyKind } from './menu.js';
+import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
 import { issuesToProblems } from './zod-problems.js';
 
 const SCHEMAS: Record<ValkeyKind, z.ZodType> = {
@@ -44,6 +44,7 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
   const configs = new Map<string, ValkeyConfig>();
   const roles = new Map<string, ValkeyRole>();
   const clusters = new Map<string, ValkeyCluster>();
+  const invalid = new Set<string>();
 
   for (const value of values) {
     const ref = objectRefOf(value);
@@ -55,11 +56,13 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
     const parsed = SCHEMAS[kind].safeParse(value, { reportInput: true });
     if (!parsed.success) {
       problems.push(...issuesToProblems(parsed.error.issues, { object: ref, unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {} }));
+      if (ref.name) invalid.add(invalidKey(kind, ref.name));
       continue;
     }
     const nameProblem = checkName(kind, ref);
     if (nameProblem) {
       problems.push(nameProblem);
+      if (ref.name) invalid.add(invalidKey(kind, ref.name));
       continue;
     }
     if (kind !== 'ValkeyCluster' && ref.namespace) {
@@ -75,7 +78,7 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
   }
 
   const sortedClusters = [...clusters.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
-  return { menu: { images, configs, roles, clusters: sortedClusters }, problems };
+  return { menu: { images, configs, roles, clusters: sortedClusters, invalid }, problems };
 }
 
 function checkName(kind: ValkeyKind, ref: ObjectRef): Problem | undefined {

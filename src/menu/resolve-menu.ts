@@ -2,7 +2,7 @@ import {
   API_VERSION, RESERVED_USERNAMES, error, warning,
   type AclBinding, type ObjectRef, type Problem, type ValkeyCluster,
 } from '../api/index.js';
-import type { Menu } from './menu.js';
+import { invalidKey, type Menu } from './menu.js';
 import { describeFailure, formatChain, mergeAllChains, type ChainResult, type MergedChain } from './resolve.js';
 import { suggestName } from './suggest.js';
 import { lintImage, lintRole, lintResolvedConfig } from './lint.js';
@@ -42,7 +42,7 @@ const clusterName = (c: ValkeyCluster) => `${c.metadata.namespace}/${c.metadata.
  */
 export function resolveMenu(menu: Menu): ResolvedMenu {
   const problems: Problem[] = [];
-  const chains = mergeAllChains(menu.configs);
+  const chains = mergeAllChains(menu.configs, undefined, (name) => menu.invalid.has(invalidKey('ValkeyConfig', name)));
   const usersOf = clustersByConfig(menu.clusters);
 
   reportChainFailures(menu, chains, problems);
@@ -76,7 +76,10 @@ function reportChainFailures(menu: Menu, chains: Map<string, ChainResult>, probl
   for (const [name, result] of chains) {
     if (result.ok) continue;
     const f = result.failure;
-    if (f.reason === 'missing-base') {
+    if (f.reason === 'missing-base' && f.invalid) {
+      // The base has its own errors; saying it does not exist would send people the wrong way.
+      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" is invalid, so this config cannot be resolved; fix the errors reported on ${f.missing}`, configRef(name), 'spec.baseRef'));
+    } else if (f.reason === 'missing-base') {
       const hint = suggestName(f.missing, menu.configs.keys(), 'ValkeyConfig');
       problems.push(error(`ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" does not exist (chain walked: ${formatChain(f.chain)}); create it or point baseRef at an existing config (${hint})`, configRef(name), 'spec.baseRef'));
     } else if (f.reason === 'cycle') {
@@ -128,6 +131,7 @@ function attachImages(menu: Menu, chains: Map<string, ChainResult>, usersOf: Map
     const clusters = dependents.flatMap((d) => (usersOf.get(d) ?? []).map(clusterName)).sort();
     const clusterText = clusters.length ? `ValkeyClusters that depend on it: ${clusters.join(', ')}` : 'no ValkeyCluster uses it yet';
     const hint = suggestName(image, menu.images.keys(), 'ValkeyImage');
+    if (menu.invalid.has(invalidKey('ValkeyImage', image))) continue; // its own errors say what is wrong
     for (const from of setters) {
       problems.push(error(
         `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ValkeyConfigs that depend on it: ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
@@ -147,7 +151,9 @@ function resolveCluster(
   let ok = checkBindings(cluster.spec.acl, menu, ref, 'spec.acl', problems);
   const chain = chains.get(name);
   if (!chain) {
-    problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" does not exist; pick a config from the menu (${suggestName(name, menu.configs.keys(), 'ValkeyConfig')})`, ref, 'spec.configRef'));
+    problems.push(menu.invalid.has(invalidKey('ValkeyConfig', name))
+      ? error(`${who}: spec.configRef: ValkeyConfig "${name}" is invalid, so this cluster cannot be rendered; see the errors reported on ${name}`, ref, 'spec.configRef')
+      : error(`${who}: spec.configRef: ValkeyConfig "${name}" does not exist; pick a config from the menu (${suggestName(name, menu.configs.keys(), 'ValkeyConfig')})`, ref, 'spec.configRef'));
     return undefined;
   }
   if (!chain.ok) {
@@ -158,7 +164,9 @@ function resolveCluster(
   if (!config) {
     const why = chain.value.imageRef === undefined
       ? `no config in its chain (${formatChain(chain.value.chain)}) sets spec.imageRef; the platform team must set one`
-      : `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) has no ValkeyImage`;
+      : menu.invalid.has(invalidKey('ValkeyImage', chain.value.imageRef))
+        ? `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) is invalid; see the errors reported on ValkeyImage ${chain.value.imageRef}`
+        : `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) has no ValkeyImage`;
     problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${why}`, ref, 'spec.configRef'));
     return undefined;
   }
@@ -189,7 +197,9 @@ function checkBindings(bindings: readonly AclBinding[] | undefined, menu: Menu, 
     binding.permissions.forEach((perm, j) => {
       if (!menu.roles.has(perm.roleRef)) {
         const f = `${path}[${i}].permissions[${j}].roleRef`;
-        problems.push(error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" does not exist; create it or use an existing role (${suggestName(perm.roleRef, menu.roles.keys(), 'ValkeyRole')})`, ref, f));
+        problems.push(menu.invalid.has(invalidKey('ValkeyRole', perm.roleRef))
+          ? error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" is invalid; see the errors reported on it`, ref, f)
+          : error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" does not exist; create it or use an existing role (${suggestName(perm.roleRef, menu.roles.keys(), 'ValkeyRole')})`, ref, f));
       }
     });
   });

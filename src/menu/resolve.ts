@@ -20,7 +20,7 @@ export interface MergedChain {
 }
 
 export type ChainFailure =
-  | { reason: 'missing-base'; chain: string[]; config: string; missing: string }
+  | { reason: 'missing-base'; chain: string[]; config: string; missing: string; invalid: boolean }
   | { reason: 'cycle'; chain: string[]; cycle: string[] }
   | { reason: 'too-long'; chain: string[] }
   | { reason: 'base-failed'; chain: string[]; cause: ChainFailure };
@@ -34,7 +34,11 @@ const SHOWN = MAX_CHAIN_LENGTH + 2;
  * Resolves every config's chain once. Each config is visited once and merged onto its already
  * merged base, so M configs cost O(M) and N clusters then look their config up in O(1).
  */
-export function mergeAllChains(configs: ReadonlyMap<string, ValkeyConfig>, onMerge: (name: string) => void = () => {}): Map<string, ChainResult> {
+export function mergeAllChains(
+  configs: ReadonlyMap<string, ValkeyConfig>,
+  onMerge: (name: string) => void = () => {},
+  isInvalid: (name: string) => boolean = () => false,
+): Map<string, ChainResult> {
   const memo = new Map<string, ChainResult>();
   for (const name of configs.keys()) {
     if (memo.has(name)) continue;
@@ -65,7 +69,7 @@ export function mergeAllChains(configs: ReadonlyMap<string, ValkeyConfig>, onMer
       const base = (configs.get(current) as ValkeyConfig).spec.baseRef;
       if (base === undefined) break;
       if (!configs.has(base)) {
-        tail = { ok: false, failure: { reason: 'missing-base', chain: [current, base], config: current, missing: base } };
+        tail = { ok: false, failure: { reason: 'missing-base', chain: [current, base], config: current, missing: base, invalid: isInvalid(base) } };
         const own = path.pop() as string;
         memo.set(own, tail);
         break;
@@ -127,7 +131,9 @@ export function formatChain(chain: readonly string[]): string {
 export function describeFailure(failure: ChainFailure): string {
   switch (failure.reason) {
     case 'missing-base':
-      return `its baseRef chain ${formatChain(failure.chain)} ends at ValkeyConfig "${failure.missing}", which does not exist`;
+      return failure.invalid
+        ? `its baseRef chain ${formatChain(failure.chain)} reaches ValkeyConfig "${failure.missing}", which is invalid (see its errors)`
+        : `its baseRef chain ${formatChain(failure.chain)} ends at ValkeyConfig "${failure.missing}", which does not exist`;
     case 'cycle':
       return `its baseRef chain is a cycle: ${formatChain(failure.cycle)}`;
     case 'too-long':

@@ -154,3 +154,27 @@ describe('the render config', () => {
     expect(r2.problems.map((p) => p.field)).toEqual(['spec.outputDir']);
   });
 });
+
+describe('an invalid object does not cascade into misleading errors', () => {
+  it('an image that fails its schema is reported once, and its dependents say it is invalid', () => {
+    const objects = [image('valkey-9-0', { version: '9.0.0' }), ...guideMenu().slice(1), role('reader'), cluster('c', { configRef: 'large' })];
+    expect(errorsOf(objects).map((e) => e.message)).toEqual([
+      'ValkeyImage valkey-9-0: spec.version: must be at least 9.0.1, the oldest Valkey release valkey-krm runs; got "9.0.0"',
+      'ValkeyCluster team-a/c: spec.configRef: ValkeyConfig "large" cannot be resolved: its image "valkey-9-0" (from ValkeyConfig standard) is invalid; see the errors reported on ValkeyImage valkey-9-0',
+    ]);
+  });
+  it('an invalid config, base or role is named as invalid, not missing', () => {
+    const objects = [
+      ...guideMenu(), role('bad', { categories: [{ name: 'read', access: 'maybe' }] }),
+      config('broken', { baseRef: 'standard', resources: { cpu: 'lots' } }),
+      config('child', { baseRef: 'broken' }),
+      cluster('a', { configRef: 'broken' }),
+      cluster('b', { configRef: 'large', acl: [binding('app', 'bad')] }),
+    ];
+    const messages = errorsOf(objects).map((e) => e.message);
+    expect(messages).toContain('ValkeyConfig child: spec.baseRef: ValkeyConfig "broken" is invalid, so this config cannot be resolved; fix the errors reported on broken');
+    expect(messages).toContain('ValkeyCluster team-a/a: spec.configRef: ValkeyConfig "broken" is invalid, so this cluster cannot be rendered; see the errors reported on broken');
+    expect(messages).toContain('ValkeyCluster team-a/b: spec.acl[0].permissions[0].roleRef: ValkeyRole "bad" is invalid; see the errors reported on it');
+    expect(messages.filter((m) => m.includes('does not exist'))).toEqual([]);
+  });
+});
