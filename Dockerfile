@@ -1,0 +1,48 @@
+# valkey-krm: the KRM function image.
+#
+#   docker build -t valkey-krm .
+#
+# The default entrypoint is render-valkey, so the image works as a kpt or kustomize
+# container function (`image:` in a Kptfile; `container.image` in a kustomize function
+# annotation): a ResourceList on stdin, a ResourceList on stdout. With arguments it is the
+# plain-files renderer (`docker run --rm -v "$PWD:/src:ro" -w /src IMAGE PATH...`).
+# The same image is the Argo CD plugin sidecar (integrations/argocd) and carries every other
+# bundled entry point (validate-valkey, valkey-status-sync): override the entrypoint, or set a
+# container `command:`, to run them.
+#
+# Only dist/ is copied into the runtime stage (the launchers, the shared KRM bundle with its V8
+# code cache, the controller bundle): no node_modules, no sources. Both stages use the same Node
+# image, so the code cache made at build time is valid at run time.
+# Docker engines do not run in this project's CI: test/integration/dockerfile.test.ts checks this
+# file statically and replays the build stage's steps. Pin the base image by digest when you publish.
+
+# --- build: install the exact lockfile, bundle functions/*.ts into dist/ ---
+FROM node:22.20.0-alpine3.22 AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
+COPY scripts/ scripts/
+COPY functions/ functions/
+COPY src/ src/
+RUN node scripts/build.mjs
+
+# --- runtime: node and the bundles, as a non-root user ---
+FROM node:22.20.0-alpine3.22 AS runtime
+LABEL org.opencontainers.image.title="valkey-krm" \
+      org.opencontainers.image.description="KRM function that renders Valkey clusters from a menu of images and configs" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENV NODE_ENV=production
+COPY --from=build /src/dist/ /opt/valkey-krm/
+# Every bundle on PATH under its command name: render-valkey, validate-valkey, ...
+RUN set -eu; \
+    for f in /opt/valkey-krm/*.mjs; do \
+      chmod 0755 "$f"; \
+      ln -s "$f" "/usr/local/bin/$(basename "$f" .mjs)"; \
+    done; \
+    /usr/local/bin/render-valkey --version
+# 65532: no home, no shell login, not root. kpt runs container functions as `nobody` anyway;
+# Argo CD's sidecar sets runAsUser 999. The bundles are world-readable, so any uid works.
+USER 65532:65532
+WORKDIR /src
+ENTRYPOINT ["/usr/local/bin/render-valkey"]
