@@ -1,4 +1,5 @@
 import { CST, Composer, Parser, isMap, isSeq, type Document, type Node } from 'yaml';
+import { emitYaml } from './emit-yaml.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
 export interface SourceItem {
@@ -70,18 +71,20 @@ export function parseResourceList(text: string): { list?: ParsedResourceList; er
   const docIndex = docs.findIndex((d) => d.contents !== null);
   const doc = docs[docIndex] as Document;
   const root = doc.contents;
-  const value = toJS(doc, root) as Record<string, unknown> | null;
-  if (!isMap(root) || value === null || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isMap(root)) {
     return { errors: [{ message: 'input is not a ResourceList: expected a mapping with apiVersion, kind: ResourceList and items' }] };
   }
-  const apiVersion = value.apiVersion;
-  if (value.kind !== 'ResourceList' || (apiVersion !== 'config.kubernetes.io/v1' && apiVersion !== 'config.kubernetes.io/v1beta1')) {
+  // Convert field by field: the items are converted once each, below.
+  const field = (key: string) => toJS(doc, root.get(key, true));
+  const apiVersion = field('apiVersion');
+  const kind = field('kind');
+  if (kind !== 'ResourceList' || (apiVersion !== 'config.kubernetes.io/v1' && apiVersion !== 'config.kubernetes.io/v1beta1')) {
     return {
-      errors: [{ message: `input is a ${String(value.kind ?? 'document without a kind')} (apiVersion ${String(apiVersion ?? 'unset')}), not a ResourceList of apiVersion config.kubernetes.io/v1 or v1beta1. To render plain files, pass them as arguments instead (see --help)` }],
+      errors: [{ message: `input is a ${String(kind ?? 'document without a kind')} (apiVersion ${String(apiVersion ?? 'unset')}), not a ResourceList of apiVersion config.kubernetes.io/v1 or v1beta1. To render plain files, pass them as arguments instead (see --help)` }],
     };
   }
   const itemsNode = root.get('items', true);
-  if (value.items !== undefined && value.items !== null && !Array.isArray(value.items)) {
+  if (itemsNode !== undefined && itemsNode !== null && !isSeq(itemsNode) && toJS(doc, itemsNode) !== null) {
     return { errors: [{ message: 'ResourceList.items must be a list' }] };
   }
   const format = text.trimStart().startsWith('{') ? 'json' : 'yaml';
@@ -92,7 +95,10 @@ export function parseResourceList(text: string): { list?: ParsedResourceList; er
     itemsNode.items.forEach((node, i) => {
       const itemValue = toJS(doc, node);
       let itemText: string;
-      if (format === 'yaml' && cstSeq?.type === 'block-seq') {
+      if (format === 'json') {
+        const range = (node as Node).range;
+        itemText = range ? text.slice(range[0], range[1]) : JSON.stringify(itemValue);
+      } else if (cstSeq?.type === 'block-seq') {
         const cstItem = cstSeq.items[i] as CST.BlockSequence['items'][number];
         const first = (cstItem.start[0] ?? cstItem.value) as { offset: number } | undefined;
         const start = first ? lineStart(text, first.offset) : 0;
@@ -102,14 +108,15 @@ export function parseResourceList(text: string): { list?: ParsedResourceList; er
         if (!itemText.endsWith('\n')) itemText += '\n';
         if (i === 0) seqIndent = (first?.offset ?? 0) - start;
       } else {
-        const range = (node as Node).range;
-        itemText = range ? text.slice(range[0], range[1]) : JSON.stringify(itemValue);
+        // A flow sequence of items in YAML (no orchestrator sends one): written back as a block item.
+        itemText = `- ${emitYaml(itemValue).replace(/\n(?=.)/g, '\n  ')}`;
       }
       items.push({ text: itemText, value: itemValue });
     });
   }
+  const functionConfig = field('functionConfig');
   return {
-    list: { format: format as 'yaml' | 'json', apiVersion: apiVersion as string, kind: 'ResourceList', items, functionConfig: value.functionConfig ?? undefined, seqIndent },
+    list: { format, apiVersion, kind: 'ResourceList', items, functionConfig: functionConfig ?? undefined, seqIndent },
     errors: [],
   };
 }

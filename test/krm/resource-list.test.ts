@@ -162,3 +162,17 @@ function sortedMenuItems(): string {
     .map((o) => `- ${stringify(o, { indentSeq: false }).trimEnd().replace(/\n/g, '\n  ')}\n`)
     .join('');
 }
+
+describe('unusual but valid ResourceLists', () => {
+  it('a flow sequence of items in YAML is written back as block items', () => {
+    const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {a: "1"}}]\n${fnconfig}`;
+    const out = runResourceList(input, 'render-valkey');
+    expect(out.exitCode).toBe(0);
+    expect((parse(out.stdout) as { items: unknown[] }).items).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: '1' } }]);
+  });
+  it('no items at all', () => {
+    const out = runResourceList(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n${fnconfig}`, 'render-valkey');
+    expect(out.exitCode).toBe(0);
+    expect(out.stdout).toBe('apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n');
+  });
+});
