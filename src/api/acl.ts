@@ -26,24 +26,26 @@ export const keyAccess = z.enum(['read', 'write', 'readwrite'], { error: 'must b
 
 export const keyPermission = z
   .object({
-    pattern: token('a key pattern such as "sessions:*"'),
-    access: keyAccess,
+    pattern: token('a key pattern such as "sessions:*"').meta({ description: 'A glob over key names, e.g. sessions:*.' }),
+    access: keyAccess.meta({ description: 'read (%R~), write (%W~) or readwrite (~).' }),
   })
   .strict();
 
 export const aclPermission = z
   .object({
-    roleRef: refName('ValkeyRole'),
-    keys: z.array(keyPermission).max(64),
-    channels: z.array(token('a channel pattern')).max(64).optional(),
+    roleRef: refName('ValkeyRole').meta({ description: 'The ValkeyRole whose commands this permission grants.' }),
+    keys: z.array(keyPermission).max(64).meta({ description: 'The keys the role applies to.' }),
+    channels: z.array(token('a channel pattern')).max(64).optional().meta({ description: 'Pub/sub channel patterns the user may use.' }),
   })
   .strict();
 
 export const aclBinding = z
   .object({
-    username,
-    passwordHashes: z.array(passwordHash).min(1, { error: 'needs at least one password hash' }).max(16),
-    permissions: z.array(aclPermission).min(1, { error: 'needs at least one permission' }).max(32),
+    username: username.meta({ description: 'The ACL user name clients authenticate as.' }),
+    passwordHashes: z.array(passwordHash).min(1, { error: 'needs at least one password hash' }).max(16)
+      .meta({ description: 'SHA-256 hex digests of the accepted passwords; several allow rotation.' }),
+    permissions: z.array(aclPermission).min(1, { error: 'needs at least one permission' }).max(32)
+      .meta({ description: 'One ACL selector per permission: the role, on these keys and channels.' }),
   })
   .strict();
 

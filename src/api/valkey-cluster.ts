@@ -45,18 +45,21 @@ export const valkeyClusterSpec = z
       .number({ error: 'must be a whole number of shards, at least 1' })
       .int({ error: 'must be a whole number of shards, at least 1' })
       .min(1, { error: 'must be at least 1' })
-      .max(1000),
+      .max(1000)
+      .meta({ description: 'Number of shards; each is a StatefulSet with one primary and replicasPerShard replicas. 16384 slots are spread evenly over them.' }),
     replicasPerShard: z
       .number({ error: 'must be a whole number of replicas per shard, 0 or more' })
       .int({ error: 'must be a whole number of replicas per shard, 0 or more' })
       .min(0, { error: 'must be 0 or more' })
-      .max(10),
+      .max(10)
+      .meta({ description: 'Replicas per shard, in addition to its primary.' }),
     acl: aclBindings.optional().meta({ description: "The team's ACL bindings, added to the config's." }),
     tls: z
       .object({ secretRef: refName('Secret').meta({ description: 'A Secret with tls.crt, tls.key and ca.crt in the cluster namespace.' }) })
       .strict()
-      .optional(),
-    placement: placement.optional(),
+      .optional()
+      .meta({ description: 'TLS only: clients, replication and the cluster bus use TLS with the certificate in this Secret.' }),
+    placement: placement.optional().meta({ description: 'Where the pods may run: zones, zone spread and a node selector.' }),
     podAnnotations: podAnnotations.optional(),
   })
   .strict();
