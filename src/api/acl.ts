@@ -13,7 +13,10 @@ const token = (what: string) =>
     .string({ error: `must be ${what}` })
     .min(1, { error: `must be ${what}` })
     .max(256)
-    .regex(/^\S+$/, { error: `must be ${what} without whitespace` });
+    // Valkey splits ACL rules like a shell: whitespace separates them and quotes are parsed, so a
+    // pattern with either would silently become another rule. The explicit class reads the same in
+    // JavaScript and in the API server's RE2 (their \S differ).
+    .regex(/^[^\t\n\v\f\r "']+$/, { error: `must be ${what} without whitespace or quotes` });
 
 export const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@:-]*$/;
 export const username = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { QUANTITY_PATTERN } from './quantity.js';
+import { RESOURCE_QUANTITY_PATTERN } from './quantity.js';
 
 /** A CEL validation rule for the generated CRD, attached to a zod schema through `.meta()`. */
 export interface CelRule {
@@ -21,6 +21,22 @@ export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
  */
 export const CLUSTER_NAME_MAX = 40;
 
+/** A label value (zone names are node label values): at most 63 characters. */
+export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
+/** A label or annotation key: an optional DNS-subdomain prefix (at most 253 characters) and '/', then a name of at most 63. */
+export const QUALIFIED_NAME_PATTERN =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
+const QUALIFIED_NAME = new RegExp(QUALIFIED_NAME_PATTERN);
+export const isQualifiedName = (key: string): boolean => QUALIFIED_NAME.test(key) && (!key.includes('/') || key.indexOf('/') <= 253);
+const cel = (pattern: string) => pattern.replaceAll('\\', '\\\\');
+/** The CEL twin of `isQualifiedName` for every key of a map. */
+export const qualifiedKeysRule = (message: string): CelRule => ({
+  rule: `self.all(k, k.matches('${cel(QUALIFIED_NAME_PATTERN)}') && (!k.contains('/') || k.indexOf('/') <= 253))`,
+  message,
+});
+/** The CEL check that every key of a map matches `pattern`. */
+export const keysMatchRule = (pattern: string, message: string): CelRule => ({ rule: `self.all(k, k.matches('${cel(pattern)}'))`, message });
+
 export const refName = (what: string) =>
   z
     .string({ error: `must be the name of a ${what}` })
@@ -34,7 +50,7 @@ export const stringMap = (valueWhat = 'a string') =>
 /** Resource quantities as Kubernetes writes them: a string like "500m" or "2Gi", or a plain integer. */
 export const quantity = z
   .union([
-    z.string().regex(new RegExp(QUANTITY_PATTERN), {
+    z.string().regex(new RegExp(RESOURCE_QUANTITY_PATTERN), {
       error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"',
     }),
     z.number().int().min(0),

@@ -43,6 +43,12 @@ export function toStructural(node: unknown): unknown {
   const src = node as JsonSchema;
   if (src['x-kubernetes-int-or-string'] === true) {
     const out: JsonSchema = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
+    // The branches may not carry value rules, but the node may: `pattern` applies only to strings
+    // and `minimum` only to numbers, so both keep their meaning (controller-gen does the same).
+    for (const branch of Array.isArray(src.anyOf) ? (src.anyOf as JsonSchema[]) : []) {
+      if (branch.type === 'string' && typeof branch.pattern === 'string') out.pattern = branch.pattern;
+      if (branch.type === 'integer' && typeof branch.minimum === 'number' && branch.minimum !== -SAFE_INT) out.minimum = branch.minimum;
+    }
     if (src.description) out.description = src.description;
     return out;
   }

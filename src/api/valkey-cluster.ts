@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { API_VERSION, RESERVED_ANNOTATION_PREFIX } from './group.js';
-import { celRules, CLUSTER_NAME_MAX, objectMeta, refName } from './common.js';
+import { celRules, CLUSTER_NAME_MAX, isQualifiedName, LABEL_VALUE_PATTERN, objectMeta, qualifiedKeysRule, refName } from './common.js';
 import { aclBindings } from './acl.js';
 
 export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
@@ -8,24 +8,44 @@ export const zoneSpread = z.enum(ZONE_SPREAD, { error: 'must be bestEffort or re
 export type ZoneSpread = z.infer<typeof zoneSpread>;
 
 const RESERVED_MESSAGE = `keys under ${RESERVED_ANNOTATION_PREFIX} are reserved for valkey-krm; use another prefix`;
+const KEY_MESSAGE = "keys must be Kubernetes label/annotation keys: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+const LABEL_VALUE_MESSAGE = "must be a Kubernetes label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+const MAX_POD_ANNOTATIONS = 64;
+const labelValue = z.string().max(63, { error: LABEL_VALUE_MESSAGE }).regex(new RegExp(LABEL_VALUE_PATTERN), { error: LABEL_VALUE_MESSAGE });
 
 export const podAnnotations = z
   .record(z.string(), z.string({ error: 'each value must be a string; quote numbers and booleans in YAML' }))
   .superRefine((map, ctx) => {
-    for (const key of Object.keys(map)) {
+    const keys = Object.keys(map);
+    if (keys.length > MAX_POD_ANNOTATIONS) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_POD_ANNOTATIONS} annotations; got ${keys.length}` });
+    for (const key of keys) {
       if (key.startsWith(RESERVED_ANNOTATION_PREFIX)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${RESERVED_MESSAGE}` });
+      else if (!isQualifiedName(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${KEY_MESSAGE}` });
     }
   })
   .meta({
     description: 'Annotations added verbatim to every pod of the cluster (pods only).',
-    maxProperties: 64,
-    ...celRules({ rule: `self.all(k, !k.startsWith('${RESERVED_ANNOTATION_PREFIX}'))`, message: RESERVED_MESSAGE }),
+    maxProperties: MAX_POD_ANNOTATIONS,
+    ...celRules(
+      { rule: `self.all(k, !k.startsWith('${RESERVED_ANNOTATION_PREFIX}'))`, message: RESERVED_MESSAGE },
+      qualifiedKeysRule(KEY_MESSAGE),
+    ),
   });
+
+const MAX_NODE_SELECTOR = 32;
+export const nodeSelector = z
+  .record(z.string(), labelValue)
+  .superRefine((map, ctx) => {
+    const keys = Object.keys(map);
+    if (keys.length > MAX_NODE_SELECTOR) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_NODE_SELECTOR} labels; got ${keys.length}` });
+    for (const key of keys) if (!isQualifiedName(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${KEY_MESSAGE}` });
+  })
+  .meta({ description: 'Copied verbatim to the pods.', maxProperties: MAX_NODE_SELECTOR, ...celRules(qualifiedKeysRule(KEY_MESSAGE)) });
 
 export const placement = z
   .object({
     zones: z
-      .array(z.string().min(1).max(63))
+      .array(labelValue.min(1))
       .min(1, { error: 'must list at least one zone, or be left out' })
       .max(16)
       .superRefine((zones, ctx) => {
@@ -34,7 +54,7 @@ export const placement = z
       .optional()
       .meta({ description: 'Zones the pods may run in (required node affinity on topology.kubernetes.io/zone).', 'x-kubernetes-list-type': 'set' }),
     zoneSpread: zoneSpread.optional().meta({ description: 'bestEffort or required; unset uses the render config default.' }),
-    nodeSelector: z.record(z.string(), z.string()).optional().meta({ description: 'Copied verbatim to the pods.' }),
+    nodeSelector: nodeSelector.optional(),
   })
   .strict();
 
@@ -62,7 +82,8 @@ export const valkeyClusterSpec = z
     placement: placement.optional().meta({ description: 'Where the pods may run: zones, zone spread and a node selector.' }),
     podAnnotations: podAnnotations.optional(),
   })
-  .strict();
+  .strict()
+  .meta({ description: 'A Valkey cluster built from a ValkeyConfig on the menu. The image, sizing and settings come from the config.' });
 
 export const nodeRole = z.enum(['primary', 'replica', 'unknown']);
 export const nodeHealth = z.enum(['online', 'loading', 'failed', 'unreachable', 'pending']);

@@ -1,20 +1,28 @@
 import { z } from 'zod';
 import { API_VERSION } from './group.js';
-import { objectMeta, quantity, refName } from './common.js';
+import { celRules, keysMatchRule, objectMeta, quantity, refName } from './common.js';
 import { aclBindings } from './acl.js';
 
 /** Valkey directive names: what `CONFIG GET` accepts, lowercase letters, digits and dashes. */
-export const VALKEY_KEY = /^[A-Za-z][A-Za-z0-9-]*$/;
+export const VALKEY_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9-]*$';
+export const VALKEY_KEY = new RegExp(VALKEY_KEY_PATTERN);
+const VALKEY_KEY_MESSAGE = 'each key must be a Valkey directive name such as maxmemory-policy';
+const MAX_VALKEY_SETTINGS = 256;
 
 export const valkeySettings = z
   .record(
-    z.string().regex(VALKEY_KEY, { error: 'each key must be a Valkey directive name such as maxmemory-policy' }),
+    z.string().max(128, { error: VALKEY_KEY_MESSAGE }).regex(VALKEY_KEY, { error: VALKEY_KEY_MESSAGE }),
     z
       .string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' })
       .max(4096)
       .regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
   )
-  .meta({ description: 'Valkey settings, merged per key down the baseRef chain. Forced settings always win.' });
+  .refine((map) => Object.keys(map).length <= MAX_VALKEY_SETTINGS, { error: `must have at most ${MAX_VALKEY_SETTINGS} settings` })
+  .meta({
+    description: 'Valkey settings, merged per key down the baseRef chain. Forced settings always win.',
+    maxProperties: MAX_VALKEY_SETTINGS,
+    ...celRules(keysMatchRule(VALKEY_KEY_PATTERN, VALKEY_KEY_MESSAGE)),
+  });
 
 export const valkeyConfigSpec = z
   .object({

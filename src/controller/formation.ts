@@ -116,6 +116,26 @@ function findShardPrimary(
 }
 
 /**
+ * The node that meets the others: the one that already knows the most nodes (so a healing
+ * cluster is joined from inside, not the other way round), then one holding slots, then the
+ * lowest shard and ordinal.
+ */
+function chooseAnchor(members: readonly Member[]): Member | undefined {
+  const score = (m: Member): [number, number] => [m.view.filter((n) => !inHandshake(n)).length, selfOf(m).slots.length > 0 ? 1 : 0];
+  let best: Member | undefined;
+  for (const m of members) {
+    if (!best) {
+      best = m;
+      continue;
+    }
+    const [a1, a2] = score(m);
+    const [b1, b2] = score(best);
+    if (a1 > b1 || (a1 === b1 && a2 > b2)) best = m;
+  }
+  return best;
+}
+
+/**
  * What to do next to form (or heal) one cluster. Pure and idempotent: it only adds what is
  * missing, never resets a node, never assigns a slot someone owns, and forgets only nodes the
  * cluster itself marked failed. Run it again after the actions to make the next step.
@@ -163,7 +183,7 @@ export function planFormation({ shards, members: unsorted, allPodsObserved }: Pl
     }
   }
 
-  const anchor = primaries.get(Math.min(...primaries.keys())) ?? members[0];
+  const anchor = chooseAnchor(members);
   const joined = new Set<Member>(anchor ? [anchor] : []);
   if (anchor) {
     const anchorId = selfOf(anchor).id;

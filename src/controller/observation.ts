@@ -16,6 +16,7 @@ export type NodeObservation = PodPlace &
   (
     | { state: 'pending'; reason: string }
     | { state: 'unreachable'; error: string }
+    | { state: 'loading' }
     | { state: 'rejected'; identity: ServerIdentity; verdict: Extract<GateVerdict, { ok: false }> }
     | {
         state: 'answered';

@@ -45,6 +45,8 @@ function nodeStatus(o: NodeObservation, failedIds: ReadonlySet<string>): NodeSta
       return { ...base, role: 'unknown', health: 'pending' };
     case 'unreachable':
       return { ...base, role: 'unknown', health: 'unreachable' };
+    case 'loading':
+      return { ...base, role: 'unknown', health: 'loading' };
     case 'rejected':
       return { ...base, role: 'unknown', health: 'failed', ...(o.identity.kind === 'valkey' ? { version: o.identity.version } : {}) };
     case 'answered': {
@@ -81,6 +83,10 @@ function shapeProblems(input: StatusInput, answered: readonly Answered[]): strin
   }
   const notOk = answered.filter((o) => o.info.state !== 'ok').map((o) => o.pod);
   if (notOk.length) problems.push(`cluster_state is not ok on ${notOk.join(', ')}`);
+  // Gossip is converged when every node sees every slot assigned (cluster_state alone is not
+  // enough under cluster-require-full-coverage no).
+  const partial = answered.filter((o) => o.info.slotsAssigned !== TOTAL_SLOTS).map((o) => o.pod);
+  if (partial.length) problems.push(`not every slot is assigned as seen from ${partial.join(', ')}`);
   return problems;
 }
 
@@ -139,9 +145,12 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   const nodes = [...observations].sort((a, b) => a.shard - b.shard || a.ordinal - b.ordinal).map((o) => nodeStatus(o, failedIds));
 
   const expected = input.shards * (1 + input.replicasPerShard);
-  const notReady = observations.flatMap((o) =>
-    o.state === 'pending' ? [`pod ${o.pod}: ${o.reason}`] : o.state === 'unreachable' ? [`pod ${o.pod} does not answer: ${o.error}`] : [],
-  );
+  const notReady = observations.flatMap((o) => {
+    if (o.state === 'pending') return [`pod ${o.pod} ${o.reason}`];
+    if (o.state === 'unreachable') return [`pod ${o.pod} does not answer: ${o.error}`];
+    if (o.state === 'loading') return [`pod ${o.pod} is loading its dataset`];
+    return [];
+  });
   const missing = expected - observations.length;
   if (missing > 0) notReady.push(`${missing} of ${expected} pods do not exist yet`);
 

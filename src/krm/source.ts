@@ -1,4 +1,4 @@
-import { CST, Composer, Parser, isMap, isSeq, type Document, type Node } from 'yaml';
+import { CST, Composer, Parser, isMap, isSeq, type Document, type Node, type Tags } from 'yaml';
 import { emitYaml } from './emit-yaml.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
@@ -21,7 +21,13 @@ export interface ParsedResourceList {
   seqIndent: number;
 }
 
-const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true } as const;
+// Read plain scalars the way kubectl, Argo CD and Flux do (go-yaml v2, YAML 1.1): an unquoted
+// yes/no/on/off is a boolean there and 0755 an octal number, so they must not pass here as strings.
+// Unlike go-yaml v2, the `yaml` 1.1 schema also reads 12:30 as a number and 2024-06-01 as a date:
+// drop those two.
+const kubectlScalars = (tags: Tags): Tags =>
+  tags.filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'));
+const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1', customTags: kubectlScalars } as const;
 
 function lineColumn(text: string, offset: number): string {
   let line = 1;

@@ -33,6 +33,11 @@ export function issuesToProblems(issues: readonly z.core.$ZodIssue[], ctx: Issue
       }
       continue;
     }
+    if (issue.code === 'invalid_key' && issue.issues.length > 0) {
+      // A map key failed its schema: zod says "Invalid key in record"; the key schema says why.
+      problems.push(error(`${describe(ctx.object)}: ${where}: ${issue.issues[0]?.message ?? issue.message}`, ctx.object, where));
+      continue;
+    }
     if (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.message.startsWith('Invalid input')) {
       // zod reports each branch; the first branch's message is the most useful one to people.
       problems.push(error(`${describe(ctx.object)}: ${where}: ${branchMessage(issue)}`, ctx.object, where));

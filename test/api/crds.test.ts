@@ -16,6 +16,7 @@ describe('generated CRDs', () => {
     expect(toStructural({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'string', pattern: 'x' }, { type: 'number' }], description: 'd' })).toEqual({
       'x-kubernetes-int-or-string': true,
       anyOf: [{ type: 'integer' }, { type: 'string' }],
+      pattern: 'x',
       description: 'd',
     });
   });

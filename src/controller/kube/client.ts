@@ -92,9 +92,10 @@ export async function kubeClientFromConfig(kc: KubeConfig): Promise<KubeClient> 
 }
 
 function makeClient(t: Transport): KubeClient {
-  const send = async (method: string, path: string, headers: Record<string, string>, timeoutMs: number) => {
+  // Synchronous on purpose: callers attach their 'error' listener in the same tick, before a
+  // reused keep-alive socket that died (an API server restart) can report it.
+  const send = (auth: RequestOptions, method: string, path: string, headers: Record<string, string>, timeoutMs: number) => {
     const url = new URL(path, t.base);
-    const auth = await t.options();
     const requestFn = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return requestFn({
       protocol: url.protocol,
@@ -114,8 +115,9 @@ function makeClient(t: Transport): KubeClient {
       const full = withQuery(path, init.query);
       const body = init.body === undefined ? undefined : JSON.stringify(init.body);
       const headers: Record<string, string> = body === undefined ? {} : { 'Content-Type': init.contentType ?? 'application/json' };
-      const req = await send(method, full, headers, init.timeoutMs ?? 30_000);
+      const auth = await t.options();
       return new Promise<T>((resolve, reject) => {
+        const req = send(auth, method, full, headers, init.timeoutMs ?? 30_000);
         req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)));
         req.on('error', reject);
         req.on('response', (res) => {
@@ -130,22 +132,25 @@ function makeClient(t: Transport): KubeClient {
     },
 
     async watch(path, init) {
-      const req = await send('GET', withQuery(path, { ...init.query, watch: true }), {}, init.idleTimeoutMs);
+      if (init.signal.aborted) return;
+      const auth = await t.options();
       return new Promise<void>((resolve, reject) => {
+        const req = send(auth, 'GET', withQuery(path, { ...init.query, watch: true }), {}, init.idleTimeoutMs);
         const abort = (): void => {
           req.destroy();
           resolve();
         };
-        if (init.signal.aborted) return abort();
-        init.signal.addEventListener('abort', abort, { once: true });
         const done = (err?: Error): void => {
           init.signal.removeEventListener('abort', abort);
           if (init.signal.aborted) resolve();
           else if (err) reject(err);
           else resolve();
         };
-        req.on('timeout', () => req.destroy(new Error(`watch ${path}: nothing received for ${init.idleTimeoutMs} ms`)));
+        // Listeners first: destroying the request (an abort) reports "socket hang up" as an error.
         req.on('error', (e) => done(e));
+        req.on('timeout', () => req.destroy(new Error(`watch ${path}: nothing received for ${init.idleTimeoutMs} ms`)));
+        if (init.signal.aborted) return abort();
+        init.signal.addEventListener('abort', abort, { once: true });
         req.on('response', (res) => {
           const status = res.statusCode ?? 0;
           if (status !== 200) {

@@ -1,0 +1,86 @@
+import { Controller, type ControllerOptions } from './controller.js';
+import { startProbeServer, type ProbeServer } from './http.js';
+import { LeaderElector } from './leader.js';
+
+export interface AppOptions extends ControllerOptions {
+  /** Off: lead from the start (a single replica, or tests). */
+  leaderElection:
+    | false
+    | { namespace: string; name: string; identity: string; leaseDurationSeconds: number; renewDeadlineMs: number; retryPeriodMs: number };
+  /** Off: no probe/metrics listener. */
+  http: false | { host: string; port: number };
+}
+
+export interface App {
+  /** The probe/metrics port actually bound (useful with port 0). */
+  readonly httpPort: number | undefined;
+  isLeader(): boolean;
+  /** True once leading with every cache synced. */
+  isSynced(): boolean;
+  /** Graceful: stop reconciling, wait for passes in flight, release the lease, close the listener. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The long-running process: a probe/metrics listener, leader election, and a Controller that
+ * exists only while this replica leads (a lost lease stops it; a new term starts a fresh one).
+ */
+export async function startApp(opts: AppOptions): Promise<App> {
+  const { log, metrics } = opts;
+  let controller: Controller | undefined;
+  let stopping = false;
+  let transition = Promise.resolve();
+
+  const lead = (): void => {
+    transition = transition.then(() => {
+      if (stopping || controller) return;
+      metrics.leader.set({}, 1);
+      controller = new Controller(opts);
+      controller.start();
+    });
+  };
+  const unlead = (): void => {
+    transition = transition.then(async () => {
+      metrics.leader.set({}, 0);
+      const c = controller;
+      controller = undefined;
+      await c?.stop();
+    });
+  };
+
+  const elector = opts.leaderElection
+    ? new LeaderElector({ ...opts.leaderElection, client: opts.client, clock: opts.clock, log, onStartedLeading: lead, onStoppedLeading: unlead })
+    : undefined;
+
+  let server: ProbeServer | undefined;
+  if (opts.http) {
+    server = await startProbeServer({
+      ...opts.http,
+      healthy: () => !stopping,
+      // A standby is ready (it is doing its job: waiting); a leader once its caches are full.
+      ready: () => !stopping && (controller === undefined ? !!elector && !elector.isLeader : controller.hasSynced()),
+      metrics: () => metrics.registry.render(),
+    });
+    log.info('serving /healthz, /readyz and /metrics', { address: `${opts.http.host}:${server.port}` });
+  }
+
+  metrics.leader.set({}, 0);
+  if (elector) elector.start();
+  else lead();
+
+  return {
+    httpPort: server?.port,
+    isLeader: () => controller !== undefined,
+    isSynced: () => controller?.hasSynced() ?? false,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      // Finish the passes in flight before the lease goes, so two leaders never overlap.
+      unlead();
+      await transition;
+      if (elector) await elector.stop();
+      await server?.close();
+      log.info('stopped');
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import { LABELS, MANAGED_BY, type ValkeyClusterStatus } from '../api/index.js';
+import type { BackoffOptions } from './backoff.js';
+import type { Clock } from './clock.js';
+import type { KubeClient } from './kube/client.js';
+import { Informer, type InformerError, type InformerEvent } from './kube/informer.js';
+import { paths } from './kube/paths.js';
+import { objectKey, type KubeObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
+import type { Logger } from './log.js';
+import type { ControllerMetrics } from './metrics.js';
+import type { OpenSession } from './node-session.js';
+import type { EndpointOf } from './probe.js';
+import { reconcileCluster, type ReconcileTiming } from './reconcile-cluster.js';
+import { reconcileImages } from './reconcile-images.js';
+import type { VersionPolicy } from './version-gate.js';
+import { WorkQueue } from './work-queue.js';
+
+export interface ControllerOptions {
+  client: KubeClient;
+  /** Watch ValkeyClusters, Pods and StatefulSets in this namespace only (default: all). */
+  namespace?: string;
+  policy: VersionPolicy;
+  endpointOf: EndpointOf;
+  open: OpenSession;
+  clusterDomain: string;
+  /** Clusters reconciled at once; one slow cluster holds one slot. */
+  concurrency: number;
+  timing: ReconcileTiming;
+  watchBackoff: BackoffOptions;
+  retryBackoff: BackoffOptions;
+  watchTimeoutSeconds?: number;
+  clock: Clock;
+  log: Logger;
+  metrics: ControllerMetrics;
+}
+
+const IMAGES_KEY = 'images';
+const CLUSTER_PREFIX = 'cluster/';
+const MANAGED_SELECTOR = `${LABELS.managedBy}=${MANAGED_BY}`;
+
+/**
+ * Informers feed one keyed work queue: every event is mapped to the ValkeyCluster it concerns
+ * (or to the image-protection key), so a cluster is reconciled by one worker at a time and a
+ * slow cluster never waits in front of another.
+ */
+export class Controller {
+  private readonly clusters: Informer<KubeObject>;
+  private readonly pods: Informer<Pod>;
+  private readonly statefulSets: Informer<StatefulSet>;
+  private readonly configs: Informer<KubeObject>;
+  private readonly images: Informer<KubeObject>;
+  private readonly queue: WorkQueue;
+  private readonly generations = new Map<string, number | undefined>();
+
+  constructor(private readonly opts: ControllerOptions) {
+    const informer = <T extends KubeObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
+      new Informer<T>({
+        name, client: opts.client, path, clock: opts.clock, backoff: opts.watchBackoff, onEvent,
+        onError: (e) => this.onInformerError(e),
+        ...(labelSelector ? { labelSelector } : {}),
+        ...(opts.watchTimeoutSeconds ? { watchTimeoutSeconds: opts.watchTimeoutSeconds } : {}),
+      });
+    this.clusters = informer('valkeyclusters', paths.valkeyClusters(opts.namespace), (e) => this.onClusterEvent(e));
+    this.pods = informer<Pod>('pods', paths.pods(opts.namespace), (e) => this.enqueueOwner(e.object), MANAGED_SELECTOR);
+    this.statefulSets = informer<StatefulSet>('statefulsets', paths.statefulSets(opts.namespace), (e) => this.enqueueOwner(e.object), MANAGED_SELECTOR);
+    this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
+    this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
+    this.queue = new WorkQueue({
+      concurrency: opts.concurrency,
+      clock: opts.clock,
+      retry: opts.retryBackoff,
+      handler: (key) => this.handle(key),
+      onError: (key, error, retryInMs) => {
+        opts.metrics.reconcileErrors.inc({ kind: 'api' });
+        opts.log.warn('reconcile failed; retrying', { key, error, retryInMs });
+      },
+    });
+  }
+
+  start(): void {
+    for (const i of this.informers()) i.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.informers().map((i) => i.stop()));
+    await this.queue.shutdown();
+  }
+
+  hasSynced(): boolean {
+    return this.informers().every((i) => i.hasSynced());
+  }
+
+  private informers(): Informer<KubeObject>[] {
+    return [this.clusters, this.pods, this.statefulSets, this.configs, this.images];
+  }
+
+  private onInformerError(e: InformerError): void {
+    this.opts.metrics.watchErrors.inc({ resource: e.informer, phase: e.phase, reason: e.reason });
+    this.opts.log.warn('list/watch failed', { resource: e.informer, phase: e.phase, error: e.error, retryInMs: e.retryInMs });
+  }
+
+  /** Status writes (ours) do not change the generation; only spec changes and arrivals matter. */
+  private onClusterEvent(e: InformerEvent<KubeObject>): void {
+    const key = objectKey(e.object);
+    const generation = e.object.metadata.generation;
+    if (e.type === 'deleted') this.generations.delete(key);
+    else if (e.type === 'modified' && this.generations.get(key) === generation) return;
+    else this.generations.set(key, generation);
+    this.queue.add(CLUSTER_PREFIX + key);
+  }
+
+  private enqueueOwner(o: KubeObject): void {
+    const cluster = o.metadata.labels?.[LABELS.cluster];
+    if (cluster && o.metadata.namespace) this.queue.add(`${CLUSTER_PREFIX}${o.metadata.namespace}/${cluster}`);
+  }
+
+  private ofCluster<T extends KubeObject>(informer: Informer<T>, namespace: string, cluster: string): T[] {
+    return informer.list().filter((o) => o.metadata.namespace === namespace && o.metadata.labels?.[LABELS.cluster] === cluster);
+  }
+
+  private async handle(key: string): Promise<{ requeueAfterMs?: number }> {
+    // Reconciling before every cache is full would report pods missing that merely are not listed yet.
+    if (!this.hasSynced()) return { requeueAfterMs: 100 };
+    const kind = key === IMAGES_KEY ? 'images' : 'cluster';
+    try {
+      const result = kind === 'images' ? await this.reconcileImages() : await this.reconcileCluster(key.slice(CLUSTER_PREFIX.length));
+      this.opts.metrics.reconciles.inc({ kind, result: 'ok' });
+      return result;
+    } catch (e) {
+      this.opts.metrics.reconciles.inc({ kind, result: 'error' });
+      throw e;
+    }
+  }
+
+  private reconcileImages() {
+    const { client, log, metrics } = this.opts;
+    return reconcileImages({
+      images: () => this.images.list(),
+      configs: () => this.configs.list(),
+      patchFinalizers: async (image, resourceVersion, finalizers) => {
+        await client.request('PATCH', paths.valkeyImage(image), {
+          body: { metadata: { resourceVersion, finalizers } },
+          contentType: 'application/merge-patch+json',
+        });
+      },
+      log,
+      metrics,
+    });
+  }
+
+  private reconcileCluster(key: string) {
+    const o = this.opts;
+    return reconcileCluster(key, {
+      cluster: (k) => this.clusters.get(k),
+      pods: (ns, name) => this.ofCluster(this.pods, ns, name),
+      statefulSets: (ns, name) => this.ofCluster(this.statefulSets, ns, name),
+      readSecret: (ns, name) => o.client.request<Secret>('GET', paths.secret(ns, name)),
+      patchStatus: async (ns, name, status: ValkeyClusterStatus) => {
+        await o.client.request('PATCH', paths.valkeyClusterStatus(ns, name), { body: { status }, contentType: 'application/merge-patch+json' });
+      },
+      open: o.open,
+      policy: o.policy,
+      endpointOf: o.endpointOf,
+      clusterDomain: o.clusterDomain,
+      clock: o.clock,
+      log: o.log,
+      metrics: o.metrics,
+      timing: o.timing,
+    });
+  }
+}

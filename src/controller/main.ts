@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { SYSTEM_USERNAMES, VERSION_FLOOR } from '../api/index.js';
+import { BUS_PORT, CLIENT_PORT } from '../render/object.js';
+import { startApp, type App } from './app.js';
+import { systemClock } from './clock.js';
+import { kubeClientFromConfig } from './kube/client.js';
+import { isLogLevel, jsonLogger, type Logger } from './log.js';
+import { controllerMetrics } from './metrics.js';
+import { sessionOpener } from './node-session.js';
+import type { EndpointOf } from './probe.js';
+import { strictPolicy } from './version-gate.js';
+
+export const USAGE = `valkey-status-sync: the valkey-krm status-sync controller
+
+Usage: valkey-status-sync [options]
+
+  --kubeconfig PATH          kubeconfig to use (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)
+  --namespace NS             reconcile ValkeyClusters in this namespace only (default: all namespaces)
+  --password-file PATH       the valkey-krm-controller user's password (default: /etc/valkey-krm/controller/password)
+  --cluster-domain DOMAIN    cluster DNS domain, for TLS names of pods (default: cluster.local)
+  --http-address HOST:PORT   /healthz, /readyz and /metrics (default: 0.0.0.0:8080)
+  --concurrency N            clusters reconciled at once (default: 4)
+  --node-timeout MS          bound on connecting to a node and on each command (default: 3000)
+  --leader-elect BOOL        elect a leader on a Lease so replicas can run side by side (default: true)
+  --lease-namespace NS       namespace of the Lease (default: $POD_NAMESPACE, else valkey-system)
+  --lease-name NAME          name of the Lease (default: valkey-status-sync)
+  --log-level LEVEL          debug, info, warn or error (default: info)
+  -h, --help                 this text
+
+The version floor (Valkey ${VERSION_FLOOR}) and the version check itself are not configurable.
+`;
+
+/** Production wiring: a pod is reached at its IP on the client port, its bus on the bus port. */
+export const podEndpoint: EndpointOf = (pod) => (pod.status?.podIP ? { host: pod.status.podIP, port: CLIENT_PORT, busPort: BUS_PORT } : undefined);
+
+class UsageError extends Error {}
+
+function positiveInt(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
+  return n;
+}
+
+function hostPort(value: string): { host: string; port: number } {
+  const colon = value.lastIndexOf(':');
+  const port = Number(value.slice(colon + 1));
+  if (colon < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http-address must be HOST:PORT, got "${value}"`);
+  return { host: value.slice(0, colon) || '0.0.0.0', port };
+}
+
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      kubeconfig: { type: 'string' },
+      namespace: { type: 'string' },
+      'password-file': { type: 'string', default: '/etc/valkey-krm/controller/password' },
+      'cluster-domain': { type: 'string', default: 'cluster.local' },
+      'http-address': { type: 'string', default: '0.0.0.0:8080' },
+      concurrency: { type: 'string', default: '4' },
+      'node-timeout': { type: 'string', default: '3000' },
+      'leader-elect': { type: 'string', default: 'true' },
+      'lease-namespace': { type: 'string' },
+      'lease-name': { type: 'string', default: 'valkey-status-sync' },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const logLevel = values['log-level'];
+  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
+  const leaderElect = values['leader-elect'];
+  if (leaderElect !== 'true' && leaderElect !== 'false') throw new UsageError(`--leader-elect must be true or false, got "${leaderElect}"`);
+  return {
+    help: values.help,
+    kubeconfig: values.kubeconfig,
+    namespace: values.namespace,
+    passwordFile: values['password-file'],
+    clusterDomain: values['cluster-domain'],
+    http: hostPort(values['http-address']),
+    concurrency: positiveInt('concurrency', values.concurrency),
+    nodeTimeoutMs: positiveInt('node-timeout', values['node-timeout']),
+    leaderElect: leaderElect === 'true',
+    leaseNamespace: values['lease-namespace'] ?? env['POD_NAMESPACE'] ?? 'valkey-system',
+    leaseName: values['lease-name'],
+    logLevel,
+    identity: env['POD_NAME'] ?? `${hostname()}-${randomBytes(3).toString('hex')}`,
+  };
+}
+
+function loadKubeConfig(path: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  if (path) kc.loadFromFile(path);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+async function readPassword(file: string): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).replace(/\r?\n$/, '');
+  } catch (e) {
+    throw new Error(`cannot read the controller password from ${file} (mount the controller's Secret there): ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Runs until SIGTERM/SIGINT; resolves with the exit code. */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(argv, env);
+  } catch (e) {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const log: Logger = jsonLogger({ level: options.logLevel, fields: { component: 'valkey-status-sync' } });
+  let app: App;
+  try {
+    await readPassword(options.passwordFile); // fail fast on a missing Secret mount
+    const client = await kubeClientFromConfig(loadKubeConfig(options.kubeconfig));
+    const timeouts = { connectMs: options.nodeTimeoutMs, commandMs: options.nodeTimeoutMs };
+    app = await startApp({
+      client,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+      policy: strictPolicy,
+      endpointOf: podEndpoint,
+      open: sessionOpener(async () => ({ username: SYSTEM_USERNAMES.controller, password: await readPassword(options.passwordFile) }), timeouts),
+      clusterDomain: options.clusterDomain,
+      concurrency: options.concurrency,
+      timing: { progressMs: 2_000, resyncMs: 30_000, failedResyncMs: 30_000 },
+      watchBackoff: { initialMs: 500, maxMs: 30_000, jitter: 0.2 },
+      retryBackoff: { initialMs: 1_000, maxMs: 60_000, jitter: 0.2 },
+      clock: systemClock,
+      log,
+      metrics: controllerMetrics(),
+      leaderElection: options.leaderElect
+        ? { namespace: options.leaseNamespace, name: options.leaseName, identity: options.identity, leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }
+        : false,
+      http: options.http,
+    });
+  } catch (e) {
+    log.error('cannot start', { error: e });
+    return 1;
+  }
+  log.info('started', { policy: strictPolicy.name, namespace: options.namespace ?? '(all)', identity: options.identity });
+  return new Promise<number>((resolve) => {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (signalled) {
+        log.warn('second signal; exiting at once', { signal });
+        resolve(1);
+        return;
+      }
+      signalled = true;
+      log.info('shutting down', { signal });
+      app.stop().then(() => resolve(0), (e: unknown) => {
+        log.error('unclean shutdown', { error: e });
+        resolve(1);
+      });
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

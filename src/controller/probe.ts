@@ -1,0 +1,75 @@
+import { LABELS } from '../api/index.js';
+import { parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
+import type { Endpoint } from './formation.js';
+import { parseInfo, serverIdentity } from './info.js';
+import type { Pod } from './kube/types.js';
+import type { NodeSession, OpenSession } from './node-session.js';
+import type { NodeObservation, PodPlace } from './observation.js';
+import { CommandError, type TlsOptions } from './resp-client.js';
+import type { VersionPolicy } from './version-gate.js';
+
+/** Where the controller dials a pod. Production: the pod IP, port 6379, bus 16379. */
+export type EndpointOf = (pod: Pod) => Endpoint | undefined;
+
+export interface ProbeContext {
+  open: OpenSession;
+  policy: VersionPolicy;
+  endpointOf: EndpointOf;
+  tls?: (pod: string) => TlsOptions;
+}
+
+export interface PodProbe {
+  observation: NodeObservation;
+  /** Kept open for formation commands when the node answered and passed the gate. */
+  session?: NodeSession;
+}
+
+/** `<cluster>-<shard>-<ordinal>` with the shard from the pod's label; undefined for foreign pods. */
+export function podPlace(pod: Pod): PodPlace | undefined {
+  const shard = Number(pod.metadata.labels?.[LABELS.shard]);
+  const ordinal = Number(/-(\d+)$/.exec(pod.metadata.name)?.[1]);
+  if (!Number.isInteger(shard) || shard < 0 || !Number.isInteger(ordinal)) return undefined;
+  return { pod: pod.metadata.name, shard, ordinal, ...(pod.status?.podIP ? { ip: pod.status.podIP } : {}) };
+}
+
+function pendingReason(pod: Pod): string | undefined {
+  if (pod.metadata.deletionTimestamp) return 'is terminating';
+  const phase = pod.status?.phase ?? 'Pending';
+  if (phase !== 'Running') return `is ${phase}`;
+  if (!pod.status?.podIP) return 'has no IP yet';
+  return undefined;
+}
+
+const describeError = (e: unknown): string => {
+  if (e instanceof CommandError && (e.code === 'WRONGPASS' || e.code === 'NOPERM')) return `${e.message} (check the controller's password and ACL user)`;
+  return e instanceof Error ? e.message : String(e);
+};
+
+/**
+ * Talks to one pod: INFO server first, and only a server that passes the version policy is asked
+ * about the cluster (and later sent commands). Never throws; every outcome is an observation.
+ */
+export async function probePod(pod: Pod, place: PodPlace, ctx: ProbeContext): Promise<PodProbe> {
+  const pending = pendingReason(pod);
+  const endpoint = pending ? undefined : ctx.endpointOf(pod);
+  if (pending || !endpoint) return { observation: { ...place, state: 'pending', reason: pending ?? 'has no address yet' } };
+  let session: NodeSession | undefined;
+  try {
+    session = await ctx.open(endpoint, ctx.tls?.(place.pod));
+    const identity = serverIdentity(parseInfo(await session.infoServer()));
+    const verdict = ctx.policy.check(identity);
+    if (!verdict.ok) {
+      session.close();
+      return { observation: { ...place, state: 'rejected', identity, verdict } };
+    }
+    const [nodes, info] = await Promise.all([session.clusterNodes(), session.clusterInfo()]);
+    return {
+      observation: { ...place, state: 'answered', identity, version: verdict.version, endpoint, view: parseClusterNodes(nodes), info: parseClusterInfo(info) },
+      session,
+    };
+  } catch (e) {
+    session?.close();
+    if (e instanceof CommandError && e.code === 'LOADING') return { observation: { ...place, state: 'loading' } };
+    return { observation: { ...place, state: 'unreachable', error: describeError(e) } };
+  }
+}

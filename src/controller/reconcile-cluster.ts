@@ -1,0 +1,166 @@
+import { ANNOTATIONS, valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../api/index.js';
+import { rfc3339, type Clock } from './clock.js';
+import { statusEquals } from './conditions.js';
+import { describeAction, executeActions } from './execute.js';
+import { planFormation, type Member } from './formation.js';
+import type { KubeObject, Pod, Secret, StatefulSet } from './kube/types.js';
+import { mapLimit } from './map-limit.js';
+import type { Logger } from './log.js';
+import type { ControllerMetrics } from './metrics.js';
+import type { NodeSession, OpenSession } from './node-session.js';
+import { isAnswered, type NodeObservation } from './observation.js';
+import { podPlace, probePod, type EndpointOf } from './probe.js';
+import type { TlsOptions } from './resp-client.js';
+import { buildStatus, type Declared } from './status.js';
+import type { VersionPolicy } from './version-gate.js';
+import type { WorkResult } from './work-queue.js';
+
+export interface ReconcileTiming {
+  /** Look again this soon while a cluster is forming or healing. */
+  progressMs: number;
+  /** Re-check an Active cluster this often. */
+  resyncMs: number;
+  /** Re-check a Failed cluster this often (it needs a new image, so there is no hurry). */
+  failedResyncMs: number;
+}
+
+export interface ClusterReconcilerDeps {
+  cluster(key: string): KubeObject | undefined;
+  pods(namespace: string, cluster: string): Pod[];
+  statefulSets(namespace: string, cluster: string): StatefulSet[];
+  readSecret(namespace: string, name: string): Promise<Secret>;
+  patchStatus(namespace: string, name: string, status: ValkeyClusterStatus): Promise<void>;
+  open: OpenSession;
+  policy: VersionPolicy;
+  endpointOf: EndpointOf;
+  clusterDomain: string;
+  clock: Clock;
+  log: Logger;
+  metrics: ControllerMetrics;
+  timing: ReconcileTiming;
+}
+
+/** Pods of one cluster probed at once; each probe is bounded by the node timeouts. */
+const PROBES_IN_FLIGHT = 32;
+
+function declaredVersion(sets: readonly StatefulSet[]): Declared | undefined {
+  for (const s of [...sets].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))) {
+    const version = s.metadata.annotations?.[ANNOTATIONS.imageVersion];
+    if (version) return { version, imageRef: s.metadata.annotations?.[ANNOTATIONS.imageRef] ?? '(unknown)' };
+  }
+  return undefined;
+}
+
+const decode = (b64: string | undefined): string | undefined => (b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8'));
+
+/** TLS settings per pod from the cluster's Secret: its CA to verify, its cert as our client cert. */
+async function tlsSettings(cluster: ValkeyCluster, deps: ClusterReconcilerDeps): Promise<(pod: string) => TlsOptions> {
+  const namespace = cluster.metadata.namespace as string;
+  const secretName = cluster.spec.tls?.secretRef as string;
+  const secret = await deps.readSecret(namespace, secretName);
+  const ca = decode(secret.data?.['ca.crt']);
+  if (!ca) throw new Error(`Secret ${namespace}/${secretName} has no ca.crt; the controller verifies nodes against it`);
+  const cert = decode(secret.data?.['tls.crt']);
+  const key = decode(secret.data?.['tls.key']);
+  const name = cluster.metadata.name;
+  return (pod) => ({ ca, ...(cert && key ? { cert, key } : {}), servername: `${pod}.${name}.${namespace}.svc.${deps.clusterDomain}` });
+}
+
+function versionsOf(observations: readonly NodeObservation[]): string[] {
+  return observations.map((o) => {
+    if (o.state === 'answered') return o.version;
+    if (o.state === 'rejected') return o.identity.kind === 'valkey' ? o.identity.version : 'not-valkey';
+    return 'unknown';
+  });
+}
+
+/**
+ * One pass over one ValkeyCluster: probe every pod (in parallel, each bounded by the node
+ * timeouts), gate on the running version, plan and run the formation steps, and write status
+ * if, and only if, it changed.
+ */
+export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps): Promise<WorkResult> {
+  const raw = deps.cluster(key);
+  if (!raw) {
+    deps.metrics.setClusterVersions(key, undefined);
+    return {};
+  }
+  const parsed = valkeyCluster.safeParse(raw);
+  if (!parsed.success) {
+    deps.log.warn('skipping a ValkeyCluster that does not match the schema', { cluster: key, error: parsed.error.message });
+    return {};
+  }
+  const cluster = parsed.data;
+  const namespace = cluster.metadata.namespace as string;
+  const name = cluster.metadata.name;
+  const log = deps.log.child({ cluster: key });
+  const stored = (raw as KubeObject & { status?: unknown }).status;
+  const previous = stored === undefined ? undefined : valkeyClusterStatus.safeParse(stored).data;
+
+  let open = deps.open;
+  let tls: ((pod: string) => TlsOptions) | undefined;
+  if (cluster.spec.tls) {
+    try {
+      tls = await tlsSettings(cluster, deps);
+    } catch (e) {
+      const message = `cannot read the TLS Secret: ${e instanceof Error ? e.message : String(e)}`;
+      open = () => Promise.reject(new Error(message));
+    }
+  }
+
+  const pods = deps.pods(namespace, name).flatMap((pod) => {
+    const place = podPlace(pod);
+    return place ? [{ pod, place }] : [];
+  });
+  const context = { open, policy: deps.policy, endpointOf: deps.endpointOf, ...(tls ? { tls } : {}) };
+  const probes = await mapLimit(pods, PROBES_IN_FLIGHT, ({ pod, place }) => probePod(pod, place, context));
+  const sessions = new Map<string, NodeSession>();
+  for (const p of probes) if (p.session) sessions.set(p.observation.pod, p.session);
+  const observations = probes.map((p) => p.observation);
+
+  try {
+    const members: Member[] = observations.filter(isAnswered).map((o) => ({ pod: o.pod, shard: o.shard, ordinal: o.ordinal, endpoint: o.endpoint, view: o.view }));
+    const allPodsObserved = observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
+    const plan = planFormation({ shards: cluster.spec.shards, members, allPodsObserved });
+    const outcomes = await executeActions(plan.actions, sessions);
+    for (const o of outcomes) {
+      deps.metrics.formationActions.inc({ action: o.action.kind, result: o.error ? 'error' : 'ok' });
+      if (o.error) log.warn('formation step failed', { step: describeAction(o.action), error: o.error });
+      else log.info('formation step', { step: describeAction(o.action) });
+    }
+    const actionErrors = outcomes.flatMap((o) => (o.error ? [o.error] : []));
+    if (actionErrors.length) deps.metrics.reconcileErrors.inc({ kind: 'formation' }, actionErrors.length);
+    const unreachable = observations.filter((o) => o.state === 'unreachable').length;
+    if (unreachable) deps.metrics.reconcileErrors.inc({ kind: 'node' }, unreachable);
+
+    const status = buildStatus({
+      namespace,
+      generation: typeof raw.metadata.generation === 'number' ? raw.metadata.generation : 0,
+      shards: cluster.spec.shards,
+      replicasPerShard: cluster.spec.replicasPerShard,
+      observations,
+      plan,
+      actionErrors,
+      ...declaredOf(deps, namespace, name),
+      ...(previous ? { previous } : {}),
+      now: rfc3339(deps.clock.now()),
+    });
+    deps.metrics.setClusterVersions(key, versionsOf(observations));
+    if (!statusEquals(previous, status)) {
+      await deps.patchStatus(namespace, name, status);
+      deps.metrics.statusWrites.inc();
+      log.info('status written', { state: status.state, message: status.message });
+    }
+    const { timing } = deps;
+    if (status.state === 'Failed') return { requeueAfterMs: timing.failedResyncMs };
+    if (status.state === 'Active' && plan.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
+    return { requeueAfterMs: timing.progressMs };
+  } finally {
+    for (const s of sessions.values()) s.close();
+  }
+}
+
+function declaredOf(deps: ClusterReconcilerDeps, namespace: string, name: string): { declared?: Declared } {
+  const declared = declaredVersion(deps.statefulSets(namespace, name));
+  return declared ? { declared } : {};
+}

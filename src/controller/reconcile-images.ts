@@ -1,0 +1,38 @@
+import { planImageFinalizers, type ConfigFacts, type ImageFacts } from './image-protection.js';
+import type { KubeObject } from './kube/types.js';
+import type { Logger } from './log.js';
+import type { ControllerMetrics } from './metrics.js';
+import type { WorkResult } from './work-queue.js';
+
+export interface ImageReconcilerDeps {
+  images(): KubeObject[];
+  configs(): (KubeObject & { spec?: { imageRef?: string } })[];
+  /** A merge patch of metadata.finalizers, guarded by resourceVersion (409 on a race, then retried). */
+  patchFinalizers(image: string, resourceVersion: string, finalizers: string[]): Promise<void>;
+  log: Logger;
+  metrics: ControllerMetrics;
+}
+
+/** Adds or releases the ValkeyImage finalizer so referenced images wait for their configs. */
+export async function reconcileImages(deps: ImageReconcilerDeps): Promise<WorkResult> {
+  const images: ImageFacts[] = deps.images().map((i) => ({
+    name: i.metadata.name,
+    resourceVersion: i.metadata.resourceVersion ?? '',
+    finalizers: i.metadata.finalizers ?? [],
+    deleting: i.metadata.deletionTimestamp !== undefined,
+  }));
+  const configs: ConfigFacts[] = deps.configs().map((c) => ({
+    name: c.metadata.name,
+    ...(typeof c.spec?.imageRef === 'string' ? { imageRef: c.spec.imageRef } : {}),
+  }));
+  for (const change of planImageFinalizers(images, configs)) {
+    const adding = change.referencedBy.length > 0;
+    await deps.patchFinalizers(change.image, change.resourceVersion, change.finalizers);
+    deps.metrics.finalizerWrites.inc({ action: adding ? 'add' : 'release' });
+    deps.log.info(adding ? 'protecting ValkeyImage' : 'releasing ValkeyImage', {
+      image: change.image,
+      ...(adding ? { referencedBy: change.referencedBy } : {}),
+    });
+  }
+  return {};
+}
