@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTROLLER_RULES } from '../../src/render/acl.js';
+import { sessionOpener } from '../../src/controller/node-session.js';
+import { RespError, RespParser, encodeCommand } from '../../src/controller/resp.js';
+import { CommandError, NodeUnavailableError, connectResp } from '../../src/controller/resp-client.js';
+import { freePort } from '../harness/process.js';
+import { startRedis, type RedisServer } from '../harness/redis.js';
+import { makePki, type TestPki } from './support/tls.js';
+
+describe('RespParser', () => {
+  const wire = '+OK\r\n-ERR unknown node\r\n:42\r\n$4\r\nhé!\r\n$-1\r\n*3\r\n$1\r\na\r\n*1\r\n:1\r\n$0\r\n\r\n*-1\r\n';
+  const expected = ['OK', new RespError('ERR unknown node'), 42, 'hé!', null, ['a', [1], ''], null];
+
+  it('parses every RESP2 type, whole', () => {
+    const p = new RespParser();
+    p.push(Buffer.from(wire));
+    const out = [];
+    for (let v = p.next(); v !== undefined; v = p.next()) out.push(v);
+    expect(out).toEqual(expected);
+  });
+
+  it('parses the same bytes split at every possible point', () => {
+    const bytes = Buffer.from(wire);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const p = new RespParser();
+      const out = [];
+      for (const part of [bytes.subarray(0, cut), bytes.subarray(cut)]) {
+        p.push(part);
+        for (let v = p.next(); v !== undefined; v = p.next()) out.push(v);
+      }
+      expect(out).toEqual(expected);
+    }
+  });
+
+  it('encodes commands as arrays of bulk strings, counting bytes not characters', () => {
+    expect(encodeCommand(['AUTH', 'u', 'pä']).toString()).toBe('*3\r\n$4\r\nAUTH\r\n$1\r\nu\r\n$3\r\npä\r\n');
+  });
+});
+
+const PASSWORD = 'controller-secret';
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const ACL = `user default on nopass resetchannels -@all +ping\nuser valkey-krm-controller on #${sha(PASSWORD)} resetchannels ${CONTROLLER_RULES}\n`;
+
+describe('the RESP client against a real redis-server', () => {
+  let redis: RedisServer;
+  let tlsRedis: RedisServer;
+  let tlsPort: number;
+  let pki: TestPki;
+  let silent: Server;
+  let silentPort: number;
+  const sockets: Socket[] = [];
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'valkey-krm-acl-'));
+    await writeFile(join(dir, 'users.acl'), ACL);
+    redis = await startRedis({ args: ['--aclfile', join(dir, 'users.acl')] });
+    pki = makePki(['*.tlsc.shop.svc.cluster.local']);
+    tlsPort = await freePort();
+    tlsRedis = await startRedis({
+      args: ['--aclfile', join(dir, 'users.acl'), '--tls-port', String(tlsPort), '--tls-cert-file', pki.certPath, '--tls-key-file', pki.keyPath, '--tls-ca-cert-file', pki.caPath, '--tls-auth-clients', 'yes'],
+    });
+    silentPort = await freePort();
+    silent = createServer((s) => sockets.push(s)); // accepts, never answers
+    await new Promise<void>((r) => silent.listen(silentPort, '127.0.0.1', () => r()));
+  });
+
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => silent?.close(() => r()));
+    await redis?.stop();
+    await tlsRedis?.stop();
+    pki?.remove();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const open = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: PASSWORD }), { connectMs: 2000, commandMs: 2000 });
+
+  it('authenticates as the controller user with the rules the renderer gives it, and reads INFO server', async () => {
+    const s = await open({ host: '127.0.0.1', port: redis.port, busPort: 0 }, undefined);
+    const info = await s.infoServer();
+    expect(info).toContain('redis_version:7.0.15');
+    s.close();
+  });
+
+  it('reports a wrong password as a command error (WRONGPASS), not as an unreachable node', async () => {
+    const bad = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: 'nope' }), { connectMs: 2000, commandMs: 2000 });
+    const err = await bad({ host: '127.0.0.1', port: redis.port, busPort: 0 }, undefined).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CommandError);
+    expect((err as CommandError).code).toBe('WRONGPASS');
+    expect((err as CommandError).message).not.toContain('nope');
+  });
+
+  it('pipelines commands and keeps replies in order', async () => {
+    const c = await connectResp({ host: '127.0.0.1', port: redis.port, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
+    const replies = await Promise.all([c.call(['PING']), c.call(['AUTH', 'valkey-krm-controller', PASSWORD]), c.call(['ACL', 'WHOAMI']), c.call(['GET', 'k']).catch((e: Error) => e.message)]);
+    expect(replies).toEqual(['PONG', 'OK', 'valkey-krm-controller', expect.stringMatching(/^GET k: NOPERM/)]);
+    c.close();
+    await expect(c.call(['PING'])).rejects.toBeInstanceOf(NodeUnavailableError);
+  });
+
+  it('a refused connection and a silent server are unavailable nodes, the latter within the timeout', async () => {
+    const closed = await freePort();
+    await expect(connectResp({ host: '127.0.0.1', port: closed, connectTimeoutMs: 1000, commandTimeoutMs: 1000 })).rejects.toThrow(/ECONNREFUSED/);
+    const c = await connectResp({ host: '127.0.0.1', port: silentPort, connectTimeoutMs: 1000, commandTimeoutMs: 300 });
+    const t0 = Date.now();
+    await expect(c.call(['INFO', 'server'])).rejects.toThrow(`127.0.0.1:${silentPort}: no reply to INFO server within 300 ms`);
+    expect(Date.now() - t0).toBeLessThan(1500);
+  });
+
+  it('TLS: verifies the node against the CA and the pod DNS name, presenting the client certificate', async () => {
+    const tls = { ca: pki.ca, cert: pki.cert, key: pki.key, servername: 'tlsc-0-0.tlsc.shop.svc.cluster.local' };
+    const s = await open({ host: '127.0.0.1', port: tlsPort, busPort: 0 }, tls);
+    expect(await s.infoServer()).toContain(`tcp_port:`);
+    s.close();
+  });
+
+  it('TLS: refuses a node whose certificate does not cover the pod name, or chains to another CA', async () => {
+    const wrongName = { ca: pki.ca, cert: pki.cert, key: pki.key, servername: 'tlsc-0-0.other.shop.svc.cluster.local' };
+    await expect(open({ host: '127.0.0.1', port: tlsPort, busPort: 0 }, wrongName)).rejects.toThrow(/altnames|Hostname\/IP does not match/);
+    const other = makePki(['*.tlsc.shop.svc.cluster.local']);
+    try {
+      const wrongCa = { ca: other.ca, cert: pki.cert, key: pki.key, servername: 'tlsc-0-0.tlsc.shop.svc.cluster.local' };
+      await expect(open({ host: '127.0.0.1', port: tlsPort, busPort: 0 }, wrongCa)).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
+    } finally {
+      other.remove();
+    }
+  });
+});

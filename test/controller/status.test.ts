@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { valkeyClusterStatus } from '../../src/api/index.js';
+import { parseClusterInfo, parseClusterNodes } from '../../src/controller/cluster-nodes.js';
+import { canonicalJson, statusEquals, withTransitions } from '../../src/controller/conditions.js';
+import type { Plan } from '../../src/controller/formation.js';
+import type { NodeObservation } from '../../src/controller/observation.js';
+import { buildStatus, type StatusInput } from '../../src/controller/status.js';
+
+const T0 = '2026-01-01T00:00:00Z';
+const T1 = '2026-01-01T00:05:00Z';
+const OK_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n');
+const FAIL_INFO = parseClusterInfo('cluster_state:fail\r\ncluster_slots_assigned:16384\r\n');
+const GOSSIPING_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:8192\r\n');
+
+const idle: Plan = { actions: [], waiting: [], primaries: new Map([[0, 'c-0-0']]) };
+
+function answered(pod: string, ordinal: number, lines: string[], version = '9.0.1', info = OK_INFO): NodeObservation {
+  return {
+    pod, shard: 0, ordinal, ip: `10.0.0.${ordinal + 1}`, state: 'answered',
+    identity: { kind: 'valkey', version }, version,
+    endpoint: { host: `10.0.0.${ordinal + 1}`, port: 6379, busPort: 16379 },
+    view: parseClusterNodes(lines.join('\n')), info,
+  };
+}
+
+const primaryView = ['p 10.0.0.1:6379@16379 myself,master - 0 0 1 connected 0-16383', 'r 10.0.0.2:6379@16379 slave p 0 0 1 connected'];
+const replicaView = ['r 10.0.0.2:6379@16379 myself,slave p 0 0 1 connected', 'p 10.0.0.1:6379@16379 master - 0 0 1 connected 0-16383'];
+
+function input(over: Partial<StatusInput>): StatusInput {
+  return {
+    namespace: 'shop', generation: 3, shards: 1, replicasPerShard: 1,
+    observations: [answered('c-0-0', 0, primaryView), answered('c-0-1', 1, replicaView)],
+    plan: idle, actionErrors: [], declared: { imageRef: 'valkey-9-0', version: '9.0.1' }, now: T0,
+    ...over,
+  };
+}
+
+describe('buildStatus', () => {
+  it('a formed, healthy cluster is Active, with per-node facts and all conditions true', () => {
+    const status = buildStatus(input({}));
+    expect(valkeyClusterStatus.parse(status)).toEqual(status);
+    expect(status).toMatchObject({
+      state: 'Active',
+      message: '1 shard(s) with 1 replica(s) each serve all 16384 slots; cluster_state ok',
+      observedGeneration: 3,
+      nodes: [
+        { pod: 'c-0-0', shard: 0, role: 'primary', nodeId: 'p', ip: '10.0.0.1', version: '9.0.1', health: 'online' },
+        { pod: 'c-0-1', shard: 0, role: 'replica', nodeId: 'r', ip: '10.0.0.2', version: '9.0.1', health: 'online' },
+      ],
+    });
+    expect(status.conditions?.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['VersionCheck', 'True', 'AtLeastFloor'],
+      ['VersionMatchesImage', 'True', 'Matches'],
+      ['ClusterFormed', 'True', 'Formed'],
+      ['Ready', 'True', 'Active'],
+    ]);
+  });
+
+  it('a rejected node makes the cluster Failed with the pod, the version found and the floor', () => {
+    const rejected: NodeObservation = {
+      pod: 'c-0-1', shard: 0, ordinal: 1, ip: '10.0.0.2', state: 'rejected',
+      identity: { kind: 'not-valkey', redisVersion: '7.0.15' },
+      verdict: { ok: false, reason: 'NotValkey', found: 'no valkey_version: not Valkey (redis_version 7.0.15)' },
+    };
+    const status = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), rejected] }));
+    expect(status.state).toBe('Failed');
+    expect(status.message).toBe(
+      'Pod shop/c-0-1 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+    );
+    expect(status.nodes?.[1]).toEqual({ pod: 'c-0-1', shard: 0, ip: '10.0.0.2', role: 'unknown', health: 'failed' });
+    expect(status.conditions?.find((c) => c.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'NotValkey' });
+    expect(status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
+  });
+
+  it('reports a declared version that differs from the running one, even when both pass the floor', () => {
+    const status = buildStatus(input({ declared: { imageRef: 'valkey-9-0', version: '9.0.2' } }));
+    expect(status.state).toBe('Active');
+    expect(status.conditions?.find((c) => c.type === 'VersionMatchesImage')).toMatchObject({
+      status: 'False',
+      reason: 'DeclaredVersionDiffers',
+      message: 'ValkeyImage valkey-9-0 declares 9.0.2, but c-0-0 runs 9.0.1; c-0-1 runs 9.0.1',
+    });
+  });
+
+  it('a new cluster waiting for pods is Creating and says why', () => {
+    const status = buildStatus(input({
+      observations: [{ pod: 'c-0-0', shard: 0, ordinal: 0, state: 'pending', reason: 'has no IP yet' }],
+      plan: { actions: [], waiting: ['shard 0: no pod has answered yet'], primaries: new Map() },
+    }));
+    expect(status.state).toBe('Creating');
+    expect(status.message).toBe('pod c-0-0 has no IP yet; 1 of 2 pods do not exist yet; shard 0: no pod has answered yet; and 2 more');
+    expect(status.nodes).toEqual([{ pod: 'c-0-0', shard: 0, role: 'unknown', health: 'pending' }]);
+    expect(status.conditions?.find((c) => c.type === 'ClusterFormed')).toMatchObject({ status: 'False', reason: 'WaitingForNodes' });
+    expect(status.conditions?.find((c) => c.type === 'VersionCheck')).toMatchObject({ status: 'Unknown', reason: 'NoNodeChecked' });
+  });
+
+  it('a formed cluster that loses a node is Updating, not Creating', () => {
+    const status = buildStatus(input({
+      observations: [answered('c-0-0', 0, primaryView), { pod: 'c-0-1', shard: 0, ordinal: 1, ip: '10.0.0.2', state: 'unreachable', error: '10.0.0.2:6379: no connection within 3000 ms' }],
+    }));
+    expect(status.state).toBe('Updating');
+    expect(status.message).toContain('pod c-0-1 does not answer: 10.0.0.2:6379: no connection within 3000 ms');
+    expect(status.nodes?.[1]).toMatchObject({ health: 'unreachable', role: 'unknown' });
+  });
+
+  it('is not Active while cluster_state is not ok or formation steps are pending', () => {
+    expect(buildStatus(input({ observations: [answered('c-0-0', 0, primaryView, '9.0.1', FAIL_INFO), answered('c-0-1', 1, replicaView)] })).state).toBe('Updating');
+    const gossiping = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), answered('c-0-1', 1, replicaView, '9.0.1', GOSSIPING_INFO)] }));
+    expect(gossiping.state).toBe('Updating');
+    expect(gossiping.message).toBe('not every slot is assigned as seen from c-0-1');
+    const steps: Plan = { ...idle, actions: [{ kind: 'replicate', on: 'c-0-1', primaryId: 'p', primaryPod: 'c-0-0' }] };
+    expect(buildStatus(input({ plan: steps })).message).toContain('1 formation step(s) in progress');
+  });
+
+  it('a failed formation command is in the message and the ClusterFormed reason', () => {
+    const status = buildStatus(input({ actionErrors: ['CLUSTER REPLICATE p (c-0-0) on c-0-1 failed: ERR boom'] }));
+    expect(status.message).toBe('CLUSTER REPLICATE p (c-0-0) on c-0-1 failed: ERR boom');
+    expect(status.conditions?.find((c) => c.type === 'ClusterFormed')?.reason).toBe('FormationError');
+  });
+
+  it('is a pure function of its input: the same observation twice gives an equal status, nothing to write', () => {
+    const first = buildStatus(input({ now: T0 }));
+    const second = buildStatus(input({ now: T1, previous: first }));
+    expect(statusEquals(first, second)).toBe(true);
+  });
+});
+
+describe('conditions', () => {
+  it('keeps lastTransitionTime while a condition holds and stamps a change', () => {
+    const before = withTransitions([{ type: 'Ready', status: 'False', reason: 'Creating', message: 'x' }], undefined, T0);
+    const same = withTransitions([{ type: 'Ready', status: 'False', reason: 'Updating', message: 'y' }], before, T1);
+    const flipped = withTransitions([{ type: 'Ready', status: 'True', reason: 'Active', message: 'z' }], before, T1);
+    expect(same[0]?.lastTransitionTime).toBe(T0);
+    expect(flipped[0]?.lastTransitionTime).toBe(T1);
+  });
+
+  it('compares status regardless of key order (the API server re-orders keys)', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}');
+    expect(statusEquals({ state: 'Active', message: 'm' }, { message: 'm', state: 'Active' })).toBe(true);
+    expect(statusEquals(undefined, { state: 'Active' })).toBe(false);
+  });
+});

@@ -1,0 +1,93 @@
+// Real redis-servers in cluster mode standing in for pods, and redis-cli to look at them
+// independently of the code under test.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
+import type { Endpoint } from '../../../src/controller/formation.js';
+import type { Pod } from '../../../src/controller/kube/types.js';
+import { freePort } from '../../harness/process.js';
+import { startRedis, type RedisServer } from '../../harness/redis.js';
+import { APP_PASSWORD, APP_USER, CONTROLLER_PASSWORD, REPLICATION_PASSWORD, createPod, type PodOptions, type World } from './kube-world.js';
+
+const run = promisify(execFile);
+
+/** Where each pod's server listens, by pod uid: the one thing production derives from podIP alone. */
+export class EndpointBook {
+  private readonly byUid = new Map<string, { port: number; busPort: number }>();
+  set(uid: string, port: number, busPort: number): void {
+    this.byUid.set(uid, { port, busPort });
+  }
+  readonly endpointOf = (pod: Pod): Endpoint | undefined => {
+    const ip = pod.status?.podIP;
+    const e = pod.metadata.uid ? this.byUid.get(pod.metadata.uid) : undefined;
+    return ip && e ? { host: ip, ...e } : undefined;
+  };
+}
+
+export interface NodeServer {
+  redis: RedisServer;
+  port: number;
+  busPort: number;
+}
+
+/** A real redis-server in cluster mode with the rendered ACL users (node timeout 1 s for fast failure detection). */
+export async function startNode(world: World, opts: { port?: number; extraArgs?: string[] } = {}): Promise<NodeServer> {
+  const port = opts.port ?? (await freePort());
+  let busPort = await freePort();
+  while (busPort === port) busPort = await freePort();
+  const redis = await startRedis({
+    port,
+    args: [
+      '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort),
+      '--cluster-node-timeout', '1000', '--cluster-allow-replica-migration', 'no',
+      '--aclfile', world.aclPath, '--masteruser', SYSTEM_USERNAMES.replication, '--masterauth', REPLICATION_PASSWORD,
+      ...(opts.extraArgs ?? []),
+    ],
+  });
+  return { redis, port, busPort };
+}
+
+export async function startPod(
+  world: World, book: EndpointBook, p: Omit<PodOptions, 'ip'> & { ip?: string | null; extraArgs?: string[] },
+): Promise<NodeServer & { uid: string; name: string }> {
+  const { ip, extraArgs, ...place } = p;
+  const node = await startNode(world, extraArgs ? { extraArgs } : {});
+  const uid = await createPod(world.api, { ...place, ...(ip === null ? {} : { ip: ip ?? '127.0.0.1' }) });
+  book.set(uid, node.port, node.busPort);
+  return { ...node, uid, name: `${p.cluster}-${p.shard}-${p.ordinal}` };
+}
+
+/** Asks a node with the real redis-cli, as the controller user; independent of the code under test. */
+export async function redisCli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), '--user', SYSTEM_USERNAMES.controller, '--pass', CONTROLLER_PASSWORD, '--no-auth-warning', ...args], { timeout: 5_000 });
+  return stdout;
+}
+
+/** As the application user, following cluster redirects (`-c`). */
+export async function appCli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-c', '-h', '127.0.0.1', '-p', String(port), '--user', APP_USER, '--pass', APP_PASSWORD, '--no-auth-warning', ...args], { timeout: 5_000 });
+  return stdout.trim();
+}
+
+export async function clusterInfo(port: number): Promise<Record<string, string>> {
+  const text = await redisCli(port, 'CLUSTER', 'INFO');
+  return Object.fromEntries(text.split(/\r?\n/).filter((l) => l.includes(':')).map((l) => l.split(':', 2) as [string, string]));
+}
+
+export interface NodeLine {
+  id: string;
+  port: number;
+  flags: string[];
+  primary: string;
+  slots: string[];
+}
+
+export async function clusterNodes(port: number): Promise<NodeLine[]> {
+  const text = await redisCli(port, 'CLUSTER', 'NODES');
+  return text.trim().split('\n').filter(Boolean).map((l) => {
+    const [id, addr, flags, primary, , , , , ...slots] = l.trim().split(' ');
+    return { id: id as string, port: Number(addr?.split('@')[0]?.split(':').pop()), flags: (flags ?? '').split(','), primary: primary as string, slots };
+  });
+}
+
+export const myId = async (port: number): Promise<string> => (await redisCli(port, 'CLUSTER', 'MYID')).trim();

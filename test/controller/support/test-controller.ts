@@ -1,0 +1,68 @@
+// The controller in-process, with its production parts except two test-only injections: where
+// a pod listens (several servers share loopback) and, where a test says so, the version policy.
+import { KubeConfig } from '@kubernetes/client-node';
+import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
+import { startApp, type App, type AppOptions } from '../../../src/controller/app.js';
+import { systemClock } from '../../../src/controller/clock.js';
+import { kubeClientFromConfig } from '../../../src/controller/kube/client.js';
+import { jsonLogger } from '../../../src/controller/log.js';
+import { controllerMetrics, type ControllerMetrics } from '../../../src/controller/metrics.js';
+import { sessionOpener, type OpenSession } from '../../../src/controller/node-session.js';
+import type { VersionPolicy } from '../../../src/controller/version-gate.js';
+import { CONTROLLER_PASSWORD, type World } from './kube-world.js';
+import type { EndpointBook } from './nodes.js';
+
+export interface TestController {
+  app: App;
+  metrics: ControllerMetrics;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+export interface TestControllerOptions {
+  world: World;
+  book: EndpointBook;
+  namespace?: string;
+  policy: VersionPolicy;
+  /** Wraps the production session opener (to simulate a crash mid-formation, for instance). */
+  wrapOpen?: (open: OpenSession) => OpenSession;
+  leaderElection?: AppOptions['leaderElection'];
+  http?: AppOptions['http'];
+  nodeTimeoutMs?: number;
+}
+
+/** The controller in-process, authenticated as its ServiceAccount, on fast test timings. */
+export async function startController(o: TestControllerOptions): Promise<TestController> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(o.world.controllerKubeconfig);
+  const client = await kubeClientFromConfig(kc);
+  const logs: string[] = [];
+  const metrics = controllerMetrics();
+  const timeoutMs = o.nodeTimeoutMs ?? 1_000;
+  const open = sessionOpener(async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }), { connectMs: timeoutMs, commandMs: timeoutMs });
+  const app = await startApp({
+    client,
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+    policy: o.policy,
+    endpointOf: o.book.endpointOf,
+    open: o.wrapOpen ? o.wrapOpen(open) : open,
+    clusterDomain: 'cluster.local',
+    concurrency: 4,
+    timing: { progressMs: 200, resyncMs: 1_500, failedResyncMs: 1_500 },
+    watchBackoff: { initialMs: 100, maxMs: 1_000 },
+    retryBackoff: { initialMs: 200, maxMs: 2_000 },
+    watchTimeoutSeconds: 60,
+    clock: systemClock,
+    log: jsonLogger({ level: 'debug', write: (l) => logs.push(l) }),
+    metrics,
+    leaderElection: o.leaderElection ?? false,
+    http: o.http ?? false,
+  });
+  return {
+    app, metrics, logs,
+    stop: async () => {
+      await app.stop();
+      if (process.env['VALKEY_KRM_TEST_LOGS'] === '1') process.stderr.write(logs.join(''));
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TestPki {
+  dir: string;
+  caPath: string;
+  certPath: string;
+  keyPath: string;
+  ca: string;
+  cert: string;
+  key: string;
+  remove(): void;
+}
+
+/**
+ * A throwaway CA and one node certificate (serverAuth + clientAuth, as Valkey node certs must be)
+ * for the given DNS names, made with the openssl CLI.
+ */
+export function makePki(dnsNames: readonly string[]): TestPki {
+  const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-pki-'));
+  const p = (f: string) => join(dir, f);
+  const run = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('ca.key'), '-out', p('ca.crt'), '-days', '2', '-subj', '/CN=valkey-krm test CA');
+  writeFileSync(
+    p('node.ext'),
+    [`subjectAltName=${dnsNames.map((d) => `DNS:${d}`).join(',')}`, 'extendedKeyUsage=serverAuth,clientAuth', 'keyUsage=digitalSignature,keyEncipherment'].join('\n'),
+  );
+  run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('tls.key'), '-out', p('node.csr'), '-subj', '/CN=valkey node');
+  run('x509', '-req', '-in', p('node.csr'), '-CA', p('ca.crt'), '-CAkey', p('ca.key'), '-CAcreateserial', '-out', p('tls.crt'), '-days', '2', '-extfile', p('node.ext'));
+  return {
+    dir,
+    caPath: p('ca.crt'),
+    certPath: p('tls.crt'),
+    keyPath: p('tls.key'),
+    ca: readFileSync(p('ca.crt'), 'utf8'),
+    cert: readFileSync(p('tls.crt'), 'utf8'),
+    key: readFileSync(p('tls.key'), 'utf8'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}

@@ -1,0 +1,4 @@
+// Everything the controller integration tests assemble, from one import.
+export * from './kube-world.js';
+export * from './nodes.js';
+export * from './test-controller.js';

@@ -1,0 +1,156 @@
+// The runtime version check against real servers: Debian's redis-server has no valkey_version,
+// so the strict policy (the only one production can use) must refuse it before it joins anything.
+// The second half runs the shipped bundle, dist/valkey-status-sync.mjs, exactly as deployed:
+// production wiring (pod IP, port 6379, strict policy), the ServiceAccount's RBAC, leader
+// election, probes, metrics and a graceful SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { strictPolicy } from '../../src/controller/version-gate.js';
+import { ensureTools, startApiServer, type ApiServer } from '../harness/apiserver.js';
+import {
+  EndpointBook, apiCall, clusterInfo, clusterNodes, createCluster, createNamespace, prepareWorld, startController, startNode, startPod,
+  createPod, waitForCluster, waitUntil, CONTROLLER_NAMESPACE, type NodeServer, type World,
+} from './support/world.js';
+
+const BUNDLE = resolve(import.meta.dirname, '../../dist/valkey-status-sync.mjs');
+const failed = (c: { status?: { state?: string } }) => c.status?.state === 'Failed';
+
+describe('the version gate refuses what is not Valkey 9.0.1+', () => {
+  let api: ApiServer;
+  let world: World;
+  const servers: NodeServer[] = [];
+
+  beforeAll(async () => {
+    await ensureTools();
+    api = await startApiServer();
+    world = await prepareWorld(api);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.redis.stop()));
+    world?.cleanup();
+    await api?.stop();
+  });
+
+  it('strict policy: Debian redis-server is rejected, the cluster is Failed, no node is joined', async () => {
+    const ns = 'gate';
+    await createNamespace(api, ns);
+    const book = new EndpointBook();
+    await createCluster(api, { ns, name: 'legacy', shards: 1, replicasPerShard: 1 });
+    const a = await startPod(world, book, { ns, cluster: 'legacy', shard: 0, ordinal: 0 });
+    const b = await startPod(world, book, { ns, cluster: 'legacy', shard: 0, ordinal: 1 });
+    servers.push(a, b);
+    const controller = await startController({ world, book, namespace: ns, policy: strictPolicy });
+    try {
+      const c = await waitForCluster(api, ns, 'legacy', 'Failed', (x) => failed(x) && x.status?.nodes?.length === 2, 30_000);
+      expect(c.status?.message).toBe(
+        'Pod gate/legacy-0-0 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined; ' +
+          'Pod gate/legacy-0-1 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+      );
+      expect(c.status?.nodes).toEqual([
+        { pod: 'legacy-0-0', shard: 0, ip: '127.0.0.1', role: 'unknown', health: 'failed' },
+        { pod: 'legacy-0-1', shard: 0, ip: '127.0.0.1', role: 'unknown', health: 'failed' },
+      ]);
+      expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'NotValkey' });
+      expect(c.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
+      // Several passes later, still nothing was sent: no MEET, no slots.
+      await waitUntil('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, 15_000);
+      for (const s of [a, b]) {
+        expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0', cluster_state: 'fail' });
+        expect(await clusterNodes(s.port)).toHaveLength(1);
+      }
+      expect(controller.logs.filter((l) => l.includes('"formation step'))).toEqual([]);
+      expect(controller.metrics.registry.render()).toContain('valkey_status_sync_nodes{version="not-valkey"} 2');
+    } finally {
+      await controller.stop();
+    }
+  }, 60_000);
+
+  it('the shipped executable has no way to accept anything else', async () => {
+    const bundle = readFileSync(BUNDLE, 'utf8');
+    expect(bundle).not.toContain('test-only-accept-redis');
+    const help = await runToEnd(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('The version floor (Valkey 9.0.1) and the version check itself are not configurable.');
+    for (const flag of ['--version-policy=any', '--accept-redis', '--insecure-skip-version-check']) {
+      const r = await runToEnd([flag]);
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr).toMatch(/Unknown option/);
+    }
+  });
+
+  it('the shipped executable, as deployed: strict gate at podIP:6379, least-privilege RBAC, lease, probes, metrics, SIGTERM', async () => {
+    const ns = 'binary';
+    await createNamespace(api, ns);
+    await createCluster(api, { ns, name: 'prod', shards: 1, replicasPerShard: 0 });
+    // Production dials podIP:6379, so this server takes 127.0.0.1:6379 and the pod says 127.0.0.1.
+    const node = await startNode(world, { port: 6379 });
+    servers.push(node);
+    await createPod(api, { ns, cluster: 'prod', shard: 0, ordinal: 0, ip: '127.0.0.1' });
+
+    const proc = spawn(process.execPath, [
+      BUNDLE, '--kubeconfig', world.controllerKubeconfig, '--password-file', world.passwordFile,
+      '--http-address', '127.0.0.1:0', '--node-timeout', '1000', '--log-level', 'debug',
+    ], { env: { ...process.env, POD_NAME: 'status-sync-test', POD_NAMESPACE: CONTROLLER_NAMESPACE }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const logs = collect(proc);
+    try {
+      await waitUntil('the probe listener', () => logs.lines().some((l) => l.msg === 'serving /healthz, /readyz and /metrics'), 20_000);
+      const address = String(logs.lines().find((l) => l.msg === 'serving /healthz, /readyz and /metrics')?.['address']);
+      const url = (p: string) => `http://${address}${p}`;
+
+      const c = await waitForCluster(api, ns, 'prod', 'Failed', failed, 30_000);
+      expect(c.status?.message).toBe(
+        'Pod binary/prod-0-0 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+      );
+      expect(await clusterInfo(node.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0' });
+
+      expect((await fetch(url('/healthz'))).status).toBe(200);
+      await waitUntil('/readyz', async () => (await fetch(url('/readyz'))).status === 200, 10_000);
+      const metrics = await (await fetch(url('/metrics'))).text();
+      expect(metrics).toContain('valkey_status_sync_leader 1');
+      expect(metrics).toMatch(/valkey_status_sync_nodes\{version="not-valkey"\} [1-9]/);
+      expect(metrics).toMatch(/valkey_status_sync_status_writes_total [1-9]/);
+      expect(metrics).toMatch(/valkey_status_sync_reconciles_total\{kind="cluster",result="ok"\} [1-9]/);
+
+      const lease = await apiCall<{ spec: { holderIdentity?: string } }>(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`);
+      expect(lease.spec.holderIdentity).toBe('status-sync-test');
+      // The ServiceAccount's RBAC let it do all of that; nothing was denied.
+      expect(logs.lines().filter((l) => /forbidden|: 403 /i.test(JSON.stringify(l)))).toEqual([]);
+
+      proc.kill('SIGTERM');
+      const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+      expect(code).toBe(0);
+      const released = await apiCall<{ spec: { holderIdentity?: string } }>(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`);
+      expect(released.spec.holderIdentity).toBeUndefined();
+      // Structured logs: every stderr line is one JSON object.
+      expect(logs.raw().trim().split('\n').every((l) => l.startsWith('{') && JSON.parse(l) !== undefined)).toBe(true);
+      expect(logs.lines().map((l) => l.msg)).toEqual(expect.arrayContaining(['started', 'became leader', 'status written', 'shutting down', 'stopped']));
+    } finally {
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    }
+  }, 90_000);
+});
+
+function collect(proc: ChildProcess) {
+  let raw = '';
+  proc.stderr?.setEncoding('utf8').on('data', (c: string) => (raw += c));
+  proc.stdout?.resume();
+  return {
+    raw: () => raw,
+    lines: (): Record<string, unknown>[] =>
+      raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((res) => {
+    const p = spawn(process.execPath, [BUNDLE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    p.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    p.once('exit', (code) => res({ code, stdout, stderr }));
+  });
+}
