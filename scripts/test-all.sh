@@ -28,4 +28,15 @@ bash scripts/build-tools.sh >&2
 npx tsx scripts/gen-crds.ts --check
 npm run -s typecheck
 npm run -s build
-npx vitest run
+
+# vitest prints its own summary; the last line repeats it in the plain form CI runners read.
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+node -e '
+  const r = JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8"));
+  const skipped = r.numPendingTests + r.numTodoTests;
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' "$report" || echo "0 passed, 1 failed"
+exit "$status"
