@@ -1,7 +1,8 @@
 import { error } from '../api/index.js';
 import { parseResourceList } from './source.js';
 import { runJob, type JobOutcome } from './job.js';
-import { asSequenceItem, toYaml, withPath } from './serialize.js';
+import { toYaml, withPath } from './serialize.js';
+import { emitSequenceItem } from './emit-yaml.js';
 import { formatReport, toResults } from './results.js';
 
 export interface RunOutput {
@@ -43,13 +44,17 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
 }
 
 function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome: JobOutcome): string {
-  const generated = outcome.generated.map((g) => asSequenceItem(withPath(g.object, g.path, g.index), indent));
-  const all = [...texts, ...generated];
-  let out = `apiVersion: ${apiVersion}\nkind: ResourceList\n`;
-  out += all.length ? `items:\n${all.join('')}` : 'items: []\n';
+  const out: string[] = [`apiVersion: ${apiVersion}\nkind: ResourceList\n`];
+  if (texts.length + outcome.generated.length === 0) out.push('items: []\n');
+  else {
+    out.push('items:\n');
+    for (const text of texts) out.push(text);
+    // One string per object, joined once: measured faster than one array of every small piece.
+    for (const g of outcome.generated) out.push(emitSequenceItem(withPath(g.object, g.path, g.index), indent));
+  }
   const results = toResults(outcome.problems, outcome.fileOf);
-  if (results.length) out += toYaml({ results });
-  return out;
+  if (results.length) out.push(toYaml({ results }));
+  return out.join('');
 }
 
 function jsonOutput(apiVersion: string, texts: string[], outcome: JobOutcome): string {

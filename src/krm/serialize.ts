@@ -1,10 +1,7 @@
 import type { KubeObject } from '../render/object.js';
-import { emitSequenceItem, emitYaml } from './emit-yaml.js';
+import { emitYaml } from './emit-yaml.js';
 
 export const toYaml = (value: unknown): string => emitYaml(value);
-
-/** An object as an item of a block sequence whose `-` sits at column `indent`. */
-export const asSequenceItem = (object: KubeObject, indent: number): string => emitSequenceItem(object, indent);
 
 /** The path and index annotations kpt needs to write each generated object to a file. */
 export function withPath(object: KubeObject, path: string, index: number): KubeObject {
