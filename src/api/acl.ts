@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { refName } from './common.js';
 
 export const PASSWORD_HASH = /^[0-9a-f]{64}$/;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RESOURCE_QUANTITY_PATTERN } from './quantity.js';
 
 /** A CEL validation rule for the generated CRD, attached to a zod schema through `.meta()`. */

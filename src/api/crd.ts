@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { GROUP, VERSION } from './group.js';
 import type { CelRule } from './common.js';
 import { valkeyImageSpec } from './valkey-image.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_VERSION } from './group.js';
 import { objectMeta } from './common.js';
 import { passwordHash } from './acl.js';

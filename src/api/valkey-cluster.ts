@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_VERSION, RESERVED_ANNOTATION_PREFIX } from './group.js';
 import { celRules, CLUSTER_NAME_MAX, isQualifiedName, LABEL_VALUE_PATTERN, objectMeta, qualifiedKeysRule, refName } from './common.js';
 import { aclBindings } from './acl.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_VERSION } from './group.js';
 import { celRules, keysMatchRule, objectMeta, quantity, refName } from './common.js';
 import { aclBindings } from './acl.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { API_VERSION, VERSION_FLOOR } from './group.js';
 import { celRules, objectMeta } from './common.js';
 import { AT_LEAST_FLOOR_PATTERN, FULL_VERSION_PATTERN, meetsVersionFloor, parseVersion } from './version.js';

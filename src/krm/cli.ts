@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
+import { isatty } from 'node:tty';
 import { join } from 'node:path';
 import { runResourceList, type RunOutput, type Tool } from './resource-list.js';
 import { runFiles, type SourceFile } from './files.js';
@@ -120,6 +122,19 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
   }
 }
 
+/**
+ * Reads all of stdin. A plain blocking read is the fast path (no stream machinery to load at
+ * start-up); if the descriptor is non-blocking (EAGAIN), fall back to the stream.
+ */
+export async function readStdin(): Promise<string> {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    return readAll(process.stdin);
+  }
+}
+
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
@@ -128,7 +143,8 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 
 /** The whole process: run, write, exit. */
 export async function main(tool: Tool): Promise<void> {
-  const out = await runCli(tool, process.argv.slice(2), { readStdin: () => readAll(process.stdin), stdinIsTTY: process.stdin.isTTY === true });
+  // isatty(0) rather than process.stdin.isTTY: creating process.stdin would make fd 0 non-blocking.
+  const out = await runCli(tool, process.argv.slice(2), { readStdin, stdinIsTTY: isatty(0) });
   if (out.stderr) process.stderr.write(out.stderr);
   process.stdout.write(out.stdout, () => process.exit(out.exitCode));
 }

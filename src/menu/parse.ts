@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   API_VERSION, CLUSTER_NAME_MAX, DNS1035_LABEL, DNS1123_SUBDOMAIN, GROUP, error, warning,
   valkeyCluster, valkeyConfig, valkeyImage, valkeyRole,
