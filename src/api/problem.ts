@@ -1,3 +1,5 @@
+import { API_VERSION } from './group.js';
+
 /**
  * The one shape every finding takes in the core. The KRM layer translates these into
  * ResourceList results; the plain-files mode prints them. The core never throws at users.
@@ -26,7 +28,12 @@ export const info = (message: string, object?: ObjectRef, field?: string): Probl
 
 export const hasErrors = (problems: readonly Problem[]): boolean => problems.some((p) => p.severity === 'error');
 
+/** A reference to one of this project's objects. */
+export const valkeyRef = (kind: string, name: string, namespace?: string): ObjectRef =>
+  namespace ? { apiVersion: API_VERSION, kind, name, namespace } : { apiVersion: API_VERSION, kind, name };
+
 /** `Kind namespace/name` or `Kind name`, the way kubectl users read object names. */
 export function describeRef(ref: ObjectRef): string {
-  return ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
+  const name = ref.name || '(unnamed)';
+  return ref.namespace ? `${ref.kind} ${ref.namespace}/${name}` : `${ref.kind} ${name}`;
 }

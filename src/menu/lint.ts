@@ -1,5 +1,5 @@
 import {
-  API_VERSION, KNOWN_ACL_CATEGORIES, quantityValue, valkeyMemoryBytes, warning,
+  KNOWN_ACL_CATEGORIES, valkeyRef, quantityValue, valkeyMemoryBytes, warning,
   type Problem, type ValkeyImage, type ValkeyRole,
 } from '../api/index.js';
 import type { Menu } from './menu.js';
@@ -15,7 +15,7 @@ export const MAXMEMORY_SHARE_OF_LIMIT = 0.75;
 const FLOATING_TAGS = /^(latest|stable|edge|main|master|unstable|nightly|alpine|bookworm|trixie)$/;
 
 export function lintImage(image: ValkeyImage): Problem[] {
-  const ref = { apiVersion: API_VERSION, kind: 'ValkeyImage', name: image.metadata.name };
+  const ref = valkeyRef('ValkeyImage', image.metadata.name);
   const { tag, version } = image.spec;
   const who = `ValkeyImage ${image.metadata.name}`;
   if (tag.includes('@sha256:')) return [];
@@ -31,7 +31,7 @@ export function lintImage(image: ValkeyImage): Problem[] {
 }
 
 export function lintRole(role: ValkeyRole): Problem[] {
-  const ref = { apiVersion: API_VERSION, kind: 'ValkeyRole', name: role.metadata.name };
+  const ref = valkeyRef('ValkeyRole', role.metadata.name);
   const who = `ValkeyRole ${role.metadata.name}`;
   const problems: Problem[] = [];
   const categories = role.spec.categories ?? [];
@@ -48,7 +48,7 @@ export function lintRole(role: ValkeyRole): Problem[] {
 
 /** Warnings about a resolved config's sizing, attached to the config that set the field. */
 export function lintResolvedConfig(resolved: MergedChain & { name: string }, _menu: Menu): Problem[] {
-  const ref = { apiVersion: API_VERSION, kind: 'ValkeyConfig', name: resolved.name };
+  const ref = valkeyRef('ValkeyConfig', resolved.name);
   const who = `ValkeyConfig ${resolved.name}`;
   const problems: Problem[] = [];
   const { cpu, memory } = resolved.resources;

@@ -1,5 +1,5 @@
 import {
-  API_VERSION, RESERVED_USERNAMES, error, warning,
+  RESERVED_USERNAMES, describeRef, error, valkeyRef, warning,
   type AclBinding, type ObjectRef, type Problem, type ValkeyCluster,
 } from '../api/index.js';
 import { invalidKey, type Menu } from './menu.js';
@@ -30,10 +30,8 @@ export interface ResolvedMenu {
   problems: Problem[];
 }
 
-export const refOf = (kind: string, name: string, namespace?: string): ObjectRef =>
-  namespace ? { apiVersion: API_VERSION, kind, name, namespace } : { apiVersion: API_VERSION, kind, name };
-const configRef = (name: string) => refOf('ValkeyConfig', name);
-const clusterRef = (c: ValkeyCluster) => refOf('ValkeyCluster', c.metadata.name, c.metadata.namespace);
+const configRef = (name: string) => valkeyRef('ValkeyConfig', name);
+const clusterRef = (c: ValkeyCluster) => valkeyRef('ValkeyCluster', c.metadata.name, c.metadata.namespace);
 const clusterName = (c: ValkeyCluster) => `${c.metadata.namespace}/${c.metadata.name}`;
 
 /**
@@ -184,7 +182,7 @@ function resolveCluster(
 function checkBindings(bindings: readonly AclBinding[] | undefined, menu: Menu, ref: ObjectRef, path: string, problems: Problem[]): boolean {
   if (!bindings) return true;
   const before = problems.length;
-  const who = ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
+  const who = describeRef(ref);
   const seen = new Set<string>();
   bindings.forEach((binding, i) => {
     const field = `${path}[${i}].username`;

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { error, type ObjectRef, type Problem } from '../api/index.js';
+import { describeRef, error, type ObjectRef, type Problem } from '../api/index.js';
 
 /** `spec.acl[0].permissions[1].roleRef`: the dotted path kubectl users read in API server errors. */
 export function formatPath(path: readonly PropertyKey[]): string {
@@ -29,23 +29,23 @@ export function issuesToProblems(issues: readonly z.core.$ZodIssue[], ctx: Issue
       for (const key of issue.keys) {
         const field = where ? `${where}.${key}` : key;
         const hint = ctx.unknownFieldHints?.[where] ?? `remove it, or check its spelling against \`kubectl explain ${ctx.object.kind.toLowerCase()}.${where || 'spec'}\``;
-        problems.push(error(`${describe(ctx.object)}: ${field}: unknown field; ${hint}`, ctx.object, field));
+        problems.push(error(`${describeRef(ctx.object)}: ${field}: unknown field; ${hint}`, ctx.object, field));
       }
       continue;
     }
     if (issue.code === 'invalid_key' && issue.issues.length > 0) {
       // A map key failed its schema: zod says "Invalid key in record"; the key schema says why.
-      problems.push(error(`${describe(ctx.object)}: ${where}: ${issue.issues[0]?.message ?? issue.message}`, ctx.object, where));
+      problems.push(error(`${describeRef(ctx.object)}: ${where}: ${issue.issues[0]?.message ?? issue.message}`, ctx.object, where));
       continue;
     }
     if (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.message.startsWith('Invalid input')) {
       // zod reports each branch; the first branch's message is the most useful one to people.
-      problems.push(error(`${describe(ctx.object)}: ${where}: ${branchMessage(issue)}`, ctx.object, where));
+      problems.push(error(`${describeRef(ctx.object)}: ${where}: ${branchMessage(issue)}`, ctx.object, where));
       continue;
     }
     const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;
     const message = missing && !hasCustomRequiredMessage(issue.message) ? `is required (${issue.message})` : issue.message;
-    problems.push(error(`${describe(ctx.object)}: ${where || '(object)'}: ${message}`, ctx.object, where || undefined));
+    problems.push(error(`${describeRef(ctx.object)}: ${where || '(object)'}: ${message}`, ctx.object, where || undefined));
   }
   return problems;
 }
@@ -57,7 +57,4 @@ function branchMessage(issue: z.core.$ZodIssueInvalidUnion): string {
   return first?.message ?? issue.message;
 }
 
-function describe(ref: ObjectRef): string {
-  const name = ref.name || '(unnamed)';
-  return ref.namespace ? `${ref.kind} ${ref.namespace}/${name}` : `${ref.kind} ${name}`;
-}
+

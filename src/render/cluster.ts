@@ -1,4 +1,4 @@
-import { info, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import { info, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import { formatChain } from '../menu/resolve.js';
 import type { KubeObject } from './object.js';
@@ -30,7 +30,7 @@ export function renderCluster({ cluster, config }: ResolvedCluster, roles: Reado
     const from = config.valkeyFrom[key] ?? config.name;
     return info(
       `ValkeyConfig ${from}: spec.valkey.${key}: dropped, because valkey-krm sets ${key} itself (cluster mode, ports, paths, replication identity and access are managed); remove it from the config`,
-      { apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyConfig', name: from },
+      valkeyRef('ValkeyConfig', from),
       `spec.valkey.${key}`,
     );
   });
