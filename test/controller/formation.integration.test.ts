@@ -2,48 +2,43 @@
 // standing in for pods. The formation tests inject a policy that accepts Redis (it has no
 // valkey_version); everything else is the production code path, authenticated as the
 // controller's ServiceAccount with the RBAC from deploy/controller/.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTools, startApiServer, type ApiServer } from '../harness/apiserver.js';
+import { describe, expect, it } from 'vitest';
 import type { NodeSession, OpenSession } from '../../src/controller/node-session.js';
 import { acceptRedisForTests } from './support/redis-policy.js';
 import {
-  EndpointBook, appCli, clusterInfo, clusterNodes, createCluster, createNamespace, deletePod, getCluster, myId, patchClusterSpec, prepareWorld,
-  startController, startPod, waitForCluster, waitUntil, applyStatefulSet, type ClusterObject, type NodeServer, type World,
+  EndpointBook, appCli, clusterInfo, clusterNodes, createCluster, createNamespace, deletePod, getCluster, myId, patchClusterSpec, useKubeWorld,
+  startController, startPod, waitForCluster, waitUntil, applyStatefulSet, type ClusterObject, type NodeServer,
 } from './support/world.js';
 
 const active = (c: ClusterObject) => c.status?.state === 'Active' && c.status.observedGeneration === c.metadata.generation;
 
 describe('cluster formation against a real API server and real servers', () => {
-  let api: ApiServer;
-  let world: World;
-  const servers: NodeServer[] = [];
-
-  beforeAll(async () => {
-    // Each harness server registers a process 'exit' hook; this file starts more than ten.
-    process.setMaxListeners(64);
-    await ensureTools();
-    api = await startApiServer();
-    world = await prepareWorld(api);
-  }, 180_000);
-
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.redis.stop()));
-    world?.cleanup();
-    await api?.stop();
-  });
+  const suite = useKubeWorld();
 
   it('forms a 3-shard cluster with a replica per shard, grows replicas, heals a replaced replica and primary', async () => {
+    const { api, world, servers } = suite;
     const ns = 'formation';
     await createNamespace(api, ns);
     const book = new EndpointBook();
     const shape = { ns, name: 'sessions', shards: 3, replicasPerShard: 1 };
     await createCluster(api, shape);
     const pods = new Map<string, NodeServer & { uid: string; name: string }>();
-    for (let s = 0; s < 3; s++) for (let o = 0; o < 2; o++) {
-      const p = await startPod(world, book, { ns, cluster: 'sessions', shard: s, ordinal: o });
+    const addPod = async (shard: number, ordinal: number) => {
+      const p = await startPod(world, book, { ns, cluster: 'sessions', shard, ordinal });
       servers.push(p);
       pods.set(p.name, p);
-    }
+      return p;
+    };
+    /** A pod is replaced: its server stops, the Pod goes, a new server comes up under the same name. */
+    const replacePod = async (shard: number, ordinal: number) => {
+      const old = pods.get(`sessions-${shard}-${ordinal}`)!;
+      const oldId = await myId(old.port);
+      await old.redis.stop();
+      await deletePod(api, ns, old.name);
+      const fresh = await addPod(shard, ordinal);
+      return { oldId, newId: await myId(fresh.port), fresh };
+    };
+    for (let s = 0; s < 3; s++) for (let o = 0; o < 2; o++) await addPod(s, o);
     const controller = await startController({ world, book, namespace: ns, policy: acceptRedisForTests });
     try {
       const formed = await waitForCluster(api, ns, 'sessions', 'Active', active, 60_000);
@@ -91,23 +86,12 @@ describe('cluster formation against a real API server and real servers', () => {
       await patchClusterSpec(api, ns, 'sessions', { replicasPerShard: 2 });
       for (let s = 0; s < 3; s++) await applyStatefulSet(api, { ...shape, replicasPerShard: 2 }, s);
       await waitForCluster(api, ns, 'sessions', 'Updating after the spec change', (c) => c.status?.state !== 'Active', 10_000);
-      for (let s = 0; s < 3; s++) {
-        const p = await startPod(world, book, { ns, cluster: 'sessions', shard: s, ordinal: 2 });
-        servers.push(p);
-        pods.set(p.name, p);
-      }
+      for (let s = 0; s < 3; s++) await addPod(s, 2);
       const grown = await waitForCluster(api, ns, 'sessions', 'Active with 2 replicas', (c) => active(c) && c.status?.nodes?.length === 9, 60_000);
       expect(grown.status?.message).toBe('3 shard(s) with 2 replica(s) each serve all 16384 slots; cluster_state ok');
 
       // A replica's pod is replaced: new server, new node id, same pod name.
-      const oldReplica = pods.get('sessions-1-1')!;
-      const oldReplicaId = await myId(oldReplica.port);
-      await oldReplica.redis.stop();
-      await deletePod(api, ns, 'sessions-1-1');
-      const newReplica = await startPod(world, book, { ns, cluster: 'sessions', shard: 1, ordinal: 1 });
-      servers.push(newReplica);
-      pods.set('sessions-1-1', newReplica);
-      const newReplicaId = await myId(newReplica.port);
+      const { oldId: oldReplicaId, newId: newReplicaId } = await replacePod(1, 1);
       const healed = await waitForCluster(api, ns, 'sessions', 'Active after the replica was replaced',
         (c) => active(c) && c.status?.nodes?.find((n) => n.pod === 'sessions-1-1')?.nodeId === newReplicaId, 60_000);
       const primary1 = healed.status?.nodes?.find((n) => n.pod === 'sessions-1-0')?.nodeId;
@@ -120,14 +104,7 @@ describe('cluster formation against a real API server and real servers', () => {
       }, 15_000);
 
       // A primary's pod is replaced: a replica takes over its slots, the new pod joins that shard as a replica.
-      const oldPrimary = pods.get('sessions-2-0')!;
-      const oldPrimaryId = await myId(oldPrimary.port);
-      await oldPrimary.redis.stop();
-      await deletePod(api, ns, 'sessions-2-0');
-      const newPrimaryPod = await startPod(world, book, { ns, cluster: 'sessions', shard: 2, ordinal: 0 });
-      servers.push(newPrimaryPod);
-      pods.set('sessions-2-0', newPrimaryPod);
-      const newId = await myId(newPrimaryPod.port);
+      const { oldId: oldPrimaryId, newId, fresh: newPrimaryPod } = await replacePod(2, 0);
       const recovered = await waitForCluster(api, ns, 'sessions', 'Active after the primary was replaced',
         (c) => active(c) && c.status?.nodes?.find((n) => n.pod === 'sessions-2-0')?.nodeId === newId, 60_000);
       const shard2 = recovered.status?.nodes?.filter((n) => n.shard === 2) ?? [];
@@ -144,6 +121,7 @@ describe('cluster formation against a real API server and real servers', () => {
   }, 200_000);
 
   it('a controller restart mid-formation finishes the job and resets nothing that holds data', async () => {
+    const { api, world, servers } = suite;
     const ns = 'restart';
     await createNamespace(api, ns);
     const book = new EndpointBook();

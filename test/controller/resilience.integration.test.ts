@@ -4,32 +4,26 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_FINALIZER } from '../../src/controller/image-protection.js';
-import { ensureTools, startApiServer, type ApiServer } from '../harness/apiserver.js';
+import type { ApiServer } from '../harness/apiserver.js';
 import { freePort } from '../harness/process.js';
 import { acceptRedisForTests } from './support/redis-policy.js';
 import { makePki, type TestPki } from './support/tls.js';
 import {
-  EndpointBook, apiCall, createCluster, createNamespace, createPod, prepareWorld, setPodRunning, startController, startNode, startPod,
-  waitForCluster, waitUntil, CONTROLLER_NAMESPACE, type ClusterObject, type NodeServer, type TestController, type World,
+  EndpointBook, apiCall, createCluster, createNamespace, createPod, useKubeWorld, setPodRunning, startController, startNode, startPod,
+  waitForCluster, waitUntil, CONTROLLER_NAMESPACE, type ClusterObject, type TestController,
 } from './support/world.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const active = (c: ClusterObject) => c.status?.state === 'Active';
 
 describe('resilience and operations', () => {
-  let api: ApiServer;
-  let world: World;
-  const servers: NodeServer[] = [];
+  const suite = useKubeWorld();
   const pkis: TestPki[] = [];
   let silent: Server;
   let silentPort: number;
   const silentSockets: Socket[] = [];
 
   beforeAll(async () => {
-    process.setMaxListeners(64);
-    await ensureTools();
-    api = await startApiServer();
-    world = await prepareWorld(api);
     silentPort = await freePort();
     silent = createServer((s) => silentSockets.push(s)); // accepts connections, never answers
     await new Promise<void>((r) => silent.listen(silentPort, '127.0.0.1', () => r()));
@@ -38,13 +32,11 @@ describe('resilience and operations', () => {
   afterAll(async () => {
     for (const s of silentSockets) s.destroy();
     await new Promise<void>((r) => (silent ? silent.close(() => r()) : r()));
-    await Promise.all(servers.map((s) => s.redis.stop()));
     for (const p of pkis) p.remove();
-    world?.cleanup();
-    await api?.stop();
   });
 
   it('a node that times out and a pod with no IP hold up nobody; the controller survives an API server restart', async () => {
+    const { api, world, servers } = suite;
     const ns = 'resilience';
     await createNamespace(api, ns);
     const book = new EndpointBook();
@@ -90,6 +82,7 @@ describe('resilience and operations', () => {
   }, 120_000);
 
   it('TLS clusters: nodes are verified against the CA in the cluster Secret, and a wrong CA is refused', async () => {
+    const { api, world, servers } = suite;
     const ns = 'tls';
     await createNamespace(api, ns);
     const book = new EndpointBook();
@@ -123,6 +116,7 @@ describe('resilience and operations', () => {
   }, 90_000);
 
   it('leader election: one replica leads, a stolen lease stops it, a stopped leader hands over', async () => {
+    const { api, world, servers } = suite;
     const ns = 'leader';
     await createNamespace(api, ns);
     const book = new EndpointBook();
@@ -166,6 +160,7 @@ describe('resilience and operations', () => {
   }, 90_000);
 
   it('a referenced ValkeyImage is protected by a finalizer; the delete completes once the last config is gone', async () => {
+    const { api, world } = suite;
     const image = 'valkey-9-0-protect';
     await apiCall(api, 'POST', '/apis/valkey.gomomento.com/v1alpha1/valkeyimages', {
       apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyImage', metadata: { name: image }, spec: { repository: 'valkey/valkey', tag: '9.0.1', version: '9.0.1' },
@@ -198,6 +193,7 @@ describe('resilience and operations', () => {
   }, 60_000);
 
   it('the shipped RBAC grants exactly what the controller needs, and the Deployment passes Pod Security "restricted"', async () => {
+    const { api } = suite;
     // SubjectAccessReviews for the ServiceAccount: what `kubectl auth can-i --as` asks, without a process per question.
     const can = async (verb: string, group: string, resource: string, extra: { namespace?: string; name?: string; subresource?: string } = {}) => {
       const review = await apiCall<{ status: { allowed: boolean } }>(api, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {

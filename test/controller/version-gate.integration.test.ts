@@ -6,35 +6,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { strictPolicy } from '../../src/controller/version-gate.js';
-import { ensureTools, startApiServer, type ApiServer } from '../harness/apiserver.js';
 import {
-  EndpointBook, apiCall, clusterInfo, clusterNodes, createCluster, createNamespace, prepareWorld, startController, startNode, startPod,
-  createPod, waitForCluster, waitUntil, CONTROLLER_NAMESPACE, type NodeServer, type World,
+  EndpointBook, apiCall, clusterInfo, clusterNodes, createCluster, createNamespace, useKubeWorld, startController, startNode, startPod,
+  createPod, waitForCluster, waitUntil, CONTROLLER_NAMESPACE,
 } from './support/world.js';
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/valkey-status-sync.mjs');
 const failed = (c: { status?: { state?: string } }) => c.status?.state === 'Failed';
 
 describe('the version gate refuses what is not Valkey 9.0.1+', () => {
-  let api: ApiServer;
-  let world: World;
-  const servers: NodeServer[] = [];
-
-  beforeAll(async () => {
-    await ensureTools();
-    api = await startApiServer();
-    world = await prepareWorld(api);
-  }, 180_000);
-
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => s.redis.stop()));
-    world?.cleanup();
-    await api?.stop();
-  });
+  const suite = useKubeWorld();
 
   it('strict policy: Debian redis-server is rejected, the cluster is Failed, no node is joined', async () => {
+    const { api, world, servers } = suite;
     const ns = 'gate';
     await createNamespace(api, ns);
     const book = new EndpointBook();
@@ -82,6 +68,7 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
   });
 
   it('the shipped executable, as deployed: strict gate at podIP:6379, least-privilege RBAC, lease, probes, metrics, SIGTERM', async () => {
+    const { api, world, servers } = suite;
     const ns = 'binary';
     await createNamespace(api, ns);
     await createCluster(api, { ns, name: 'prod', shards: 1, replicasPerShard: 0 });

@@ -2,3 +2,4 @@
 export * from './kube-world.js';
 export * from './nodes.js';
 export * from './test-controller.js';
+export * from './suite.js';

@@ -1,0 +1,30 @@
+// The lifecycle every controller integration file shares: one prepared API server per file, and
+// every redis-server a test records in `servers` stopped afterwards, even when a test fails.
+import { afterAll, beforeAll } from 'vitest';
+import { ensureTools, startApiServer, type ApiServer } from '../../harness/apiserver.js';
+import { prepareWorld, type World } from './kube-world.js';
+import type { NodeServer } from './nodes.js';
+
+export interface KubeSuite {
+  /** Set in beforeAll: read them inside tests, not at collection time. */
+  api: ApiServer;
+  world: World;
+  servers: NodeServer[];
+}
+
+export function useKubeWorld(): KubeSuite {
+  const suite = { servers: [] as NodeServer[] } as KubeSuite;
+  beforeAll(async () => {
+    // Each harness server registers a process 'exit' hook; these files start more than ten.
+    process.setMaxListeners(64);
+    await ensureTools();
+    suite.api = await startApiServer();
+    suite.world = await prepareWorld(suite.api);
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all(suite.servers.map((s) => s.redis.stop()));
+    suite.world?.cleanup();
+    await suite.api?.stop();
+  });
+  return suite;
+}
