@@ -1,7 +1,7 @@
 import { error, type Problem } from '../api/index.js';
 import { parseDocuments } from './source.js';
 import { runJob, type InputItem } from './job.js';
-import { toYaml } from './serialize.js';
+import { emitYaml } from './emit-yaml.js';
 import { formatReport } from './results.js';
 import { failureText, type RunOutput, type Tool } from './resource-list.js';
 
@@ -42,6 +42,6 @@ export function runFiles(files: readonly SourceFile[], tool: Tool, config?: Sour
       : `valid: ${outcome.stats.images} images, ${outcome.stats.configs} configs, ${outcome.stats.roles} roles, ${outcome.stats.clusters} clusters`;
   const stderr = formatReport(all, fileOf, tool, summary);
   if (tool === 'validate-valkey') return { stdout: '', stderr, exitCode: 0 };
-  const docs = [...outcome.passthrough.map((i) => i.text), ...outcome.generated.map((g) => toYaml(g.object))];
+  const docs = [...outcome.passthrough.map((i) => i.text), ...outcome.generated.map((g) => emitYaml(g.object))];
   return { stdout: docs.map((d) => `---\n${d}`).join(''), stderr, exitCode: 0 };
 }

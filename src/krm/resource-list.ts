@@ -1,8 +1,8 @@
 import { error } from '../api/index.js';
 import { parseResourceList } from './source.js';
 import { runJob, type JobOutcome } from './job.js';
-import { toYaml, withPath } from './serialize.js';
-import { emitSequenceItem } from './emit-yaml.js';
+import { withPath } from './serialize.js';
+import { emitSequenceItem, emitYaml } from './emit-yaml.js';
 import { formatReport, toResults } from './results.js';
 
 export interface RunOutput {
@@ -26,7 +26,7 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
     const problems = errors.map((e) => error(e.message));
     const results = toResults(problems, () => undefined);
     return {
-      stdout: toYaml({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [], results }),
+      stdout: emitYaml({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [], results }),
       stderr: formatReport(problems, () => undefined, tool, failureText(tool)),
       exitCode: 1,
     };
@@ -53,7 +53,7 @@ function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome
     for (const g of outcome.generated) out.push(emitSequenceItem(withPath(g.object, g.path, g.index), indent));
   }
   const results = toResults(outcome.problems, outcome.fileOf);
-  if (results.length) out.push(toYaml({ results }));
+  if (results.length) out.push(emitYaml({ results }));
   return out.join('');
 }
 

@@ -1,7 +1,4 @@
 import type { KubeObject } from '../render/object.js';
-import { emitYaml } from './emit-yaml.js';
-
-export const toYaml = (value: unknown): string => emitYaml(value);
 
 /** The path and index annotations kpt needs to write each generated object to a file. */
 export function withPath(object: KubeObject, path: string, index: number): KubeObject {

@@ -93,7 +93,7 @@ export function parseResourceList(text: string): { list?: ParsedResourceList; er
   if (itemsNode !== undefined && itemsNode !== null && !isSeq(itemsNode) && toJS(doc, itemsNode) !== null) {
     return { errors: [{ message: 'ResourceList.items must be a list' }] };
   }
-  const format = text.trimStart().startsWith('{') ? 'json' : 'yaml';
+  const format = /^\s*\{/.test(text) ? 'json' : 'yaml';
   const items: SourceItem[] = [];
   let seqIndent = 0;
   if (isSeq(itemsNode)) {
