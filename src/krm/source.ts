@@ -1,5 +1,6 @@
 import { CST, Composer, Parser, isMap, isSeq, type Document, type Node, type Tags } from 'yaml';
 import { emitYaml } from './emit-yaml.js';
+import { fastParse } from './fast-yaml.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
 export interface SourceItem {
@@ -27,7 +28,7 @@ export interface ParsedResourceList {
 // drop those two.
 const kubectlScalars = (tags: Tags): Tags =>
   tags.filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'));
-const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1', customTags: kubectlScalars } as const;
+const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1', customTags: kubectlScalars, logLevel: 'error' } as const;
 
 function lineColumn(text: string, offset: number): string {
   let line = 1;
@@ -65,8 +66,19 @@ function lineStart(text: string, offset: number): number {
  * Reads a ResourceList. Each item keeps its source text exactly: comments, quoting, key order and
  * kpt's annotations survive because unchanged items are written back as the bytes that came in.
  */
-export function parseResourceList(text: string): { list?: ParsedResourceList; errors: SourceError[] } {
+export function parseResourceList(text: string, options: { fast?: boolean } = {}): { list?: ParsedResourceList; errors: SourceError[] } {
   if (text.trim() === '') return { errors: [{ message: 'input is empty: expected a ResourceList (apiVersion config.kubernetes.io/v1, kind ResourceList) on stdin' }] };
+  const fast = options.fast === false ? undefined : fastResourceList(text);
+  if (fast) return { list: fast, errors: [] };
+  try {
+    return parseFullResourceList(text);
+  } catch (e) {
+    // Turning the document into values can still fail: a bad merge key (<<), too many aliases.
+    return { errors: [{ message: `input: invalid YAML: ${(e as Error).message}` }] };
+  }
+}
+
+function parseFullResourceList(text: string): { list?: ParsedResourceList; errors: SourceError[] } {
   const { tokens, docs } = parseStream(text);
   const errors = docs.flatMap((d, i) => documentErrors(text, d, docs.length > 1 ? `input document ${i + 1}` : 'input'));
   if (errors.length) return { errors };
@@ -84,7 +96,7 @@ export function parseResourceList(text: string): { list?: ParsedResourceList; er
   const field = (key: string) => toJS(doc, root.get(key, true));
   const apiVersion = field('apiVersion');
   const kind = field('kind');
-  if (kind !== 'ResourceList' || (apiVersion !== 'config.kubernetes.io/v1' && apiVersion !== 'config.kubernetes.io/v1beta1')) {
+  if (kind !== 'ResourceList' || !isResourceListVersion(apiVersion)) {
     return {
       errors: [{ message: `input is a ${String(kind ?? 'document without a kind')} (apiVersion ${String(apiVersion ?? 'unset')}), not a ResourceList of apiVersion config.kubernetes.io/v1 or v1beta1. To render plain files, pass them as arguments instead (see --help)` }],
     };
@@ -111,6 +123,9 @@ export function parseResourceList(text: string): { list?: ParsedResourceList; er
         const body = CST.stringify(cstItem);
         const end = (first?.offset ?? 0) + body.length;
         itemText = text.slice(start, end);
+        // An item ending in an empty value (`key:`) also holds the next line's indentation: leave it there.
+        const tail = /\n +$/.exec(itemText);
+        if (tail) itemText = itemText.slice(0, tail.index + 1);
         if (!itemText.endsWith('\n')) itemText += '\n';
         if (i === 0) seqIndent = (first?.offset ?? 0) - start;
       } else {
@@ -124,6 +139,32 @@ export function parseResourceList(text: string): { list?: ParsedResourceList; er
   return {
     list: { format, apiVersion, kind: 'ResourceList', items, functionConfig: functionConfig ?? undefined, seqIndent },
     errors: [],
+  };
+}
+
+const isResourceListVersion = (v: unknown): v is string => v === 'config.kubernetes.io/v1' || v === 'config.kubernetes.io/v1beta1';
+
+/**
+ * The common case on the fast reader (see fast-yaml.ts): a well-formed YAML ResourceList in plain
+ * block style. Anything else, errors included, is left to the full parser.
+ */
+function fastResourceList(text: string): ParsedResourceList | undefined {
+  if (/^\s*\{/.test(text)) return undefined;
+  const parsed = fastParse(text, PARSE_OPTIONS, true);
+  if (!parsed) return undefined;
+  const root = parsed.root as Record<string, unknown>;
+  if (root.kind !== 'ResourceList' || !isResourceListVersion(root.apiVersion)) return undefined;
+  const values = root.items ?? [];
+  if (!Array.isArray(values)) return undefined;
+  const texts = parsed.itemTexts ?? [];
+  if (texts.length !== values.length) return undefined;
+  return {
+    format: 'yaml',
+    apiVersion: root.apiVersion,
+    kind: 'ResourceList',
+    items: values.map((value, i) => ({ text: texts[i] as string, value })),
+    functionConfig: root.functionConfig ?? undefined,
+    seqIndent: parsed.seqIndent,
   };
 }
 
@@ -145,6 +186,14 @@ function findItemsToken(doc: CST.Document): CST.BlockSequence | CST.FlowCollecti
  * without the `---` marker itself.
  */
 export function parseDocuments(text: string, where: string): { docs: SourceItem[]; errors: SourceError[] } {
+  try {
+    return parseFullDocuments(text, where);
+  } catch (e) {
+    return { docs: [], errors: [{ message: `${where}: invalid YAML: ${(e as Error).message}` }] };
+  }
+}
+
+function parseFullDocuments(text: string, where: string): { docs: SourceItem[]; errors: SourceError[] } {
   const { tokens, docs } = parseStream(text);
   const errors = docs.flatMap((d) => documentErrors(text, d, where));
   if (errors.length) return { docs: [], errors };

@@ -1,0 +1,354 @@
+/**
+ * A fast reader for the plain block YAML that kpt and kustomize write into a ResourceList.
+ *
+ * The general `yaml` parser builds a concrete syntax tree and a document tree before it yields
+ * plain values; on a ResourceList of a few thousand objects that was the largest single cost of a
+ * render. This reader covers the common subset in one pass: block mappings and sequences, plain,
+ * single- and double-quoted one-line scalars, comments, and the empty flow collections `{}` and
+ * `[]`. Plain scalars resolve through the same YAML 1.1 tags the full parser uses, so `yes`, `0755`
+ * and `1e3` mean the same thing on both paths.
+ *
+ * It never guesses: on anything outside that subset (anchors, tags, block scalars, flow
+ * collections, multi-line scalars, tabs, CR line ends, duplicate keys, unusual indentation, a
+ * comment or blank line on the boundary between two items...) it gives up and returns undefined,
+ * and the caller uses the full parser, which also produces the error messages. A differential test
+ * checks both paths agree on values and item texts.
+ */
+import { Document, isScalar, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
+
+/** Thrown to abandon the fast path; never escapes this module. */
+const BAIL: unique symbol = Symbol('bail');
+
+interface ResolvingTag {
+  test: RegExp;
+  resolve: (source: string, onError: (message: string) => void, options: unknown) => unknown;
+}
+
+export interface FastParse {
+  /** The document's value. */
+  root: unknown;
+  /** When the top-level `items` is a block sequence: each item's text, from the line of its `-`. */
+  itemTexts?: string[];
+  /** Column of the `-` of that sequence. */
+  seqIndent: number;
+}
+
+type Options = ParseOptions & DocumentOptions & SchemaOptions;
+
+/** Resolves plain scalars exactly as the full parser does with the same options (memoised). */
+function scalarResolver(options: Options): (source: string) => unknown {
+  const doc = new Document(null, options);
+  const tags = (doc.schema.tags as unknown as Array<{ default?: unknown; test?: RegExp; resolve?: ResolvingTag['resolve'] }>)
+    .filter((t): t is ResolvingTag & { default: true } => t.default === true && t.test instanceof RegExp && typeof t.resolve === 'function');
+  const cache = new Map<string, unknown>();
+  const fail = () => {
+    throw BAIL;
+  };
+  return (source) => {
+    if (cache.has(source)) return cache.get(source);
+    const tag = tags.find((t) => t.test.test(source));
+    let value: unknown = source;
+    if (tag) {
+      value = tag.resolve(source, fail, doc.options);
+      if (isScalar(value)) value = value.value;
+      if (typeof value === 'bigint') value = Number(value);
+      if (value !== null && typeof value === 'object') throw BAIL;
+    }
+    if (cache.size < 50_000) cache.set(source, value);
+    return value;
+  };
+}
+
+// Characters the full parser treats specially or that this reader does not handle.
+const UNSUPPORTED = /[\t\r\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
+const SPACE = 32;
+const NEWLINE = 10;
+const HASH = 35;
+const COLON = 58;
+const DASH = 45;
+
+class Reader {
+  /** Start of the current line. */
+  pos = 0;
+  /** End (after its newline) of the last line that held content. */
+  lastContentEnd = 0;
+
+  constructor(
+    private readonly s: string,
+    private readonly resolve: (source: string) => unknown,
+  ) {}
+
+  private lineEnd(from: number): number {
+    const nl = this.s.indexOf('\n', from);
+    return nl === -1 ? this.s.length : nl;
+  }
+
+  private nextLine(from: number): number {
+    const nl = this.s.indexOf('\n', from);
+    return nl === -1 ? this.s.length : nl + 1;
+  }
+
+  /** Skips blank and comment-only lines; returns the indentation of the next content line, or -1 at the end. */
+  peek(): number {
+    const s = this.s;
+    while (this.pos < s.length) {
+      let i = this.pos;
+      while (s.charCodeAt(i) === SPACE) i++;
+      const c = s.charCodeAt(i);
+      if (i >= s.length) return -1;
+      if (c === NEWLINE || c === HASH) {
+        this.pos = this.nextLine(i);
+        continue;
+      }
+      return i - this.pos;
+    }
+    return -1;
+  }
+
+  /** A document: one block mapping at column 0. */
+  document(itemTexts: string[] | undefined): { root: unknown; seqIndent: number } {
+    const indent = this.peek();
+    if (indent !== 0) throw BAIL;
+    const start = this.pos;
+    if (this.s.startsWith('---', start) || this.s.startsWith('...', start) || this.s.charCodeAt(start) === 37 /* % */) throw BAIL;
+    const out = { seqIndent: 0 };
+    const root = this.mapping(0, start, itemTexts, out);
+    if (this.peek() !== -1) throw BAIL;
+    return { root, seqIndent: out.seqIndent };
+  }
+
+  /** A node whose first line is the current one, at column `indent`. */
+  private node(indent: number): unknown {
+    const at = this.pos + indent;
+    if (this.isDash(at)) return this.sequence(indent, undefined);
+    return this.mapping(indent, at, undefined, undefined);
+  }
+
+  private isDash(at: number): boolean {
+    if (this.s.charCodeAt(at) !== DASH) return false;
+    const next = this.s.charCodeAt(at + 1);
+    return next === SPACE || next === NEWLINE || at + 1 >= this.s.length;
+  }
+
+  /**
+   * Where the implicit key starting at `at` ends: the index of its `:` (followed by a space or the
+   * line end), or -1 when the text there is not a key.
+   */
+  private keyColon(at: number, end: number): number {
+    const s = this.s;
+    const c = s.charCodeAt(at);
+    if (c === 34 /* " */ || c === 39 /* ' */) {
+      const close = this.quotedEnd(at, end);
+      let i = close;
+      while (s.charCodeAt(i) === SPACE) i++;
+      if (s.charCodeAt(i) !== COLON) return -1;
+      const after = s.charCodeAt(i + 1);
+      return i + 1 >= end || after === SPACE ? i : -1;
+    }
+    for (let i = at; i < end; i++) {
+      const ch = s.charCodeAt(i);
+      if (ch === COLON) {
+        if (i + 1 >= end || s.charCodeAt(i + 1) === SPACE) return i;
+      } else if (ch === HASH && s.charCodeAt(i - 1) === SPACE) return -1;
+    }
+    return -1;
+  }
+
+  /** Index just after the closing quote of the one-line quoted scalar at `at`. */
+  private quotedEnd(at: number, end: number): number {
+    const s = this.s;
+    const q = s.charCodeAt(at);
+    for (let i = at + 1; i < end; i++) {
+      const ch = s.charCodeAt(i);
+      if (q === 39) {
+        if (ch === 39) {
+          if (s.charCodeAt(i + 1) === 39) i++;
+          else return i + 1;
+        }
+      } else if (ch === 92 /* \ */) i++;
+      else if (ch === 34) return i + 1;
+    }
+    throw BAIL; // unterminated on this line: a multi-line scalar
+  }
+
+  private quotedValue(at: number, close: number): string {
+    const s = this.s;
+    const body = s.slice(at + 1, close - 1);
+    if (s.charCodeAt(at) === 39) return body.includes("''") ? body.replace(/''/g, "'") : body;
+    if (!body.includes('\\')) return body;
+    return body.replace(/\\(.)/g, (_m, e: string) => {
+      if (e === '\\' || e === '"') return e;
+      if (e === 'n') return '\n';
+      if (e === 't') return '\t';
+      throw BAIL;
+    });
+  }
+
+  /** After a scalar or key, only spaces and a comment (after a space) may follow on the line. */
+  private expectLineEnd(from: number, end: number): void {
+    const s = this.s;
+    let i = from;
+    while (i < end && s.charCodeAt(i) === SPACE) i++;
+    if (i < end && !(s.charCodeAt(i) === HASH && i > from)) throw BAIL;
+  }
+
+  /** The one-line scalar (or empty flow collection) from `at` to the line end. */
+  private inlineValue(at: number, end: number): unknown {
+    const s = this.s;
+    const c = s.charCodeAt(at);
+    if (c === 34 || c === 39) {
+      const close = this.quotedEnd(at, end);
+      this.expectLineEnd(close, end);
+      return this.quotedValue(at, close);
+    }
+    if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (s.charCodeAt(at + 1) !== (c === 123 ? 125 : 93)) throw BAIL;
+      this.expectLineEnd(at + 2, end);
+      return c === 123 ? {} : [];
+    }
+    // Indicators that start anchors, aliases, tags, block scalars, directives, reserved characters,
+    // complex keys and flow syntax: left to the full parser.
+    if ('&*!|>%@`?:,]}#'.includes(s[at] as string)) throw BAIL;
+    if (c === DASH && (at + 1 >= end || s.charCodeAt(at + 1) === SPACE)) throw BAIL;
+    let stop = end;
+    for (let i = at + 1; i < end; i++) {
+      const ch = s.charCodeAt(i);
+      if (ch === HASH && s.charCodeAt(i - 1) === SPACE) {
+        stop = i;
+        break;
+      }
+      if (ch === COLON && (i + 1 >= end || s.charCodeAt(i + 1) === SPACE)) throw BAIL; // a nested mapping
+    }
+    while (stop > at && s.charCodeAt(stop - 1) === SPACE) stop--;
+    return this.resolve(s.slice(at, stop));
+  }
+
+  /** A block mapping at column `indent`; its first key starts at `first` (possibly after `- `). */
+  private mapping(indent: number, first: number, itemTexts: string[] | undefined, out: { seqIndent: number } | undefined): Record<string, unknown> {
+    const s = this.s;
+    const map: Record<string, unknown> = {};
+    let at = first;
+    for (;;) {
+      if (indent === 0 && (s.startsWith('---', at) || s.startsWith('...', at))) throw BAIL;
+      const end = this.lineEnd(at);
+      const colon = this.keyColon(at, end);
+      if (colon === -1 || colon - at > 1000) throw BAIL;
+      const key = this.key(at, colon);
+      if (Object.prototype.hasOwnProperty.call(map, key)) throw BAIL; // the full parser reports it
+      let v = colon + 1;
+      while (v < end && s.charCodeAt(v) === SPACE) v++;
+      let value: unknown;
+      if (v >= end || s.charCodeAt(v) === HASH) {
+        // The value is on the following lines (or absent).
+        this.pos = this.nextLine(end);
+        this.lastContentEnd = this.pos;
+        const next = this.peek();
+        const records = itemTexts !== undefined && key === 'items' ? itemTexts : undefined;
+        if (next > indent) {
+          if (this.isDash(this.pos + next)) {
+            if (records && out) out.seqIndent = next;
+            value = this.sequence(next, records);
+          } else value = this.node(next);
+        } else if (next === indent && this.isDash(this.pos + next)) {
+          if (records && out) out.seqIndent = next;
+          value = this.sequence(next, records);
+        } else value = null;
+      } else {
+        value = this.inlineValue(v, end);
+        this.pos = this.nextLine(end);
+        this.lastContentEnd = this.pos;
+        const next = this.peek();
+        if (next > indent) throw BAIL; // a multi-line scalar, or bad indentation
+      }
+      map[key] = value;
+      const next = this.peek();
+      if (next < indent) return map; // the end, or a parent's next key
+      if (next > indent || this.isDash(this.pos + next)) throw BAIL;
+      at = this.pos + indent;
+    }
+  }
+
+  private key(at: number, colon: number): string {
+    const s = this.s;
+    const c = s.charCodeAt(at);
+    if (c === 34 || c === 39) {
+      const close = this.quotedEnd(at, colon + 1);
+      return this.quotedValue(at, close);
+    }
+    if ('&*!|>%@`?:,[]{}#"\''.includes(s[at] as string)) throw BAIL;
+    if (c === DASH && s.charCodeAt(at + 1) === SPACE) throw BAIL;
+    let stop = colon;
+    while (stop > at && s.charCodeAt(stop - 1) === SPACE) stop--;
+    const text = s.slice(at, stop);
+    if (text === '<<' || text === '__proto__') throw BAIL;
+    const value = this.resolve(text);
+    if (typeof value !== 'string') throw BAIL; // keys like `1:` or `yes:` are left to the full parser
+    return value;
+  }
+
+  /** A block sequence whose `-` are at column `indent`. With `itemTexts`, records each entry's text. */
+  private sequence(indent: number, itemTexts: string[] | undefined): unknown[] {
+    const s = this.s;
+    const seq: unknown[] = [];
+    if (itemTexts && this.pos !== this.lastContentEnd) throw BAIL; // a comment before the first item
+    let itemStart = this.pos;
+    for (;;) {
+      const dash = this.pos + indent;
+      const end = this.lineEnd(dash);
+      let v = dash + 1;
+      while (v < end && s.charCodeAt(v) === SPACE) v++;
+      if (v >= end || s.charCodeAt(v) === HASH) {
+        this.pos = this.nextLine(end);
+        this.lastContentEnd = this.pos;
+        const next = this.peek();
+        seq.push(next > indent ? this.node(next) : null);
+      } else if (this.isDash(v)) {
+        throw BAIL; // `- - x`
+      } else if (this.keyColon(v, end) !== -1) {
+        seq.push(this.mapping(v - this.pos, v, undefined, undefined));
+      } else {
+        seq.push(this.inlineValue(v, end));
+        this.pos = this.nextLine(end);
+        this.lastContentEnd = this.pos;
+        if (this.peek() > indent) throw BAIL;
+      }
+      const next = this.peek();
+      if (itemTexts) {
+        if (this.pos !== this.lastContentEnd) throw BAIL; // a comment or blank line between items
+        let text = s.slice(itemStart, this.lastContentEnd);
+        if (!text.endsWith('\n')) text += '\n';
+        itemTexts.push(text);
+        itemStart = this.pos;
+      }
+      if (next === -1 || next < indent) return seq;
+      if (next > indent) throw BAIL;
+      // At this column, anything but `-` is the next key of the mapping this sequence is a value of.
+      if (!this.isDash(this.pos + next)) return seq;
+    }
+  }
+}
+
+/** Parses `text` on the fast path, or returns undefined when the full parser must handle it. */
+export function fastParse(text: string, options: Options, withItems: boolean): FastParse | undefined {
+  if (UNSUPPORTED.test(text)) return undefined;
+  const resolver = resolverFor(options);
+  const reader = new Reader(text, resolver);
+  const itemTexts: string[] | undefined = withItems ? [] : undefined;
+  try {
+    const { root, seqIndent } = reader.document(itemTexts);
+    return { root, seqIndent, itemTexts: itemTexts && Array.isArray((root as { items?: unknown }).items) && itemTexts.length > 0 ? itemTexts : undefined };
+  } catch (e) {
+    if (e === BAIL) return undefined;
+    throw e;
+  }
+}
+
+const resolvers = new WeakMap<object, (source: string) => unknown>();
+function resolverFor(options: Options): (source: string) => unknown {
+  let r = resolvers.get(options);
+  if (!r) {
+    r = scalarResolver(options);
+    resolvers.set(options, r);
+  }
+  return r;
+}

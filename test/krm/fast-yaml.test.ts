@@ -1,0 +1,226 @@
+// The fast ResourceList reader must agree with the full `yaml` parser on every input it accepts
+// (values, item texts, sequence indentation), and must give up on every input the full parser
+// rejects, so the errors still come from the full parser.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseResourceList } from '../../src/krm/source.js';
+import { fastParse } from '../../src/krm/fast-yaml.js';
+import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
+
+const OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1' } as const;
+const HEADER = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n';
+
+/** Parses on both paths; returns whether the fast path took the input. */
+function agree(text: string): boolean {
+  const full = parseResourceList(text, { fast: false });
+  const either = parseResourceList(text);
+  expect(either).toEqual(full);
+  return fastParse(text, OPTIONS, true) !== undefined && full.list !== undefined;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Scalars chosen for what a YAML 1.1 reader does with them: mostly valid, some that are not or
+// that only the full parser handles.
+const SCALARS = [
+  'a', 'hello world', 'yes', 'No', 'on', 'OFF', 'y', 'N', 'true', 'False', '~', 'null', 'NULL', '0755', '0o17', '0x1F', '0b101',
+  '1_000', '12', '-3', '+4', '1e3', '1.5', '.5', '1.', '.inf', '-.Inf', '.nan', '12:30', '12:30:45', '2024-01-01',
+  '2024-01-01T10:00:00Z', "'single'", "'it''s'", "''", '""', '"double"', '"esc \\" q"', '"tab\\tx"', '"nl\\nx"',
+  '"back\\\\slash"', 'a #comment', 'a#b', 'http://x:80/y', '-x', '--x', '{}', '[]', 'é', '日本語', 'a  b', 'x   ', '10Gi',
+  '500m', '"0755"', 'true # c', '=', 'a,b', '---', '1__0', '0x', '+.5', '-0', '0', '00', '08', '0.0', '1e+3', 'x:y',
+];
+const ODD_SCALARS = [
+  '"\\u00e9"', '"\\x41"', 'a: b', 'a:', '- x', '-', '{a: 1}', '[1, 2]', '[a', '{ }', '&a x', '*a', '!!str 1', '|', '|-', '>',
+  '@x', '`x', '%x', '?x', '? x', ':x', ': x', '"a', "'a", '<<', '}', '#', '"a" b', "'a'#c", '"a"#c', '...', 'a\tb', 'x:', '"x":',
+];
+const KEYS = ['a', 'b', 'name', 'x y', '"q k"', "'s k'", 'a:b', '-k', 'k#c', '"dup"', 'dup', 'a b ', 'é', 'yes', '1', 'spec', 'status'];
+const ODD_KEYS = ['<<', '__proto__', 'k #c', '? c', '&x k', '- k', '"open'];
+
+type Tree = string | Tree[] | { [key: string]: Tree };
+
+function tree(r: () => number, depth: number): Tree {
+  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const roll = r();
+  if (depth <= 0 || roll < 0.35) return r() < 0.04 ? pick(ODD_SCALARS) : pick(SCALARS);
+  if (roll < 0.55) return Array.from({ length: 1 + Math.floor(r() * 3) }, () => tree(r, depth - 1));
+  const out: { [key: string]: Tree } = {};
+  const n = 1 + Math.floor(r() * 4);
+  const keys = [...KEYS].sort(() => r() - 0.5); // distinct, but `dup` and `"dup"` may meet
+  for (let i = 0; i < n; i++) out[`${r() < 0.02 ? pick(ODD_KEYS) : keys[i]}\u0000${i}`] = tree(r, depth - 1); // \0 keeps the same key apart
+  return out;
+}
+
+/** Writes a tree as block YAML with random (sometimes wrong) layout choices. */
+function write(r: () => number, t: Tree, col: number, lines: string[], lead: string): void {
+  const pad = (n: number) => ' '.repeat(Math.max(0, n));
+  const noise = () => {
+    const x = r();
+    if (x < 0.01) lines.push('');
+    else if (x < 0.03) lines.push(`${pad(col + Math.floor(r() * 3) - 1)}# a comment`);
+  };
+  const jitter = () => (r() < 0.005 ? (r() < 0.5 ? -1 : 1) : 0);
+  if (typeof t === 'string') {
+    lines.push(`${lead}${t}`);
+    return;
+  }
+  if (Array.isArray(t)) {
+    t.forEach((item, i) => {
+      noise();
+      const first = i === 0 && lead !== '' ? lead : pad(col + jitter());
+      if (typeof item === 'string') lines.push(`${first}- ${item}${r() < 0.1 ? ' # trailing' : ''}`);
+      else if (r() < 0.2) {
+        lines.push(`${first}-`);
+        write(r, item, col + 2, lines, '');
+      } else write(r, item, col + 2, lines, `${first}- `);
+    });
+    return;
+  }
+  Object.entries(t).forEach(([rawKey, value], i) => {
+    noise();
+    const key = rawKey.split('\u0000')[0] as string;
+    const first = i === 0 && lead !== '' ? lead : pad(col + jitter());
+    if (typeof value === 'string') lines.push(`${first}${key}: ${value}${r() < 0.1 ? ' # trailing' : ''}`);
+    else {
+      lines.push(`${first}${key}:${r() < 0.1 ? ' # head' : ''}`);
+      const compact = Array.isArray(value) && r() < 0.5;
+      write(r, value, compact ? col : col + 2, lines, '');
+    }
+  });
+}
+
+function randomResourceList(seed: number): string {
+  const r = mulberry32(seed);
+  const compactItems = r() < 0.6;
+  const itemCol = compactItems ? 0 : 2;
+  const lines: string[] = [];
+  const items = 1 + Math.floor(r() * 4);
+  for (let i = 0; i < items; i++) {
+    const item: { [key: string]: Tree } = { 'apiVersion\u0000a': 'v1', 'kind\u0000b': 'ConfigMap' };
+    const extra = tree(r, 3);
+    if (typeof extra === 'object' && !Array.isArray(extra)) Object.assign(item, extra);
+    else item['data\u0000c'] = extra;
+    if (r() < 0.1) lines.push(`${' '.repeat(itemCol)}- # head comment`), write(r, item, itemCol + 2, lines, '');
+    else write(r, item, itemCol + 2, lines, `${' '.repeat(itemCol)}- `);
+  }
+  const tail = r() < 0.5 ? 'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: "1"\n' : '';
+  return `${HEADER}${lines.join('\n')}\n${tail}`;
+}
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : yamlFiles(path);
+    return /\.ya?ml$/.test(name) ? [path] : [];
+  });
+}
+
+describe('fast ResourceList reader', () => {
+  it('takes the ResourceLists kpt writes, and agrees with the full parser', () => {
+    const kptStyle = `${HEADER}- # head comment after the dash, as kpt writes it
+  apiVersion: v1 # trailing
+  kind: ConfigMap
+  metadata:
+    name: "notes"
+    annotations:
+      config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'notes/a.yaml'
+  data:
+    octal: 0755
+    flag: yes
+    empty: ''
+    ratio: 1e3
+    list:
+    - a
+    -   b
+    - - nested
+- apiVersion: v1
+  kind: ConfigMap
+  data: {}
+functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+`;
+    // `- - nested` is outside the subset: this one goes to the full parser.
+    expect(agree(kptStyle)).toBe(false);
+    expect(agree(kptStyle.replace('    - - nested\n', ''))).toBe(true);
+    expect(agree(resourceListText([...menuObjects(), ...clusterObjects(20)]))).toBe(true);
+    const [head, rest] = resourceListText(menuObjects()).split('items:\n') as [string, string];
+    const [items, fnConfig] = rest.split(/^(?=functionConfig:)/m) as [string, string];
+    const indented = `${head}items:\n${items.replace(/^(?=.)/gm, '  ')}${fnConfig}`;
+    expect(agree(indented)).toBe(true);
+    expect(parseResourceList(indented).list?.seqIndent).toBe(2);
+  });
+
+  it('agrees with the full parser on every YAML file in the repository, as items', () => {
+    let taken = 0;
+    const files = ['kptfile-examples', 'integrations', 'test/golden/cases', 'deploy', 'crds'].flatMap(yamlFiles);
+    expect(files.length).toBeGreaterThan(20);
+    for (const file of files) {
+      const docs = readFileSync(file, 'utf8').split(/^---[^\n]*\n/m).filter((d) => d.trim() !== '');
+      const items = docs.map((d) => `- ${d.trimEnd().replace(/\n/g, '\n  ')}\n`).join('');
+      if (agree(`${HEADER}${items}`)) taken++;
+    }
+    // Most files are plain block YAML; a file with a block scalar or flow collection is not.
+    expect(taken).toBeGreaterThan(files.length / 3);
+  });
+
+  it('agrees with the full parser on 4,000 generated ResourceLists, including broken ones', () => {
+    let taken = 0;
+    let rejected = 0;
+    for (let seed = 1; seed <= 4000; seed++) {
+      const text = randomResourceList(seed);
+      try {
+        if (agree(text)) taken++;
+        if (parseResourceList(text, { fast: false }).errors.length) rejected++;
+      } catch (e) {
+        throw new Error(`seed ${seed}: ${(e as Error).message}\n--- input ---\n${text}`);
+      }
+    }
+    // Both paths must have been exercised: the generator makes valid and invalid YAML alike.
+    expect(taken).toBeGreaterThan(600);
+    expect(rejected).toBeGreaterThan(600);
+  });
+
+  it('gives up on what it does not cover', () => {
+    for (const body of [
+      '  data: {a: 1}',
+      '  data:\n    script: |\n      x',
+      '  data: &a x',
+      '  data: !!str 1',
+      '  data: "multi\n    line"',
+      '  data: plain\n    continued',
+      '  data:\n\ta: 1',
+      '  a: 1\n  a: 2',
+      '  1: x',
+      '  <<: {}',
+    ]) {
+      expect(fastParse(`${HEADER}- kind: X\n${body}\n`, OPTIONS, true), body).toBeUndefined();
+    }
+    expect(fastParse(`${HEADER}- kind: X\n  data: ok\n`, OPTIONS, true)).toBeDefined();
+    expect(fastParse(`${HEADER}- kind: X\n\n- kind: Y\n`, OPTIONS, true)).toBeUndefined(); // blank line between items
+    expect(fastParse(`${HEADER}- kind: X\n# c\n- kind: Y\n`, OPTIONS, true)).toBeUndefined();
+    expect(fastParse(`${HEADER}- kind: X\r\n`, OPTIONS, true)).toBeUndefined();
+    expect(fastParse(`---\n${HEADER}- kind: X\n`, OPTIONS, true)).toBeUndefined();
+  });
+
+  it('full parser: an item ending in an empty value keeps to its own lines', () => {
+    const text = `${HEADER}  - kind: X\n    empty:\n  - kind: Y\n`;
+    const items = parseResourceList(text, { fast: false }).list?.items.map((i) => i.text);
+    expect(items).toEqual(['  - kind: X\n    empty:\n', '  - kind: Y\n']);
+  });
+
+  it('full parser: a value that cannot be built is an error, not a crash', () => {
+    const out = parseResourceList(`${HEADER}- kind: X\n  <<: true\n`);
+    expect(out.list).toBeUndefined();
+    expect(out.errors[0]?.message).toMatch(/^input: invalid YAML: Merge sources must be maps/);
+  });
+});
