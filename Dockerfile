@@ -36,9 +36,10 @@ ENV NODE_ENV=production
 COPY --from=build /src/dist/ /opt/valkey-krm/
 # Every bundle on PATH under its command name: render-valkey, validate-valkey, ...
 RUN set -eu; \
-    for f in /opt/valkey-krm/*.mjs; do \
+    for f in /opt/valkey-krm/*.mjs /opt/valkey-krm/*.cjs; do \
       chmod 0755 "$f"; \
-      ln -s "$f" "/usr/local/bin/$(basename "$f" .mjs)"; \
+      name="$(basename "$f")"; \
+      ln -s "$f" "/usr/local/bin/${name%.*}"; \
     done; \
     /usr/local/bin/render-valkey --version
 # 65532: no home, no shell login, not root. kpt runs container functions as `nobody` anyway;

@@ -7,7 +7,7 @@ import { parseResourceList } from '../src/krm/source.js';
 import { runJob } from '../src/krm/job.js';
 import { runResourceList } from '../src/krm/resource-list.js';
 
-const EXE = 'dist/render-valkey.mjs';
+const EXE = 'dist/render-valkey.cjs';
 const sizes = (process.env.BENCH_SIZES ?? '10,100,1000,5000').split(',').map(Number);
 
 interface Measured { ms: number; maxRssMiB: number; stdoutBytes: number; exit: number }

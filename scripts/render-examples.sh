@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 for pkg in kptfile-examples/*/; do
   [ -f "$pkg/Kptfile" ] || continue
-  echo "# ---- ${pkg%/}: node dist/render-valkey.mjs ${pkg%/}"
-  node dist/render-valkey.mjs "${pkg%/}"
+  echo "# ---- ${pkg%/}: node dist/render-valkey.cjs ${pkg%/}"
+  node dist/render-valkey.cjs "${pkg%/}"
 done

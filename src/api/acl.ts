@@ -1,11 +1,12 @@
 import * as z from 'zod';
+import { lazy } from './lazy.js';
 import { refName } from './common.js';
 
 export const PASSWORD_HASH = /^[0-9a-f]{64}$/;
 export const HASH_HINT =
   'must be 64 lowercase hex characters, the SHA-256 of the password: printf %s "$PASSWORD" | sha256sum | cut -d" " -f1';
 
-export const passwordHash = z.string({ error: HASH_HINT }).regex(PASSWORD_HASH, { error: HASH_HINT });
+export const passwordHash = lazy(() => z.string({ error: HASH_HINT }).regex(PASSWORD_HASH, { error: HASH_HINT }));
 
 /** ACL file tokens are whitespace separated: nothing here may contain whitespace. */
 const token = (what: string) =>
@@ -19,40 +20,40 @@ const token = (what: string) =>
     .regex(/^[^\t\n\v\f\r "']+$/, { error: `must be ${what} without whitespace or quotes` });
 
 export const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@:-]*$/;
-export const username = z
+export const username = lazy(() => z
   .string({ error: 'must be a username' })
   .min(1)
   .max(128)
-  .regex(USERNAME, { error: "must be a username of letters, digits, '.', '_', '@', ':' and '-'" });
+  .regex(USERNAME, { error: "must be a username of letters, digits, '.', '_', '@', ':' and '-'" }));
 
-export const keyAccess = z.enum(['read', 'write', 'readwrite'], { error: 'must be one of read, write, readwrite' });
+export const keyAccess = lazy(() => z.enum(['read', 'write', 'readwrite'], { error: 'must be one of read, write, readwrite' }));
 
-export const keyPermission = z
+export const keyPermission = lazy(() => z
   .object({
     pattern: token('a key pattern such as "sessions:*"').meta({ description: 'A glob over key names, e.g. sessions:*.' }),
-    access: keyAccess.meta({ description: 'read (%R~), write (%W~) or readwrite (~).' }),
+    access: keyAccess().meta({ description: 'read (%R~), write (%W~) or readwrite (~).' }),
   })
-  .strict();
+  .strict());
 
-export const aclPermission = z
+export const aclPermission = lazy(() => z
   .object({
     roleRef: refName('ValkeyRole').meta({ description: 'The ValkeyRole whose commands this permission grants.' }),
-    keys: z.array(keyPermission).max(64).meta({ description: 'The keys the role applies to.' }),
+    keys: z.array(keyPermission()).max(64).meta({ description: 'The keys the role applies to.' }),
     channels: z.array(token('a channel pattern')).max(64).optional().meta({ description: 'Pub/sub channel patterns the user may use.' }),
   })
-  .strict();
+  .strict());
 
-export const aclBinding = z
+export const aclBinding = lazy(() => z
   .object({
-    username: username.meta({ description: 'The ACL user name clients authenticate as.' }),
-    passwordHashes: z.array(passwordHash).min(1, { error: 'needs at least one password hash' }).max(16)
+    username: username().meta({ description: 'The ACL user name clients authenticate as.' }),
+    passwordHashes: z.array(passwordHash()).min(1, { error: 'needs at least one password hash' }).max(16)
       .meta({ description: 'SHA-256 hex digests of the accepted passwords; several allow rotation.' }),
-    permissions: z.array(aclPermission).min(1, { error: 'needs at least one permission' }).max(32)
+    permissions: z.array(aclPermission()).min(1, { error: 'needs at least one permission' }).max(32)
       .meta({ description: 'One ACL selector per permission: the role, on these keys and channels.' }),
   })
-  .strict();
+  .strict());
 
-export const aclBindings = z.array(aclBinding).max(256);
+export const aclBindings = lazy(() => z.array(aclBinding()).max(256));
 
-export type AclBinding = z.infer<typeof aclBinding>;
-export type AclPermission = z.infer<typeof aclPermission>;
+export type AclBinding = z.infer<ReturnType<typeof aclBinding>>;
+export type AclPermission = z.infer<ReturnType<typeof aclPermission>>;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazy } from './lazy.js';
 import { RESOURCE_QUANTITY_PATTERN } from './quantity.js';
 
 /** A CEL validation rule for the generated CRD, attached to a zod schema through `.meta()`. */
@@ -48,20 +49,20 @@ export const stringMap = (valueWhat = 'a string') =>
   z.record(z.string(), z.string({ error: `each value must be ${valueWhat}; quote numbers and booleans in YAML` }));
 
 /** Resource quantities as Kubernetes writes them: a string like "500m" or "2Gi", or a plain integer. */
-export const quantity = z
+export const quantity = lazy(() => z
   .union([
     z.string().regex(new RegExp(RESOURCE_QUANTITY_PATTERN), {
       error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"',
     }),
     z.number().int().min(0),
   ], { error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"' })
-  .meta({ 'x-kubernetes-int-or-string': true });
+  .meta({ 'x-kubernetes-int-or-string': true }));
 
-export const objectMeta = z
+export const objectMeta = lazy(() => z
   .object({
     name: z.string({ error: 'is required: every object needs a name' }).min(1, { error: 'is required: every object needs a name' }),
     namespace: z.string().optional(),
     labels: z.record(z.string(), z.string()).optional(),
     annotations: z.record(z.string(), z.string()).optional(),
   })
-  .loose();
+  .loose());

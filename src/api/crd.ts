@@ -75,7 +75,7 @@ export const KINDS: readonly KindDefinition[] = [
     singular: 'valkeyimage',
     shortNames: ['vki'],
     scope: 'Cluster',
-    spec: valkeyImageSpec,
+    spec: valkeyImageSpec(),
     description: 'An allowlisted Valkey container image. No ValkeyConfig can run an image that has no ValkeyImage.',
     printerColumns: [
       { name: 'Repository', type: 'string', jsonPath: '.spec.repository' },
@@ -90,7 +90,7 @@ export const KINDS: readonly KindDefinition[] = [
     singular: 'valkeyconfig',
     shortNames: ['vkc'],
     scope: 'Cluster',
-    spec: valkeyConfigSpec,
+    spec: valkeyConfigSpec(),
     description: 'A named menu item: image, sizing, Valkey settings and platform ACL bindings, optionally derived from a base config.',
     printerColumns: [
       { name: 'Base', type: 'string', jsonPath: '.spec.baseRef' },
@@ -106,7 +106,7 @@ export const KINDS: readonly KindDefinition[] = [
     singular: 'valkeyrole',
     shortNames: ['vkr'],
     scope: 'Cluster',
-    spec: valkeyRoleSpec,
+    spec: valkeyRoleSpec(),
     description: 'A reusable set of command permissions for ACL bindings.',
     printerColumns: [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
   },
@@ -116,8 +116,8 @@ export const KINDS: readonly KindDefinition[] = [
     singular: 'valkeycluster',
     shortNames: ['vk'],
     scope: 'Namespaced',
-    spec: valkeyClusterSpec,
-    status: valkeyClusterStatus,
+    spec: valkeyClusterSpec(),
+    status: valkeyClusterStatus(),
     description: "A team's Valkey cluster, built from a ValkeyConfig on the platform's menu.",
     rootRules: [CLUSTER_NAME_RULE],
     printerColumns: [

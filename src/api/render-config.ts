@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazy } from './lazy.js';
 import { API_VERSION } from './group.js';
 import { objectMeta } from './common.js';
 import { passwordHash } from './acl.js';
@@ -9,7 +10,7 @@ export const RENDER_CONFIG_KIND = 'ValkeyRenderConfig';
 const systemUser = (defaultSecret: string) =>
   z
     .object({
-      passwordHash,
+      passwordHash: passwordHash(),
       secretName: z
         .string()
         .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { error: 'must be a Secret name' })
@@ -17,7 +18,7 @@ const systemUser = (defaultSecret: string) =>
     })
     .strict();
 
-export const renderConfigSpec = z
+export const renderConfigSpec = lazy(() => z
   .object({
     outputDir: z
       .string()
@@ -30,7 +31,7 @@ export const renderConfigSpec = z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { error: 'must be a DNS domain such as cluster.local' })
       .default('cluster.local'),
-    defaultZoneSpread: zoneSpread.default('bestEffort'),
+    defaultZoneSpread: zoneSpread().default('bestEffort'),
     systemUsers: z
       .object(
         {
@@ -41,18 +42,18 @@ export const renderConfigSpec = z
       )
       .strict(),
   })
-  .strict();
+  .strict());
 
-export const renderConfig = z
+export const renderConfig = lazy(() => z
   .object({
     apiVersion: z.literal(API_VERSION),
     kind: z.literal(RENDER_CONFIG_KIND),
-    metadata: objectMeta,
-    spec: renderConfigSpec,
+    metadata: objectMeta(),
+    spec: renderConfigSpec(),
   })
-  .strict();
+  .strict());
 
-export type RenderConfig = z.output<typeof renderConfigSpec>;
+export type RenderConfig = z.output<ReturnType<typeof renderConfigSpec>>;
 
 /** The ConfigMap form (kpt `configMap:`) uses these flattened keys. */
 export const FLAT_RENDER_CONFIG_KEYS = {

@@ -1,19 +1,20 @@
 import * as z from 'zod';
+import { lazy } from './lazy.js';
 import { API_VERSION, RESERVED_ANNOTATION_PREFIX } from './group.js';
 import { celRules, CLUSTER_NAME_MAX, isQualifiedName, LABEL_VALUE_PATTERN, objectMeta, qualifiedKeysRule, refName } from './common.js';
 import { aclBindings } from './acl.js';
 
 export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
-export const zoneSpread = z.enum(ZONE_SPREAD, { error: 'must be bestEffort or required' });
-export type ZoneSpread = z.infer<typeof zoneSpread>;
+export const zoneSpread = lazy(() => z.enum(ZONE_SPREAD, { error: 'must be bestEffort or required' }));
+export type ZoneSpread = z.infer<ReturnType<typeof zoneSpread>>;
 
 const RESERVED_MESSAGE = `keys under ${RESERVED_ANNOTATION_PREFIX} are reserved for valkey-krm; use another prefix`;
 const KEY_MESSAGE = "keys must be Kubernetes label/annotation keys: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 const LABEL_VALUE_MESSAGE = "must be a Kubernetes label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 const MAX_POD_ANNOTATIONS = 64;
-const labelValue = z.string().max(63, { error: LABEL_VALUE_MESSAGE }).regex(new RegExp(LABEL_VALUE_PATTERN), { error: LABEL_VALUE_MESSAGE });
+const labelValue = lazy(() => z.string().max(63, { error: LABEL_VALUE_MESSAGE }).regex(new RegExp(LABEL_VALUE_PATTERN), { error: LABEL_VALUE_MESSAGE }));
 
-export const podAnnotations = z
+export const podAnnotations = lazy(() => z
   .record(z.string(), z.string({ error: 'each value must be a string; quote numbers and booleans in YAML' }))
   .superRefine((map, ctx) => {
     const keys = Object.keys(map);
@@ -30,22 +31,22 @@ export const podAnnotations = z
       { rule: `self.all(k, !k.startsWith('${RESERVED_ANNOTATION_PREFIX}'))`, message: RESERVED_MESSAGE },
       qualifiedKeysRule(KEY_MESSAGE),
     ),
-  });
+  }));
 
 const MAX_NODE_SELECTOR = 32;
-export const nodeSelector = z
-  .record(z.string(), labelValue)
+export const nodeSelector = lazy(() => z
+  .record(z.string(), labelValue())
   .superRefine((map, ctx) => {
     const keys = Object.keys(map);
     if (keys.length > MAX_NODE_SELECTOR) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_NODE_SELECTOR} labels; got ${keys.length}` });
     for (const key of keys) if (!isQualifiedName(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${KEY_MESSAGE}` });
   })
-  .meta({ description: 'Copied verbatim to the pods.', maxProperties: MAX_NODE_SELECTOR, ...celRules(qualifiedKeysRule(KEY_MESSAGE)) });
+  .meta({ description: 'Copied verbatim to the pods.', maxProperties: MAX_NODE_SELECTOR, ...celRules(qualifiedKeysRule(KEY_MESSAGE)) }));
 
-export const placement = z
+export const placement = lazy(() => z
   .object({
     zones: z
-      .array(labelValue.min(1))
+      .array(labelValue().min(1))
       .min(1, { error: 'must list at least one zone, or be left out' })
       .max(16)
       .superRefine((zones, ctx) => {
@@ -53,12 +54,12 @@ export const placement = z
       })
       .optional()
       .meta({ description: 'Zones the pods may run in (required node affinity on topology.kubernetes.io/zone).', 'x-kubernetes-list-type': 'set' }),
-    zoneSpread: zoneSpread.optional().meta({ description: 'bestEffort or required; unset uses the render config default.' }),
-    nodeSelector: nodeSelector.optional(),
+    zoneSpread: zoneSpread().optional().meta({ description: 'bestEffort or required; unset uses the render config default.' }),
+    nodeSelector: nodeSelector().optional(),
   })
-  .strict();
+  .strict());
 
-export const valkeyClusterSpec = z
+export const valkeyClusterSpec = lazy(() => z
   .object({
     configRef: refName('ValkeyConfig').meta({ description: 'The ValkeyConfig (menu item) this cluster runs.' }),
     shards: z
@@ -73,64 +74,64 @@ export const valkeyClusterSpec = z
       .min(0, { error: 'must be 0 or more' })
       .max(10)
       .meta({ description: 'Replicas per shard, in addition to its primary.' }),
-    acl: aclBindings.optional().meta({ description: "The team's ACL bindings, added to the config's." }),
+    acl: aclBindings().optional().meta({ description: "The team's ACL bindings, added to the config's." }),
     tls: z
       .object({ secretRef: refName('Secret').meta({ description: 'A Secret with tls.crt, tls.key and ca.crt in the cluster namespace.' }) })
       .strict()
       .optional()
       .meta({ description: 'TLS only: clients, replication and the cluster bus use TLS with the certificate in this Secret.' }),
-    placement: placement.optional().meta({ description: 'Where the pods may run: zones, zone spread and a node selector.' }),
-    podAnnotations: podAnnotations.optional(),
+    placement: placement().optional().meta({ description: 'Where the pods may run: zones, zone spread and a node selector.' }),
+    podAnnotations: podAnnotations().optional(),
   })
   .strict()
-  .meta({ description: 'A Valkey cluster built from a ValkeyConfig on the menu. The image, sizing and settings come from the config.' });
+  .meta({ description: 'A Valkey cluster built from a ValkeyConfig on the menu. The image, sizing and settings come from the config.' }));
 
-export const nodeRole = z.enum(['primary', 'replica', 'unknown']);
-export const nodeHealth = z.enum(['online', 'loading', 'failed', 'unreachable', 'pending']);
-export const clusterState = z.enum(['Creating', 'Active', 'Updating', 'Failed']);
+export const nodeRole = lazy(() => z.enum(['primary', 'replica', 'unknown']));
+export const nodeHealth = lazy(() => z.enum(['online', 'loading', 'failed', 'unreachable', 'pending']));
+export const clusterState = lazy(() => z.enum(['Creating', 'Active', 'Updating', 'Failed']));
 
-export const condition = z.object({
+export const condition = lazy(() => z.object({
   type: z.string(),
   status: z.enum(['True', 'False', 'Unknown']),
   reason: z.string(),
   message: z.string(),
   lastTransitionTime: z.string(),
   observedGeneration: z.number().int().optional(),
-});
+}));
 
-export const nodeStatus = z.object({
+export const nodeStatus = lazy(() => z.object({
   pod: z.string(),
   shard: z.number().int(),
-  role: nodeRole,
+  role: nodeRole(),
   nodeId: z.string().optional(),
   ip: z.string().optional(),
   version: z.string().optional(),
-  health: nodeHealth,
-});
+  health: nodeHealth(),
+}));
 
-export const valkeyClusterStatus = z.object({
-  state: clusterState.optional(),
+export const valkeyClusterStatus = lazy(() => z.object({
+  state: clusterState().optional(),
   message: z.string().optional(),
   observedGeneration: z.number().int().optional(),
-  nodes: z.array(nodeStatus).optional().meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['pod'] }),
-  conditions: z.array(condition).optional().meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
-});
+  nodes: z.array(nodeStatus()).optional().meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['pod'] }),
+  conditions: z.array(condition()).optional().meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),
+}));
 
-export const valkeyCluster = z
+export const valkeyCluster = lazy(() => z
   .object({
     apiVersion: z.literal(API_VERSION),
     kind: z.literal('ValkeyCluster'),
-    metadata: objectMeta,
-    spec: valkeyClusterSpec,
+    metadata: objectMeta(),
+    spec: valkeyClusterSpec(),
     status: z.unknown().optional(),
   })
-  .strict();
+  .strict());
 
-export type ValkeyCluster = z.infer<typeof valkeyCluster>;
-export type ValkeyClusterSpec = z.infer<typeof valkeyClusterSpec>;
-export type ValkeyClusterStatus = z.infer<typeof valkeyClusterStatus>;
-export type NodeStatus = z.infer<typeof nodeStatus>;
-export type Condition = z.infer<typeof condition>;
+export type ValkeyCluster = z.infer<ReturnType<typeof valkeyCluster>>;
+export type ValkeyClusterSpec = z.infer<ReturnType<typeof valkeyClusterSpec>>;
+export type ValkeyClusterStatus = z.infer<ReturnType<typeof valkeyClusterStatus>>;
+export type NodeStatus = z.infer<ReturnType<typeof nodeStatus>>;
+export type Condition = z.infer<ReturnType<typeof condition>>;
 
 /** Rules on the whole object that the CRD enforces with CEL at its root. */
 export const CLUSTER_NAME_RULE = {

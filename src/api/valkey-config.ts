@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazy } from './lazy.js';
 import { API_VERSION } from './group.js';
 import { celRules, keysMatchRule, objectMeta, quantity, refName } from './common.js';
 import { aclBindings } from './acl.js';
@@ -9,7 +10,7 @@ export const VALKEY_KEY = new RegExp(VALKEY_KEY_PATTERN);
 const VALKEY_KEY_MESSAGE = 'each key must be a Valkey directive name such as maxmemory-policy';
 const MAX_VALKEY_SETTINGS = 256;
 
-export const valkeySettings = z
+export const valkeySettings = lazy(() => z
   .record(
     z.string().max(128, { error: VALKEY_KEY_MESSAGE }).regex(VALKEY_KEY, { error: VALKEY_KEY_MESSAGE }),
     z
@@ -22,34 +23,34 @@ export const valkeySettings = z
     description: 'Valkey settings, merged per key down the baseRef chain. Forced settings always win.',
     maxProperties: MAX_VALKEY_SETTINGS,
     ...celRules(keysMatchRule(VALKEY_KEY_PATTERN, VALKEY_KEY_MESSAGE)),
-  });
+  }));
 
-export const valkeyConfigSpec = z
+export const valkeyConfigSpec = lazy(() => z
   .object({
     baseRef: refName('ValkeyConfig').optional().meta({ description: 'The config this one derives from.' }),
     imageRef: refName('ValkeyImage').optional().meta({ description: 'The ValkeyImage to run; may be inherited through baseRef.' }),
     resources: z
       .object({
-        cpu: quantity.optional().meta({ description: 'CPU request and limit of the valkey container.' }),
-        memory: quantity.optional().meta({ description: 'Memory request and limit of the valkey container.' }),
+        cpu: quantity().optional().meta({ description: 'CPU request and limit of the valkey container.' }),
+        memory: quantity().optional().meta({ description: 'Memory request and limit of the valkey container.' }),
       })
       .strict()
       .optional(),
-    valkey: valkeySettings.optional(),
-    acl: aclBindings.optional().meta({ description: 'Platform ACL bindings. The first config in the chain that sets acl supplies the whole list.' }),
+    valkey: valkeySettings().optional(),
+    acl: aclBindings().optional().meta({ description: 'Platform ACL bindings. The first config in the chain that sets acl supplies the whole list.' }),
   })
-  .strict();
+  .strict());
 
-export const valkeyConfig = z
+export const valkeyConfig = lazy(() => z
   .object({
     apiVersion: z.literal(API_VERSION),
     kind: z.literal('ValkeyConfig'),
-    metadata: objectMeta,
-    spec: valkeyConfigSpec,
+    metadata: objectMeta(),
+    spec: valkeyConfigSpec(),
     status: z.unknown().optional(),
   })
-  .strict();
+  .strict());
 
-export type ValkeyConfig = z.infer<typeof valkeyConfig>;
-export type ValkeyConfigSpec = z.infer<typeof valkeyConfigSpec>;
+export type ValkeyConfig = z.infer<ReturnType<typeof valkeyConfig>>;
+export type ValkeyConfigSpec = z.infer<ReturnType<typeof valkeyConfigSpec>>;
 export type Quantity = string | number;

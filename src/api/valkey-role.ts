@@ -1,44 +1,45 @@
 import * as z from 'zod';
+import { lazy } from './lazy.js';
 import { API_VERSION } from './group.js';
 import { objectMeta } from './common.js';
 
-export const access = z.enum(['allow', 'deny'], { error: 'must be allow or deny' });
+export const access = lazy(() => z.enum(['allow', 'deny'], { error: 'must be allow or deny' }));
 
-export const roleCategory = z
+export const roleCategory = lazy(() => z
   .object({
     name: z.string().regex(/^[a-z]+$/, { error: 'must be an ACL category name without "@", such as read, write or dangerous' }),
-    access,
+    access: access(),
   })
-  .strict();
+  .strict());
 
-export const roleCommand = z
+export const roleCommand = lazy(() => z
   .object({
     name: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*(\|[A-Za-z0-9_.-]+)?$/, {
       error: 'must be a command name such as get, or command|subcommand such as config|get',
     }),
-    access,
+    access: access(),
   })
-  .strict();
+  .strict());
 
-export const valkeyRoleSpec = z
+export const valkeyRoleSpec = lazy(() => z
   .object({
-    categories: z.array(roleCategory).max(64).optional().meta({ description: 'ACL categories, applied in order as +@name or -@name.' }),
-    commands: z.array(roleCommand).max(256).optional().meta({ description: 'Commands, applied after the categories as +name or -name.' }),
+    categories: z.array(roleCategory()).max(64).optional().meta({ description: 'ACL categories, applied in order as +@name or -@name.' }),
+    commands: z.array(roleCommand()).max(256).optional().meta({ description: 'Commands, applied after the categories as +name or -name.' }),
   })
-  .strict();
+  .strict());
 
-export const valkeyRole = z
+export const valkeyRole = lazy(() => z
   .object({
     apiVersion: z.literal(API_VERSION),
     kind: z.literal('ValkeyRole'),
-    metadata: objectMeta,
-    spec: valkeyRoleSpec,
+    metadata: objectMeta(),
+    spec: valkeyRoleSpec(),
     status: z.unknown().optional(),
   })
-  .strict();
+  .strict());
 
-export type ValkeyRole = z.infer<typeof valkeyRole>;
-export type ValkeyRoleSpec = z.infer<typeof valkeyRoleSpec>;
+export type ValkeyRole = z.infer<ReturnType<typeof valkeyRole>>;
+export type ValkeyRoleSpec = z.infer<ReturnType<typeof valkeyRoleSpec>>;
 
 /** ACL categories Valkey 9 knows; others still pass (newer releases add some) but earn a warning. */
 export const KNOWN_ACL_CATEGORIES: readonly string[] = [

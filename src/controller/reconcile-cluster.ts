@@ -85,7 +85,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     deps.metrics.setClusterVersions(key, undefined);
     return {};
   }
-  const parsed = valkeyCluster.safeParse(raw);
+  const parsed = valkeyCluster().safeParse(raw);
   if (!parsed.success) {
     deps.log.warn('skipping a ValkeyCluster that does not match the schema', { cluster: key, error: parsed.error.message });
     return {};
@@ -95,7 +95,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   const name = cluster.metadata.name;
   const log = deps.log.child({ cluster: key });
   const stored = (raw as KubeObject & { status?: unknown }).status;
-  const previous = stored === undefined ? undefined : valkeyClusterStatus.safeParse(stored).data;
+  const previous = stored === undefined ? undefined : valkeyClusterStatus().safeParse(stored).data;
 
   let open = deps.open;
   let tls: ((pod: string) => TlsOptions) | undefined;

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { isatty } from 'node:tty';
+import { fstatSync, readFileSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { runResourceList, type RunOutput, type Tool } from './resource-list.js';
+import { runResourceList, type Tool } from './resource-list.js';
+import type { RunOutput } from './output.js';
 import { runFiles, type SourceFile } from './files.js';
 
 export const VERSION = '0.1.0';
@@ -58,19 +57,31 @@ export interface CliIO {
 
 const YAML_FILE = /\.(ya?ml|json)$/i;
 
-async function collect(path: string, out: SourceFile[]): Promise<void> {
-  const info = await stat(path);
-  if (info.isDirectory()) {
-    const entries = (await readdir(path)).sort();
-    for (const entry of entries) {
+function collect(path: string, out: SourceFile[]): void {
+  if (statSync(path).isDirectory()) {
+    for (const entry of readdirSync(path).sort()) {
       if (entry.startsWith('.') || entry === 'node_modules') continue;
       const child = join(path, entry);
-      const childInfo = await stat(child);
-      if (childInfo.isDirectory() || YAML_FILE.test(entry)) await collect(child, out);
+      if (statSync(child).isDirectory() || YAML_FILE.test(entry)) collect(child, out);
     }
     return;
   }
-  out.push({ path, text: await readFile(path, 'utf8') });
+  out.push({ path, text: readFileSync(path, 'utf8') });
+}
+
+/**
+ * Whether stdin is a terminal. Only a character device can be one, so the tty module (which loads
+ * the whole stream stack) is loaded only then; process.stdin is never touched, since creating it
+ * would make fd 0 non-blocking.
+ */
+function stdinIsTerminal(): boolean {
+  try {
+    if (!fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  const { isatty } = process.getBuiltinModule('node:tty') as typeof import('node:tty');
+  return isatty(0);
 }
 
 const usage = (tool: Tool, message: string): RunOutput => ({ stdout: '', stderr: `${tool}: ${message}\nRun ${tool} --help for usage.\n`, exitCode: 2 });
@@ -102,7 +113,7 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
       if (p === '-') files.push({ path: '<stdin>', text: await io.readStdin() });
       else {
         try {
-          await collect(p, files);
+          collect(p, files);
         } catch (e) {
           return { stdout: '', stderr: `${tool}: cannot read ${p}: ${(e as Error).message}\n`, exitCode: 1 };
         }
@@ -111,7 +122,7 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
     let config: SourceFile | undefined;
     if (configPath) {
       try {
-        config = { path: configPath, text: await readFile(configPath, 'utf8') };
+        config = { path: configPath, text: readFileSync(configPath, 'utf8') };
       } catch (e) {
         return { stdout: '', stderr: `${tool}: cannot read the render config ${configPath}: ${(e as Error).message}\n`, exitCode: 1 };
       }
@@ -141,10 +152,35 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Writes the chunks to stdout with plain blocking writes (no stream machinery to load, nothing
+ * buffered twice). If stdout turns out to be non-blocking (EAGAIN), the rest goes through
+ * process.stdout, which waits for the reader; `done` runs once everything is written.
+ */
+export function writeChunks(chunks: readonly Uint8Array[], done: () => void): void {
+  for (let i = 0; i < chunks.length; i++) {
+    const bytes = chunks[i] as Uint8Array;
+    let offset = 0;
+    try {
+      while (offset < bytes.length) offset += writeSync(1, bytes, offset);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') return done(); // the reader has gone: nobody is left to tell
+      if (code !== 'EAGAIN') throw e;
+      for (const rest of [bytes.subarray(offset), ...chunks.slice(i + 1)]) process.stdout.write(rest);
+      process.stdout.write('', done);
+      return;
+    }
+  }
+  done();
+}
+
 /** The whole process: run, write, exit. */
 export async function main(tool: Tool): Promise<void> {
-  // isatty(0) rather than process.stdin.isTTY: creating process.stdin would make fd 0 non-blocking.
-  const out = await runCli(tool, process.argv.slice(2), { readStdin, stdinIsTTY: isatty(0) });
+  const out = await runCli(tool, process.argv.slice(2), { readStdin, stdinIsTTY: stdinIsTerminal() });
   if (out.stderr) process.stderr.write(out.stderr);
-  process.stdout.write(out.stdout, () => process.exit(out.exitCode));
+  writeChunks(out.stdoutChunks ?? [Buffer.from(out.stdout)], () => process.exit(out.exitCode));
 }
+
+// For the build's warm-up (scripts/warm-up.cjs), which renders the examples through the bundle.
+export { runResourceList } from './resource-list.js';

@@ -7,6 +7,8 @@
  * something else. A property test checks that `yaml.parse` reads back exactly what went in.
  */
 
+import { ByteSink } from './output.js';
+
 type Plain = null | boolean | number | string | Plain[] | { [key: string]: Plain };
 
 const SAFE_PLAIN = /^(?:[A-Za-z_/$(]|-[A-Za-z-])[A-Za-z0-9 _./$()@%=,+*|~:-]*$/;
@@ -38,85 +40,132 @@ function scalar(s: string): string {
   return out;
 }
 
-/** Literal block text for multi-line strings a reader gets back exactly; undefined if unsafe. */
-function literalBlock(s: string, indent: string): string | undefined {
-  if (!s.includes('\n') || !PRINTABLE_BLOCK.test(s) || s.startsWith(' ') || s.startsWith('\n')) return undefined;
-  const body = s.endsWith('\n') ? s.slice(0, -1) : s;
-  if (body.endsWith('\n')) return undefined; // several trailing newlines need `|+`; quote instead
-  if (body.split('\n').some((line) => line.endsWith(' ') || line.endsWith('\t'))) return undefined;
-  const chomp = s.endsWith('\n') ? '|' : '|-';
-  return `${chomp}\n${body.split('\n').map((line) => (line === '' ? '' : indent + line)).join('\n')}\n`;
+// The pieces of a line are cached as whole strings, so the output is mostly made of shared
+// strings rather than freshly concatenated ones: less to allocate and collect.
+const indents: string[] = [];
+const indent = (col: number): string => (indents[col] ??= ' '.repeat(col));
+
+/** `<indent>key:` per column. */
+const keyLines: Array<Map<string, string>> = [];
+function keyLine(col: number, key: string): string {
+  const byKey = (keyLines[col] ??= new Map());
+  let line = byKey.get(key);
+  if (line === undefined) {
+    line = `${indent(col)}${scalar(key)}:`;
+    if (byKey.size < 20_000) byKey.set(key, line);
+  }
+  return line;
 }
 
-function emitValue(value: Plain, indent: string, out: string[]): void {
-  // Called after "key:" or "- ": writes the rest of the line and any nested lines.
-  if (value === null) out.push(' null\n');
-  else if (typeof value === 'boolean' || typeof value === 'number') out.push(` ${String(value)}\n`);
+/** ` value\n` for a one-line string value. */
+const valueLines = new Map<string, string>();
+function valueLine(s: string): string {
+  let line = valueLines.get(s);
+  if (line === undefined) {
+    line = ` ${scalar(s)}\n`;
+    if (valueLines.size < 100_000) valueLines.set(s, line);
+  }
+  return line;
+}
+
+/** Literal block text for multi-line strings a reader gets back exactly; undefined if unsafe. */
+function literalBlock(s: string, col: number): string | undefined {
+  if (!PRINTABLE_BLOCK.test(s) || s.startsWith(' ') || s.startsWith('\n')) return undefined;
+  const body = s.endsWith('\n') ? s.slice(0, -1) : s;
+  if (body.endsWith('\n')) return undefined; // several trailing newlines need `|+`; quote instead
+  const lines = body.split('\n');
+  if (lines.some((line) => line.endsWith(' ') || line.endsWith('\t'))) return undefined;
+  const pad = indent(col);
+  const chomp = s.endsWith('\n') ? ' |' : ' |-';
+  return `${chomp}\n${lines.map((line) => (line === '' ? '' : pad + line)).join('\n')}\n`;
+}
+
+function hasKeys(value: object): boolean {
+  for (const _ in value) return true;
+  return false;
+}
+
+/** Called after "key:" or "- " of a line at column `col`: writes the rest of the line and any nested lines. */
+function emitValue(value: Plain, col: number, out: ByteSink): void {
+  if (value === null) out.write(' null\n');
   else if (typeof value === 'string') {
-    const block = literalBlock(value, `${indent}  `);
-    out.push(block ? ` ${block}` : ` ${scalar(value)}\n`);
-  } else if (Array.isArray(value)) {
-    if (value.length === 0) out.push(' []\n');
+    const block = value.includes('\n') ? literalBlock(value, col + 2) : undefined;
+    out.write(block ?? valueLine(value));
+  } else if (typeof value === 'boolean') out.write(value ? ' true\n' : ' false\n');
+  else if (typeof value === 'number') out.write(` ${String(value)}\n`);
+  else if (Array.isArray(value)) {
+    if (value.length === 0) out.write(' []\n');
     else {
-      out.push('\n');
-      emitSequence(value, indent, out);
+      out.write('\n');
+      emitSequence(value, col, out);
     }
-  } else {
-    const keys = Object.keys(value);
-    if (keys.length === 0) out.push(' {}\n');
-    else {
-      out.push('\n');
-      emitMapping(value, `${indent}  `, out, false);
-    }
+  } else if (!hasKeys(value)) out.write(' {}\n');
+  else {
+    out.write('\n');
+    emitMapping(value, col + 2, out, false);
   }
 }
 
-function emitMapping(map: { [key: string]: Plain }, indent: string, out: string[], firstInline: boolean): void {
+function emitMapping(map: { [key: string]: Plain }, col: number, out: ByteSink, firstInline: boolean): void {
   let first = firstInline;
   for (const key of Object.keys(map)) {
     const v = map[key];
     if (v === undefined) continue;
-    out.push(first ? `${scalar(key)}:` : `${indent}${scalar(key)}:`);
+    out.write(first ? keyLine(0, key) : keyLine(col, key));
     first = false;
-    emitValue(v as Plain, indent, out);
+    emitValue(v as Plain, col, out);
   }
 }
 
-/** Compact sequences: `- ` at the parent key's indentation. */
-function emitSequence(items: Plain[], indent: string, out: string[]): void {
+/** Compact sequences: `- ` at the parent key's column. */
+function emitSequence(items: Plain[], col: number, out: ByteSink): void {
+  const dash = `${indent(col)}-`;
   for (const item of items) {
-    if (item !== null && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length > 0) {
-      out.push(`${indent}- `);
-      emitMapping(item, `${indent}  `, out, true);
+    if (item !== null && typeof item === 'object' && !Array.isArray(item) && hasKeys(item)) {
+      out.write(dash);
+      out.write(' ');
+      emitMapping(item, col + 2, out, true);
     } else if (Array.isArray(item) && item.length > 0) {
-      out.push(`${indent}-\n`);
-      emitSequence(item, `${indent}  `, out);
+      out.write(dash);
+      out.write('\n');
+      emitSequence(item, col + 2, out);
     } else {
-      out.push(`${indent}-`);
-      emitValue(item, indent, out);
+      out.write(dash);
+      emitValue(item, col, out);
     }
   }
 }
 
-/** A whole document; a top-level mapping starts at column `indent` (for sequence items: after `- `). */
+/** A whole document. */
 export function emitYaml(value: unknown): string {
-  const out: string[] = [];
-  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
-    emitMapping(value as { [key: string]: Plain }, '', out, false);
+  const out = new ByteSink(4096);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && hasKeys(value)) {
+    emitMapping(value as { [key: string]: Plain }, 0, out, false);
   } else if (Array.isArray(value) && value.length > 0) {
-    emitSequence(value as Plain[], '', out);
+    emitSequence(value as Plain[], 0, out);
   } else {
-    out.push('x:');
-    emitValue(value as Plain, '', out);
-    return out.join('').slice(3);
+    out.write('x:');
+    emitValue(value as Plain, 0, out);
+    return out.toString().slice(3);
   }
-  return out.join('');
+  return out.toString();
 }
 
-/** A mapping as an item of a block sequence whose `-` is at column `indent`. */
-export function emitSequenceItem(value: { [key: string]: unknown }, indent: number): string {
-  const pad = ' '.repeat(indent);
-  const out: string[] = [`${pad}- `];
-  emitMapping(value as { [key: string]: Plain }, `${pad}  `, out, true);
-  return out.join('');
+/** A non-empty mapping as a whole document, appended to `out`. */
+export function emitMappingTo(value: { [key: string]: unknown }, out: ByteSink): void {
+  emitMapping(value as { [key: string]: Plain }, 0, out, false);
+}
+
+/** A mapping as an item of a block sequence whose `-` is at column `col`, appended to `out`. */
+export function emitSequenceItemTo(value: { [key: string]: unknown }, col: number, out: ByteSink): void {
+  out.write(indent(col));
+  out.write('- ');
+  emitMapping(value as { [key: string]: Plain }, col + 2, out, true);
+}
+
+/** A mapping as an item of a block sequence whose `-` is at column `col`. */
+export function emitSequenceItem(value: { [key: string]: unknown }, col: number): string {
+  const out = new ByteSink(4096);
+  emitSequenceItemTo(value, col, out);
+  return out.toString();
 }

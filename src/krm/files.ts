@@ -1,9 +1,10 @@
 import { error, type Problem } from '../api/index.js';
 import { parseDocuments } from './source.js';
 import { runJob, type InputItem } from './job.js';
-import { emitYaml } from './emit-yaml.js';
+import { emitMappingTo } from './emit-yaml.js';
+import { ByteSink, bytesOutput, type RunOutput } from './output.js';
 import { formatReport } from './results.js';
-import { failureText, type RunOutput, type Tool } from './resource-list.js';
+import { failureText, type Tool } from './resource-list.js';
 
 export interface SourceFile {
   path: string;
@@ -42,6 +43,14 @@ export function runFiles(files: readonly SourceFile[], tool: Tool, config?: Sour
       : `valid: ${outcome.stats.images} images, ${outcome.stats.configs} configs, ${outcome.stats.roles} roles, ${outcome.stats.clusters} clusters`;
   const stderr = formatReport(all, fileOf, tool, summary);
   if (tool === 'validate-valkey') return { stdout: '', stderr, exitCode: 0 };
-  const docs = [...outcome.passthrough.map((i) => i.text), ...outcome.generated.map((g) => emitYaml(g.object))];
-  return { stdout: docs.map((d) => `---\n${d}`).join(''), stderr, exitCode: 0 };
+  const out = new ByteSink();
+  for (const item of outcome.passthrough) {
+    out.write('---\n');
+    out.write(item.text);
+  }
+  for (const g of outcome.generated) {
+    out.write('---\n');
+    emitMappingTo(g.object, out);
+  }
+  return bytesOutput(out, stderr, 0);
 }

@@ -7,7 +7,8 @@ import {
 import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
 import { issuesToProblems } from './zod-problems.js';
 
-const SCHEMAS: Record<ValkeyKind, z.ZodType> = {
+/** Each kind's schema, built on first use. */
+const SCHEMAS: Record<ValkeyKind, () => z.ZodType> = {
   ValkeyImage: valkeyImage,
   ValkeyConfig: valkeyConfig,
   ValkeyRole: valkeyRole,
@@ -53,7 +54,7 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
       problems.push(error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion'));
       continue;
     }
-    const parsed = SCHEMAS[kind].safeParse(value, { reportInput: true });
+    const parsed = SCHEMAS[kind]().safeParse(value, { reportInput: true });
     if (!parsed.success) {
       problems.push(...issuesToProblems(parsed.error.issues, { object: ref, unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {} }));
       if (ref.name) invalid.add(invalidKey(kind, ref.name));

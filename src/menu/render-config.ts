@@ -21,7 +21,7 @@ export function parseRenderConfig(value: unknown): { config?: RenderConfig; prob
   const ref = objectRefOf(value);
   let spec: unknown;
   if (isRenderConfig(value)) {
-    const parsed = renderConfig.safeParse(value, { reportInput: true });
+    const parsed = renderConfig().safeParse(value, { reportInput: true });
     if (!parsed.success) return { problems: withHint(issuesToProblems(parsed.error.issues, { object: ref }), ref) };
     return { config: parsed.data.spec, problems: [] };
   }
@@ -37,7 +37,7 @@ export function parseRenderConfig(value: unknown): { config?: RenderConfig; prob
       }
       setPath(spec as Record<string, unknown>, path, v);
     }
-    const parsed = renderConfigSpec.safeParse(spec, { reportInput: true });
+    const parsed = renderConfigSpec().safeParse(spec, { reportInput: true });
     if (!parsed.success) problems.push(...withHint(issuesToProblems(parsed.error.issues, { object: ref }).map((p) => flatten(p)), ref));
     return problems.length ? { problems } : { config: parsed.data, problems };
   }

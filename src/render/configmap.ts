@@ -1,9 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { KubeObject } from './object.js';
 import { configMapName } from './object.js';
 import { clusterLabels } from './labels.js';
 
-export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/**
+ * node:crypto is loaded on first use: it pulls in the whole stream stack, a tenth of the KRM
+ * function's cold start, and a run without clusters never hashes anything.
+ */
+export const sha256 = (text: string): string =>
+  (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(text).digest('hex');
 
 export interface ConfigMapFiles {
   'valkey.conf': string;

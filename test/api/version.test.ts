@@ -33,10 +33,10 @@ describe('the version floor', () => {
   });
 
   it('names the problem in the zod message', () => {
-    const r = valkeyImageVersion.safeParse('9.0.0');
+    const r = valkeyImageVersion().safeParse('9.0.0');
     expect(r.success).toBe(false);
     expect(r.error?.issues[0]?.message).toMatchInlineSnapshot(`"must be at least 9.0.1, the oldest Valkey release valkey-krm runs; got "9.0.0""`);
-    expect(valkeyImageVersion.safeParse('9.0').error?.issues[0]?.message).toMatchInlineSnapshot(
+    expect(valkeyImageVersion().safeParse('9.0').error?.issues[0]?.message).toMatchInlineSnapshot(
       `"must be a full MAJOR.MINOR.PATCH version such as 9.0.1 (no "v" prefix, pre-release suffix or leading zeros); got "9.0""`,
     );
   });

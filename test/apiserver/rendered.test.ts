@@ -31,7 +31,7 @@ const EXAMPLE_TITLES = examplePackages().map((n) => `kptfile-examples/${n}`);
 const GOLDEN_WITH_OUTPUT = goldenCases().filter((n) => goldenGenerated(n).length > 0);
 const SOURCE_TITLES = [...EXAMPLE_TITLES, ...GOLDEN_WITH_OUTPUT.map((n) => `golden ${n}`)];
 
-const RENDER_CONFIG = renderConfigSpec.parse({ systemUsers: { replication: { passwordHash: REPLICATION_HASH }, controller: { passwordHash: CONTROLLER_HASH } } });
+const RENDER_CONFIG = renderConfigSpec().parse({ systemUsers: { replication: { passwordHash: REPLICATION_HASH }, controller: { passwordHash: CONTROLLER_HASH } } });
 const BASE_MENU = [...guideMenu(), role('reader')];
 
 /** render-valkey's verdict on a row: the subject among a valid menu and a cluster that uses it. */

@@ -15,7 +15,7 @@ export const REPO_ROOT = resolve(import.meta.dirname, '../..');
 export const CRD_DIR = join(REPO_ROOT, 'crds');
 export const EXAMPLES_DIR = join(REPO_ROOT, 'kptfile-examples');
 export const GOLDEN_DIR = join(REPO_ROOT, 'test/golden/cases');
-const RENDER = join(REPO_ROOT, 'dist/render-valkey.mjs');
+const RENDER = join(REPO_ROOT, 'dist/render-valkey.cjs');
 
 export interface KubeObject {
   apiVersion: string;

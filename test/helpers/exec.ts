@@ -21,5 +21,5 @@ export function run(cmd: string, args: readonly string[], opts: { input?: string
   });
 }
 
-export const RENDER = 'dist/render-valkey.mjs';
-export const VALIDATE = 'dist/validate-valkey.mjs';
+export const RENDER = 'dist/render-valkey.cjs';
+export const VALIDATE = 'dist/validate-valkey.cjs';

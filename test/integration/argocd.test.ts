@@ -120,7 +120,7 @@ describe('generate, as the CMP server runs it', () => {
   let expected: KubeObject[];
 
   beforeAll(async () => {
-    const r = await run(process.execPath, [repoPath('dist/render-valkey.mjs'), repoPath('kptfile-examples/team-clusters')]);
+    const r = await run(process.execPath, [repoPath('dist/render-valkey.cjs'), repoPath('kptfile-examples/team-clusters')]);
     expect(r.code, r.stderr).toBe(0);
     expected = parseObjects(r.stdout);
   });
@@ -181,7 +181,7 @@ describe.runIf(busybox)('discover and generate with only BusyBox tools on PATH, 
     const bin = tmp.make('busybox');
     for (const applet of ['sh', 'find', 'grep', 'head']) symlinkSync(busybox as string, join(bin, applet));
     symlinkSync(process.execPath, join(bin, 'node'));
-    symlinkSync(repoPath('dist/render-valkey.mjs'), join(bin, 'render-valkey'));
+    symlinkSync(repoPath('dist/render-valkey.cjs'), join(bin, 'render-valkey'));
     const { appPath } = workDir();
     const env = { PATH: bin, ARGOCD_ENV_RENDER_CONFIG: 'render-config.yaml' };
     const find = await runCommand(plugin.spec.discover.find as Command, appPath, env);

@@ -140,7 +140,7 @@ describe('Dockerfile, statically (Docker engines do not run here)', () => {
         expect(excluded(src.replace(/\/$/, '')), `.dockerignore excludes ${src}`).toBe(false);
       }
     }
-    for (const path of ['node_modules/yaml/package.json', 'dist/render-valkey.mjs', 'test/integration/support.ts', '.git/HEAD', 'kptfile-examples/tshirt-sizes/Kptfile']) {
+    for (const path of ['node_modules/yaml/package.json', 'dist/render-valkey.cjs', 'test/integration/support.ts', '.git/HEAD', 'kptfile-examples/tshirt-sizes/Kptfile']) {
       expect(excluded(path), path).toBe(true);
     }
     expect(excluded('functions/render-valkey.ts')).toBe(false);
@@ -218,11 +218,12 @@ describe('Dockerfile, replayed without Docker', () => {
 
   it('the build stage produces every bundle, and the runtime stage copies exactly dist/', () => {
     const dist = join(context, workdirOf(build), 'dist');
-    const entries = readdirSync(repoPath('functions')).filter((f) => f.endsWith('.ts')).map((f) => `${f.slice(0, -3)}.mjs`);
-    expect(readdirSync(dist).filter((f) => f.endsWith('.mjs')).sort()).toEqual(entries.sort());
+    const entries = readdirSync(repoPath('functions')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+    const bundles = readdirSync(dist).filter((f) => /\.[cm]js$/.test(f));
+    expect(bundles.map((f) => f.slice(0, -4)).sort()).toEqual(entries.sort());
     const dest = copyOf(of(final, 'COPY')[0] as Instruction).dest;
     expect(readdirSync(join(root, dest)).sort()).toEqual(readdirSync(dist).sort());
-    for (const e of entries) expect(existsSync(join(root, 'usr/local/bin', e.slice(0, -4))), `/usr/local/bin/${e.slice(0, -4)}`).toBe(true);
+    for (const e of entries) expect(existsSync(join(root, 'usr/local/bin', e)), `/usr/local/bin/${e}`).toBe(true);
   });
 
   it('the entrypoint runs as a KRM function: a ResourceList in, a rendered ResourceList out', async () => {

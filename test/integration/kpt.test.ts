@@ -318,7 +318,7 @@ describe('the example packages themselves', () => {
   });
 
   it.each(EXAMPLE_PACKAGES)('%s renders cleanly in plain-files mode: no errors, no warnings', async (name) => {
-    const r = await run(process.execPath, [repoPath('dist/render-valkey.mjs'), repoPath('kptfile-examples', name)]);
+    const r = await run(process.execPath, [repoPath('dist/render-valkey.cjs'), repoPath('kptfile-examples', name)]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^render-valkey: 0 errors, 0 warnings, 0 infos; rendered \d+ clusters into \d+ objects\n$/);
     const objects = parseObjects(r.stdout);

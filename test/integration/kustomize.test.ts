@@ -28,7 +28,7 @@ const pluginEnv = (home = join(KUSTOMIZE_DIR, 'plugin')) => ({ KUSTOMIZE_PLUGIN_
 /** What render-valkey's plain-files mode makes of the same inputs: the reference output. */
 async function reference(): Promise<KubeObject[]> {
   const r = await run(process.execPath, [
-    repoPath('dist/render-valkey.mjs'), '--config', join(KUSTOMIZE_DIR, 'legacy-exec/render-config.yaml'),
+    repoPath('dist/render-valkey.cjs'), '--config', join(KUSTOMIZE_DIR, 'legacy-exec/render-config.yaml'),
     join(KUSTOMIZE_DIR, 'base/menu.yaml'), join(KUSTOMIZE_DIR, 'base/clusters.yaml'),
   ]);
   expect(r.code, r.stderr).toBe(0);
