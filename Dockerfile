@@ -25,6 +25,8 @@ COPY tsconfig.json ./
 COPY scripts/ scripts/
 COPY functions/ functions/
 COPY src/ src/
+# The build renders the examples once to make the code cache the functions start with.
+COPY kptfile-examples/ kptfile-examples/
 RUN node scripts/build.mjs
 
 # --- runtime: node and the bundles, as a non-root user ---

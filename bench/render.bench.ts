@@ -1,6 +1,9 @@
 // npm run bench: prints wall time, peak memory, objects and bytes for renders of several sizes,
 // end to end through the bundled executable (stdin → stdout), plus the cold start.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clusterObjects, menuObjects, resourceListText } from './generate.js';
 import { parseResourceList } from '../src/krm/source.js';
@@ -12,12 +15,15 @@ const sizes = (process.env.BENCH_SIZES ?? '10,100,1000,5000').split(',').map(Num
 
 interface Measured { ms: number; maxRssMiB: number; stdoutBytes: number; exit: number }
 
-/** Runs the executable under GNU time for the peak RSS when it is there, else reports rss as NaN. */
-function runExe(input: string): Measured {
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+/** Runs the executable, under GNU time for the peak RSS when asked and it is there (else rss is NaN). */
+function runExe(input: string, rss = true): Measured {
+  const [cmd, args] = rss && GNU_TIME ? [GNU_TIME, ['-f', '%M', process.execPath, EXE]] : [process.execPath, [EXE]];
   const start = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, EXE], { input, maxBuffer: 2 ** 31 - 1, encoding: 'utf8' });
+  const r = spawnSync(cmd, args, { input, maxBuffer: 2 ** 31 - 1, encoding: 'utf8' });
   const ms = performance.now() - start;
-  const kib = Number(r.stderr.trim().split('\n').pop());
+  const kib = rss && GNU_TIME ? Number(r.stderr.trim().split('\n').pop()) : NaN;
   return { ms, maxRssMiB: kib / 1024, stdoutBytes: Buffer.byteLength(r.stdout), exit: r.status ?? -1 };
 }
 
@@ -47,9 +53,20 @@ for (const n of sizes) {
     `${String(n).padEnd(6)} | ${fmt(best.ms).padStart(11)} | ${fmt(best.maxRssMiB).padStart(12)} | ${String(outcome.generated.length).padStart(7)} | ${fmt(best.stdoutBytes / 2 ** 20, 2).padStart(7)} | ${fmt((best.ms * 1000) / n, 0).padStart(10)} | ${fmt(t1 - t0)} / ${fmt(t2 - t1)} / ${fmt(Math.max(write, 0))}`,
   );
 }
+// Start-up: the same empty ResourceList many times, interleaved with Node running an empty
+// script, so the figure can be read against what Node itself costs on this machine.
 const empty = resourceListText([]);
-const cold = Array.from({ length: 9 }, () => runExe(empty).ms);
-console.log(`cold start (empty ResourceList, median of 9): ${fmt(median(cold))} ms`);
+const emptyScript = join(mkdtempSync(join(tmpdir(), 'bench-')), 'empty.cjs');
+writeFileSync(emptyScript, '');
+const starts: number[] = [];
+const nodeAlone: number[] = [];
+for (let i = 0; i < 31; i++) {
+  starts.push(runExe(empty, false).ms);
+  const t = performance.now();
+  spawnSync(process.execPath, [emptyScript], { input: empty });
+  nodeAlone.push(performance.now() - t);
+}
+console.log(`cold start (empty ResourceList, median of 31): ${fmt(median(starts))} ms; Node alone on an empty script: ${fmt(median(nodeAlone))} ms`);
 const ks = Object.keys(figures).map(Number).sort((a, b) => a - b);
 if (ks.length >= 2) {
   const [a, b] = [ks[ks.length - 2] as number, ks[ks.length - 1] as number];

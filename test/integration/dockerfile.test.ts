@@ -140,7 +140,7 @@ describe('Dockerfile, statically (Docker engines do not run here)', () => {
         expect(excluded(src.replace(/\/$/, '')), `.dockerignore excludes ${src}`).toBe(false);
       }
     }
-    for (const path of ['node_modules/yaml/package.json', 'dist/render-valkey.cjs', 'test/integration/support.ts', '.git/HEAD', 'kptfile-examples/tshirt-sizes/Kptfile']) {
+    for (const path of ['node_modules/yaml/package.json', 'dist/render-valkey.cjs', 'test/integration/support.ts', '.git/HEAD', 'test/golden/cases/tls/_expected.yaml']) {
       expect(excluded(path), path).toBe(true);
     }
     expect(excluded('functions/render-valkey.ts')).toBe(false);

@@ -19,7 +19,7 @@ describe.each(FUNCTIONS)('functions/%s', (name) => {
   const readme = readFileSync(join(dir, 'README.md'), 'utf8');
 
   it('README.md shows the exact --help output in its usage block', async () => {
-    const help = await run(process.execPath, [repoPath('dist', `${name}.mjs`), '--help']);
+    const help = await run(process.execPath, [repoPath('dist', `${name}.cjs`), '--help']);
     expect(help.code).toBe(0);
     const usage = readme.slice(readme.indexOf('\n## Usage\n'));
     expect(codeBlocks(usage)[0]).toBe(`$ ${name} --help\n${help.stdout}`);

@@ -76,7 +76,7 @@ export function tempDirs(prefix: string) {
  * environment that puts it first on PATH. kpt and kustomize look exec functions up there.
  */
 export function binDir(dir: string): { dir: string; env: NodeJS.ProcessEnv } {
-  for (const tool of ['render-valkey', 'validate-valkey']) symlinkSync(repoPath('dist', `${tool}.mjs`), join(dir, tool));
+  for (const tool of ['render-valkey', 'validate-valkey']) symlinkSync(repoPath('dist', `${tool}.cjs`), join(dir, tool));
   return { dir, env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` } };
 }
 
