@@ -4,12 +4,14 @@
 //    launcher (scripts/launcher.cjs).
 //  - Every other functions/<name>.ts becomes one self-contained ESM bundle, dist/<name>.mjs.
 import { build } from 'esbuild';
-import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 
 const KRM_FUNCTIONS = ['render-valkey', 'validate-valkey'];
 const common = { bundle: true, platform: 'node', target: 'node20', minify: true, legalComments: 'none', logLevel: 'warning' };
 
+// Start from an empty dist/, so nothing stale ships.
+await rm('dist', { recursive: true, force: true });
 await mkdir('dist/lib', { recursive: true });
 await build({ ...common, entryPoints: ['src/krm/cli.ts'], outfile: 'dist/lib/krm.cjs', format: 'cjs' });
 // V8's code cache for the bundle, made after a warm-up render of the examples (see the script).

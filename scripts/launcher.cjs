@@ -18,6 +18,9 @@ try {
   cachedData = undefined;
 }
 const script = new Script(wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
+if (process.env.VALKEY_KRM_CACHE_REPORT) {
+  process.stderr.write(`code cache: ${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted'}\n`);
+}
 const bundle = { exports: {} };
 script.runInThisContext()(bundle.exports, require, bundle, file, dir);
 bundle.exports.main(TOOL);

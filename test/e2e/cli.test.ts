@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { RENDER, VALIDATE, run } from '../helpers/exec.js';
+import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
+import { runResourceList } from '../../src/krm/resource-list.js';
 
 const EXAMPLE = 'kptfile-examples/tshirt-sizes';
 const golden = (name: string) => readFileSync(`test/golden/cases/${name}/_expected.yaml`, 'utf8');
@@ -106,6 +108,29 @@ describe('validate-valkey', () => {
     // The golden output has no function config, so validation reports exactly that.
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('No render config');
+  });
+});
+
+describe('start-up and output', () => {
+  it('starts from the code cache built with it', async () => {
+    const r = await run(process.execPath, [RENDER, '--version'], { env: { ...process.env, VALKEY_KRM_CACHE_REPORT: '1' } });
+    expect(r.stderr).toBe('code cache: accepted\n');
+  });
+
+  it('writes a render of many MiB completely through a pipe, exactly as in process', async () => {
+    const input = resourceListText([...menuObjects(), ...clusterObjects(300)]);
+    const r = await run(process.execPath, [RENDER], { input });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(6_000_000);
+    expect(r.stdout).toBe(runResourceList(input, 'render-valkey').stdout);
+  });
+
+  it('stops quietly when the reader goes away', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vk-pipe-'));
+    writeFileSync(join(dir, 'in.yaml'), resourceListText([...menuObjects(), ...clusterObjects(300)]));
+    const script = `"${process.execPath}" ${RENDER} < "${dir}/in.yaml" 2> "${dir}/err" | head -c 100 > /dev/null; cat "${dir}/err"`;
+    const r = await run('sh', ['-c', script]);
+    expect(r.stdout).toBe('');
   });
 });
 
