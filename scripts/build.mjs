@@ -1,7 +1,8 @@
 // Builds dist/ for the executables declared in package.json.
 //  - The KRM functions (render-valkey, validate-valkey) share one CommonJS bundle, dist/lib/krm.cjs,
-//    shipped with V8's code cache made after a warm-up render; each executable is a small CommonJS
-//    launcher (scripts/launcher.cjs).
+//    with the `yaml` package apart in dist/lib/yaml.cjs; dist/lib/load.cjs loads them with V8 code
+//    caches made after a warm-up render. Each executable is a small CommonJS launcher
+//    (scripts/launcher.cjs).
 //  - Every other functions/<name>.ts becomes one self-contained ESM bundle, dist/<name>.mjs.
 import { build } from 'esbuild';
 import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -13,9 +14,25 @@ const common = { bundle: true, platform: 'node', target: 'node20', minify: true,
 // Start from an empty dist/, so nothing stale ships.
 await rm('dist', { recursive: true, force: true });
 await mkdir('dist/lib', { recursive: true });
-await build({ ...common, entryPoints: ['src/krm/cli.ts'], outfile: 'dist/lib/krm.cjs', format: 'cjs' });
-// V8's code cache for the bundle, made after a warm-up render of the examples (see the script).
-execFileSync(process.execPath, ['scripts/warm-up.cjs', 'dist/lib/krm.cjs', 'kptfile-examples'], { stdio: 'inherit' });
+await build({
+  ...common,
+  entryPoints: ['src/krm/cli.ts'],
+  outfile: 'dist/lib/krm.cjs',
+  format: 'cjs',
+  // The `yaml` package is a bundle of its own, loaded on first use (src/krm/yaml-lib.ts).
+  define: { __KRM_BUNDLE__: 'true' },
+  external: ['./yaml.cjs'],
+  // yaml-lib.ts's other branch (for running from source) uses import.meta; it is dropped here.
+  logOverride: { 'empty-import-meta': 'silent' },
+});
+await build({ ...common, stdin: { contents: "module.exports = require('yaml');", resolveDir: '.', loader: 'js' }, outfile: 'dist/lib/yaml.cjs', format: 'cjs' });
+await writeFile('dist/lib/load.cjs', await readFile('scripts/load.cjs', 'utf8'));
+// load.cjs reads the bundles as latin1, which is exact only for ASCII (esbuild escapes the rest).
+for (const file of ['dist/lib/krm.cjs', 'dist/lib/yaml.cjs']) {
+  if ((await readFile(file)).some((byte) => byte > 127)) throw new Error(`${file} is not ASCII`);
+}
+// V8's code caches for the bundles, made after a warm-up render of the examples (see the script).
+execFileSync(process.execPath, ['scripts/warm-up.cjs', 'dist/lib', 'kptfile-examples'], { stdio: 'inherit' });
 const launcher = await readFile('scripts/launcher.cjs', 'utf8');
 for (const name of KRM_FUNCTIONS) {
   await writeFile(`dist/${name}.cjs`, launcher.replace('main(TOOL)', `main(${JSON.stringify(name)})`));

@@ -1,21 +1,18 @@
-// Run by scripts/build.mjs: loads dist/lib/krm.cjs, renders and validates the example packages in
-// both modes (plain files and ResourceList), then writes V8's code cache for the bundle. Made
-// after the warm-up, the cache holds the code a render runs, not only what module initialisation
-// runs (V8 compiles most functions lazily, on first call), so short renders skip compiling too.
+// Run by scripts/build.mjs with dist/lib: loads krm.cjs through load.cjs, renders and validates
+// the example packages in both modes (plain files and ResourceList), then writes V8's code caches
+// for krm.cjs and yaml.cjs. Made after the warm-up, a cache holds the code a render runs, not only
+// what module initialisation runs (V8 compiles most functions lazily, on first call), so short
+// renders skip compiling too.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const vm = require('node:vm');
 
-// The same wrapper as scripts/launcher.cjs: V8 only takes a cache for the same source.
-const wrap = (source) => `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
-const file = path.resolve(process.argv[2]);
-const script = new vm.Script(wrap(fs.readFileSync(file, 'utf8')), { filename: file });
-const bundle = { exports: {} };
-script.runInThisContext()(bundle.exports, require, bundle, file, path.dirname(file));
-const { main, runCli, runResourceList } = bundle.exports;
+const dir = path.resolve(process.argv[2]);
+const { load } = require(path.join(dir, 'load.cjs'));
+const scripts = new Map();
+const { main, runCli, runResourceList } = load(dir, 'krm.cjs', scripts);
 if (typeof main !== 'function' || typeof runCli !== 'function' || typeof runResourceList !== 'function') {
-  throw new Error(`${file} does not export main, runCli and runResourceList`);
+  throw new Error(`${dir}/krm.cjs does not export main, runCli and runResourceList`);
 }
 
 /** The YAML documents of a package, by walking it (plain text split on `---` lines is enough here). */
@@ -48,7 +45,8 @@ async function warmUp(dir) {
 (async () => {
   const root = path.resolve(process.argv[3]);
   for (const e of fs.readdirSync(root, { withFileTypes: true })) if (e.isDirectory()) await warmUp(path.join(root, e.name));
-  fs.writeFileSync(`${file}.cache`, script.createCachedData());
+  if (!scripts.has(path.join(dir, 'yaml.cjs'))) throw new Error('the warm-up never loaded yaml.cjs: no cache for it');
+  for (const [file, script] of scripts) fs.writeFileSync(`${file}.cache`, script.createCachedData());
 })().catch((e) => {
   console.error(e);
   process.exit(1);

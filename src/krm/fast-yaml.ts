@@ -5,8 +5,8 @@
  * plain values; on a ResourceList of a few thousand objects that was the largest single cost of a
  * render. This reader covers the common subset in one pass: block mappings and sequences, plain,
  * single- and double-quoted one-line scalars, comments, and the empty flow collections `{}` and
- * `[]`. Plain scalars resolve through the same YAML 1.1 tags the full parser uses, so `yes`, `0755`
- * and `1e3` mean the same thing on both paths.
+ * `[]`. Plain scalars resolve by the same YAML 1.1 rules as on the full parser, so `yes`, `0755` and
+ * `1e3` mean the same thing on both paths.
  *
  * It never guesses: on anything outside that subset (anchors, tags, block scalars, flow
  * collections, multi-line scalars, tabs, CR line ends, duplicate keys, unusual indentation, a
@@ -14,15 +14,9 @@
  * and the caller uses the full parser, which also produces the error messages. A differential test
  * checks both paths agree on values and item texts.
  */
-import { Document, isScalar, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
 
 /** Thrown to abandon the fast path; never escapes this module. */
 const BAIL: unique symbol = Symbol('bail');
-
-interface ResolvingTag {
-  test: RegExp;
-  resolve: (source: string, onError: (message: string) => void, options: unknown) => unknown;
-}
 
 export interface FastParse {
   /** The document's value. */
@@ -33,30 +27,53 @@ export interface FastParse {
   seqIndent: number;
 }
 
-type Options = ParseOptions & DocumentOptions & SchemaOptions;
+// YAML 1.1 plain scalars as kubectl, Argo CD and Flux read them (go-yaml v2), in the order the
+// `yaml` package tries its 1.1 tags, minus sexagesimal numbers and timestamps, which the full
+// parser is told to drop too (see source.ts). A test checks both agree on thousands of scalars.
+const NULL = /^(?:~|[Nn]ull|NULL)?$/;
+const TRUE = /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
+const FALSE = /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
+const INT_BIN = /^[-+]?0b[0-1_]+$/;
+const INT_OCT = /^[-+]?0[0-7_]+$/;
+const INT_DEC = /^[-+]?[0-9][0-9_]*$/;
+const INT_HEX = /^[-+]?0x[0-9a-fA-F_]+$/;
+const FLOAT_SPECIAL = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
+const FLOAT_EXP = /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/;
+const FLOAT = /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/;
 
-/** Resolves plain scalars exactly as the full parser does with the same options (memoised). */
-function scalarResolver(options: Options): (source: string) => unknown {
-  const doc = new Document(null, options);
-  const tags = (doc.schema.tags as unknown as Array<{ default?: unknown; test?: RegExp; resolve?: ResolvingTag['resolve'] }>)
-    .filter((t): t is ResolvingTag & { default: true } => t.default === true && t.test instanceof RegExp && typeof t.resolve === 'function');
-  const cache = new Map<string, unknown>();
-  const fail = () => {
-    throw BAIL;
-  };
-  return (source) => {
-    if (cache.has(source)) return cache.get(source);
-    const tag = tags.find((t) => t.test.test(source));
-    let value: unknown = source;
-    if (tag) {
-      value = tag.resolve(source, fail, doc.options);
-      if (isScalar(value)) value = value.value;
-      if (typeof value === 'bigint') value = Number(value);
-      if (value !== null && typeof value === 'object') throw BAIL;
-    }
-    if (cache.size < 50_000) cache.set(source, value);
-    return value;
-  };
+function integer(source: string, prefix: number, radix: number): number {
+  const sign = source[0];
+  const digits = source.substring(sign === '-' || sign === '+' ? prefix + 1 : prefix).replace(/_/g, '');
+  const n = parseInt(digits, radix);
+  return sign === '-' ? -1 * n : n;
+}
+
+/** The value of a plain (unquoted) scalar. */
+export function resolvePlainScalar(source: string): unknown {
+  if (NULL.test(source)) return null;
+  if (TRUE.test(source)) return true;
+  if (FALSE.test(source)) return false;
+  if (INT_BIN.test(source)) return integer(source, 2, 2);
+  if (INT_OCT.test(source)) return integer(source, 1, 8);
+  if (INT_DEC.test(source)) return integer(source, 0, 10);
+  if (INT_HEX.test(source)) return integer(source, 2, 16);
+  if (FLOAT_SPECIAL.test(source)) {
+    if (source.slice(-3).toLowerCase() === 'nan') return NaN;
+    return source[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  }
+  if (FLOAT_EXP.test(source) || FLOAT.test(source)) return parseFloat(source.replace(/_/g, ''));
+  return source;
+}
+
+/** Manifests repeat the same scalars thousands of times: resolve each once. */
+const resolved = new Map<string, unknown>();
+function resolveCached(source: string): unknown {
+  let value = resolved.get(source);
+  if (value === undefined && !resolved.has(source)) {
+    value = resolvePlainScalar(source);
+    if (resolved.size < 50_000) resolved.set(source, value);
+  }
+  return value;
 }
 
 // Characters the full parser treats specially or that this reader does not handle.
@@ -73,10 +90,9 @@ class Reader {
   /** End (after its newline) of the last line that held content. */
   lastContentEnd = 0;
 
-  constructor(
-    private readonly s: string,
-    private readonly resolve: (source: string) => unknown,
-  ) {}
+  constructor(private readonly s: string) {}
+
+  private readonly resolve = resolveCached;
 
   private lineEnd(from: number): number {
     const nl = this.s.indexOf('\n', from);
@@ -329,10 +345,9 @@ class Reader {
 }
 
 /** Parses `text` on the fast path, or returns undefined when the full parser must handle it. */
-export function fastParse(text: string, options: Options, withItems: boolean): FastParse | undefined {
+export function fastParse(text: string, withItems: boolean): FastParse | undefined {
   if (UNSUPPORTED.test(text)) return undefined;
-  const resolver = resolverFor(options);
-  const reader = new Reader(text, resolver);
+  const reader = new Reader(text);
   const itemTexts: string[] | undefined = withItems ? [] : undefined;
   try {
     const { root, seqIndent } = reader.document(itemTexts);
@@ -341,14 +356,4 @@ export function fastParse(text: string, options: Options, withItems: boolean): F
     if (e === BAIL) return undefined;
     throw e;
   }
-}
-
-const resolvers = new WeakMap<object, (source: string) => unknown>();
-function resolverFor(options: Options): (source: string) => unknown {
-  let r = resolvers.get(options);
-  if (!r) {
-    r = scalarResolver(options);
-    resolvers.set(options, r);
-  }
-  return r;
 }

@@ -1,6 +1,7 @@
-import { CST, Composer, Parser, isMap, isSeq, type Document, type Node, type Tags } from 'yaml';
+import type { CST, Document, Node, Tags } from 'yaml';
 import { emitYaml } from './emit-yaml.js';
 import { fastParse } from './fast-yaml.js';
+import { yamlLib } from './yaml-lib.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
 export interface SourceItem {
@@ -28,7 +29,7 @@ export interface ParsedResourceList {
 // drop those two.
 const kubectlScalars = (tags: Tags): Tags =>
   tags.filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'));
-const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1', customTags: kubectlScalars, logLevel: 'error' } as const;
+export const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1', customTags: kubectlScalars, logLevel: 'error' } as const;
 
 function lineColumn(text: string, offset: number): string {
   let line = 1;
@@ -48,6 +49,7 @@ function documentErrors(text: string, doc: Document, where: string): SourceError
 
 /** The CST tokens and composed documents of a YAML (or JSON) stream, parsed once. */
 function parseStream(text: string) {
+  const { Composer, Parser } = yamlLib();
   const tokens = [...new Parser().parse(text)];
   const docs = [...new Composer(PARSE_OPTIONS).compose(tokens)];
   return { tokens: tokens.filter((t): t is CST.Document => t.type === 'document'), docs };
@@ -79,6 +81,7 @@ export function parseResourceList(text: string, options: { fast?: boolean } = {}
 }
 
 function parseFullResourceList(text: string): { list?: ParsedResourceList; errors: SourceError[] } {
+  const { CST, isMap, isSeq } = yamlLib();
   const { tokens, docs } = parseStream(text);
   const errors = docs.flatMap((d, i) => documentErrors(text, d, docs.length > 1 ? `input document ${i + 1}` : 'input'));
   if (errors.length) return { errors };
@@ -150,7 +153,7 @@ const isResourceListVersion = (v: unknown): v is string => v === 'config.kuberne
  */
 function fastResourceList(text: string): ParsedResourceList | undefined {
   if (/^\s*\{/.test(text)) return undefined;
-  const parsed = fastParse(text, PARSE_OPTIONS, true);
+  const parsed = fastParse(text, true);
   if (!parsed) return undefined;
   const root = parsed.root as Record<string, unknown>;
   if (root.kind !== 'ResourceList' || !isResourceListVersion(root.apiVersion)) return undefined;
@@ -169,6 +172,7 @@ function fastResourceList(text: string): ParsedResourceList | undefined {
 }
 
 function findItemsToken(doc: CST.Document): CST.BlockSequence | CST.FlowCollection | undefined {
+  const { CST } = yamlLib();
   const map = doc.value;
   if (!map || map.type !== 'block-map') return undefined;
   for (const item of map.items) {

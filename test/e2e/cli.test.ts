@@ -112,9 +112,14 @@ describe('validate-valkey', () => {
 });
 
 describe('start-up and output', () => {
-  it('starts from the code cache built with it', async () => {
-    const r = await run(process.execPath, [RENDER, '--version'], { env: { ...process.env, VALKEY_KRM_CACHE_REPORT: '1' } });
-    expect(r.stderr).toBe('code cache: accepted\n');
+  it('starts from the code caches built with it, and loads the yaml package only when it needs it', async () => {
+    const env = { ...process.env, VALKEY_KRM_CACHE_REPORT: '1' };
+    const krm = await run(process.execPath, [RENDER], { env, input: resourceListText([...menuObjects(), ...clusterObjects(1)]) });
+    expect(krm.code, krm.stderr).toBe(0);
+    expect(krm.stderr).toBe('code cache krm.cjs: accepted\n');
+    const plain = await run(process.execPath, [RENDER, EXAMPLE], { env });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).toMatch(/^code cache krm\.cjs: accepted\ncode cache yaml\.cjs: accepted\n/);
   });
 
   it('writes a render of many MiB completely through a pipe, exactly as in process', async () => {

@@ -5,10 +5,11 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseResourceList } from '../../src/krm/source.js';
-import { fastParse } from '../../src/krm/fast-yaml.js';
+import { Document, isScalar } from 'yaml';
+import { fastParse, resolvePlainScalar } from '../../src/krm/fast-yaml.js';
+import { PARSE_OPTIONS } from '../../src/krm/source.js';
 import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
 
-const OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1' } as const;
 const HEADER = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n';
 
 /** Parses on both paths; returns whether the fast path took the input. */
@@ -16,7 +17,7 @@ function agree(text: string): boolean {
   const full = parseResourceList(text, { fast: false });
   const either = parseResourceList(text);
   expect(either).toEqual(full);
-  return fastParse(text, OPTIONS, true) !== undefined && full.list !== undefined;
+  return fastParse(text, true) !== undefined && full.list !== undefined;
 }
 
 function mulberry32(seed: number): () => number {
@@ -123,6 +124,29 @@ function yamlFiles(dir: string): string[] {
   });
 }
 
+/** A plain scalar's value the way the full parser finds it: the first default tag whose test matches. */
+function fullParserValue(source: string): unknown {
+  const doc = new Document(null, PARSE_OPTIONS);
+  const tags = (doc.schema.tags as unknown as Array<{ default?: unknown; test?: RegExp; resolve: (s: string, onError: (m: string) => void, o: unknown) => unknown }>)
+    .filter((t) => t.default === true && t.test instanceof RegExp);
+  const tag = tags.find((t) => t.test?.test(source));
+  if (!tag) return source;
+  let value = tag.resolve(source, (m) => { throw new Error(m); }, doc.options);
+  if (isScalar(value)) value = value.value;
+  return typeof value === 'bigint' ? Number(value) : value;
+}
+
+describe('plain scalars', () => {
+  it('resolve as on the full parser (YAML 1.1 without sexagesimals and timestamps)', () => {
+    const r = mulberry32(7);
+    const alphabet = '0123456789+-._:eExXbBoOaAfFnNyYtTlLuUsSiI~ ';
+    const samples = [...SCALARS, ...ODD_SCALARS, '', '~', 'Null', 'nULL', 'YES', 'yEs', '0b', '0x', '0o7', '-0', '+0', '-0.0', '0_1', '1__2', '._', '.e1', '1e', '1e-', '-.inf', '+.INF', '.Nan'];
+    for (let i = 0; i < 20_000; i++) samples.push(Array.from({ length: 1 + Math.floor(r() * 6) }, () => alphabet[Math.floor(r() * alphabet.length)]).join(''));
+    for (const s of samples) expect(Object.is(resolvePlainScalar(s), fullParserValue(s)) || (Number.isNaN(resolvePlainScalar(s)) && Number.isNaN(fullParserValue(s))), JSON.stringify(s)).toBe(true);
+    expect([resolvePlainScalar('0755'), resolvePlainScalar('yes'), resolvePlainScalar('-0'), resolvePlainScalar('12:30'), resolvePlainScalar('2024-01-01')]).toEqual([493, true, -0, '12:30', '2024-01-01']);
+  });
+});
+
 describe('fast ResourceList reader', () => {
   it('takes the ResourceLists kpt writes, and agrees with the full parser', () => {
     const kptStyle = `${HEADER}- # head comment after the dash, as kpt writes it
@@ -203,13 +227,13 @@ functionConfig:
       '  1: x',
       '  <<: {}',
     ]) {
-      expect(fastParse(`${HEADER}- kind: X\n${body}\n`, OPTIONS, true), body).toBeUndefined();
+      expect(fastParse(`${HEADER}- kind: X\n${body}\n`, true), body).toBeUndefined();
     }
-    expect(fastParse(`${HEADER}- kind: X\n  data: ok\n`, OPTIONS, true)).toBeDefined();
-    expect(fastParse(`${HEADER}- kind: X\n\n- kind: Y\n`, OPTIONS, true)).toBeUndefined(); // blank line between items
-    expect(fastParse(`${HEADER}- kind: X\n# c\n- kind: Y\n`, OPTIONS, true)).toBeUndefined();
-    expect(fastParse(`${HEADER}- kind: X\r\n`, OPTIONS, true)).toBeUndefined();
-    expect(fastParse(`---\n${HEADER}- kind: X\n`, OPTIONS, true)).toBeUndefined();
+    expect(fastParse(`${HEADER}- kind: X\n  data: ok\n`, true)).toBeDefined();
+    expect(fastParse(`${HEADER}- kind: X\n\n- kind: Y\n`, true)).toBeUndefined(); // blank line between items
+    expect(fastParse(`${HEADER}- kind: X\n# c\n- kind: Y\n`, true)).toBeUndefined();
+    expect(fastParse(`${HEADER}- kind: X\r\n`, true)).toBeUndefined();
+    expect(fastParse(`---\n${HEADER}- kind: X\n`, true)).toBeUndefined();
   });
 
   it('full parser: an item ending in an empty value keeps to its own lines', () => {
