@@ -1,5 +1,6 @@
 import { fstatSync, readFileSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAscii } from 'node:buffer';
 import { runResourceList, type Tool } from './resource-list.js';
 import type { RunOutput } from './output.js';
 import { runFiles, type SourceFile } from './files.js';
@@ -66,7 +67,7 @@ function collect(path: string, out: SourceFile[]): void {
     }
     return;
   }
-  out.push({ path, text: readFileSync(path, 'utf8') });
+  out.push({ path, text: decodeText(readFileSync(path)) });
 }
 
 /**
@@ -122,7 +123,7 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
     let config: SourceFile | undefined;
     if (configPath) {
       try {
-        config = { path: configPath, text: readFileSync(configPath, 'utf8') };
+        config = { path: configPath, text: decodeText(readFileSync(configPath)) };
       } catch (e) {
         return { stdout: '', stderr: `${tool}: cannot read the render config ${configPath}: ${(e as Error).message}\n`, exitCode: 1 };
       }
@@ -139,17 +140,22 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
  */
 export async function readStdin(): Promise<string> {
   try {
-    return readFileSync(0, 'utf8');
+    return decodeText(readFileSync(0));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
     return readAll(process.stdin);
   }
 }
 
+/** UTF-8 bytes as text. ASCII, the usual case, decodes as latin1: the same text, several times faster. */
+export function decodeText(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeText(Buffer.concat(chunks));
 }
 
 /**

@@ -4,13 +4,13 @@
  * The general `yaml` parser builds a concrete syntax tree and a document tree before it yields
  * plain values; on a ResourceList of a few thousand objects that was the largest single cost of a
  * render. This reader covers the common subset in one pass: block mappings and sequences, plain,
- * single- and double-quoted one-line scalars, comments, and the empty flow collections `{}` and
- * `[]`. Plain scalars resolve by the same YAML 1.1 rules as on the full parser, so `yes`, `0755` and
- * `1e3` mean the same thing on both paths.
+ * single- and double-quoted one-line scalars, literal block scalars (`|`, `|-`), one-line flow
+ * sequences of scalars, `{}`, and comments. Plain scalars resolve by the same YAML 1.1 rules as on
+ * the full parser, so `yes`, `0755` and `1e3` mean the same thing on both paths.
  *
- * It never guesses: on anything outside that subset (anchors, tags, block scalars, flow
- * collections, multi-line scalars, tabs, CR line ends, duplicate keys, unusual indentation, a
- * comment or blank line on the boundary between two items...) it gives up and returns undefined,
+ * It never guesses: on anything outside that subset (anchors, tags, folded scalars, flow
+ * mappings, multi-line flow or quoted scalars, tabs, CR line ends, duplicate keys, unusual
+ * indentation, a comment or blank line on the boundary between two items...) it gives up and returns undefined,
  * and the caller uses the full parser, which also produces the error messages. A differential test
  * checks both paths agree on values and item texts.
  */
@@ -68,6 +68,10 @@ export function resolvePlainScalar(source: string): unknown {
 /** Manifests repeat the same scalars thousands of times: resolve each once. */
 const resolved = new Map<string, unknown>();
 function resolveCached(source: string): unknown {
+  // Most scalars are words longer than the longest YAML 1.1 boolean or null ("false"): a string,
+  // whatever follows the first letter. Numbers start with a digit, a sign or a dot.
+  const first = source.charCodeAt(0) | 0x20;
+  if (source.length > 5 && first >= 97 && first <= 122) return source;
   let value = resolved.get(source);
   if (value === undefined && !resolved.has(source)) {
     value = resolvePlainScalar(source);
@@ -217,10 +221,11 @@ class Reader {
       this.expectLineEnd(close, end);
       return this.quotedValue(at, close);
     }
-    if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (s.charCodeAt(at + 1) !== (c === 123 ? 125 : 93)) throw BAIL;
+    if (c === 91 /* [ */) return this.flowSequence(at, end);
+    if (c === 123 /* { */) {
+      if (s.charCodeAt(at + 1) !== 125) throw BAIL; // only `{}`: flow mappings go to the full parser
       this.expectLineEnd(at + 2, end);
-      return c === 123 ? {} : [];
+      return {};
     }
     // Indicators that start anchors, aliases, tags, block scalars, directives, reserved characters,
     // complex keys and flow syntax: left to the full parser.
@@ -237,6 +242,117 @@ class Reader {
     }
     while (stop > at && s.charCodeAt(stop - 1) === SPACE) stop--;
     return this.resolve(s.slice(at, stop));
+  }
+
+  /** A one-line flow sequence of scalars, such as `[a, "b", 3]`; anything more is left to the full parser. */
+  private flowSequence(at: number, end: number): unknown[] {
+    const s = this.s;
+    const out: unknown[] = [];
+    let i = at + 1;
+    while (s.charCodeAt(i) === SPACE) i++;
+    if (s.charCodeAt(i) === 93 /* ] */) {
+      this.expectLineEnd(i + 1, end);
+      return out;
+    }
+    for (;;) {
+      while (s.charCodeAt(i) === SPACE) i++;
+      const c = s.charCodeAt(i);
+      if (c === 34 || c === 39) {
+        const close = this.quotedEnd(i, end);
+        out.push(this.quotedValue(i, close));
+        i = close;
+      } else {
+        // Empty entries, nested collections, comments and indicators go to the full parser.
+        if (i >= end || '&*!|>%@`?:,[]{}#'.includes(s[i] as string)) throw BAIL;
+        if (c === DASH && s.charCodeAt(i + 1) === SPACE) throw BAIL;
+        let j = i;
+        for (; j < end; j++) {
+          const ch = s.charCodeAt(j);
+          if (ch === 44 /* , */ || ch === 93 /* ] */) break;
+          if (ch === 91 || ch === 123 || ch === 125) throw BAIL;
+          if (ch === HASH && s.charCodeAt(j - 1) === SPACE) throw BAIL;
+          if (ch === COLON) {
+            const next = s.charCodeAt(j + 1);
+            if (next === SPACE || next === 44 || next === 93) throw BAIL; // a pair: `[a: b]`
+          }
+        }
+        if (j >= end) throw BAIL; // not closed on this line
+        let stop = j;
+        while (stop > i && s.charCodeAt(stop - 1) === SPACE) stop--;
+        out.push(this.resolve(s.slice(i, stop)));
+        i = j;
+      }
+      while (s.charCodeAt(i) === SPACE) i++;
+      const d = s.charCodeAt(i);
+      if (d === 93) {
+        this.expectLineEnd(i + 1, end);
+        return out;
+      }
+      if (d !== 44) throw BAIL;
+      i++;
+      while (s.charCodeAt(i) === SPACE) i++;
+      if (s.charCodeAt(i) === 93) throw BAIL; // a trailing comma
+    }
+  }
+
+  /**
+   * A literal block scalar (`|` or `|-`) whose header is at `at`, in a node at column `indent`.
+   * Leaves `pos` after its last line. Indentation indicators, `|+`, leading lines of spaces, trailing
+   * blank lines and a last line without a line break are left to the full parser.
+   */
+  private literal(at: number, end: number, indent: number): string {
+    const s = this.s;
+    let i = at + 1;
+    const strip = s.charCodeAt(i) === DASH;
+    if (strip) i++;
+    this.expectLineEnd(i, end);
+    const lines: string[] = [];
+    let content = -1;
+    let blank = 0;
+    let pos = this.nextLine(end);
+    let after = pos;
+    while (pos < s.length) {
+      const lineEnd = this.lineEnd(pos);
+      if (lineEnd === pos) {
+        blank++;
+        pos = lineEnd + 1;
+        continue;
+      }
+      let j = pos;
+      while (s.charCodeAt(j) === SPACE) j++;
+      if (j === lineEnd) {
+        // Spaces only: an empty line when no deeper than the content, else content (left to the full parser).
+        if (content === -1 || j - pos > content) throw BAIL;
+        blank++;
+        pos = lineEnd + 1;
+        continue;
+      }
+      const col = j - pos;
+      if (content === -1) {
+        if (col <= indent) break;
+        content = col;
+      } else if (col < content) break;
+      for (; blank > 0; blank--) lines.push('');
+      if (lineEnd >= s.length) throw BAIL;
+      lines.push(s.slice(pos + content, lineEnd));
+      pos = lineEnd + 1;
+      after = pos;
+    }
+    if (content === -1 || blank > 0) throw BAIL;
+    this.pos = after;
+    this.lastContentEnd = after;
+    const text = lines.join('\n');
+    return strip ? text : `${text}\n`;
+  }
+
+  /** A value that starts on this line: a one-line scalar or collection, or a literal block. Moves on past it. */
+  private value(at: number, end: number, indent: number): unknown {
+    if (this.s.charCodeAt(at) === 124 /* | */) return this.literal(at, end, indent);
+    const value = this.inlineValue(at, end);
+    this.pos = this.nextLine(end);
+    this.lastContentEnd = this.pos;
+    if (this.peek() > indent) throw BAIL; // a multi-line scalar, or bad indentation
+    return value;
   }
 
   /** A block mapping at column `indent`; its first key starts at `first` (possibly after `- `). */
@@ -270,11 +386,7 @@ class Reader {
           value = this.sequence(next, records);
         } else value = null;
       } else {
-        value = this.inlineValue(v, end);
-        this.pos = this.nextLine(end);
-        this.lastContentEnd = this.pos;
-        const next = this.peek();
-        if (next > indent) throw BAIL; // a multi-line scalar, or bad indentation
+        value = this.value(v, end, indent);
       }
       map[key] = value;
       const next = this.peek();
@@ -323,10 +435,7 @@ class Reader {
       } else if (this.keyColon(v, end) !== -1) {
         seq.push(this.mapping(v - this.pos, v, undefined, undefined));
       } else {
-        seq.push(this.inlineValue(v, end));
-        this.pos = this.nextLine(end);
-        this.lastContentEnd = this.pos;
-        if (this.peek() > indent) throw BAIL;
+        seq.push(this.value(v, end, indent));
       }
       const next = this.peek();
       if (itemTexts) {

@@ -38,10 +38,14 @@ const SCALARS = [
   '2024-01-01T10:00:00Z', "'single'", "'it''s'", "''", '""', '"double"', '"esc \\" q"', '"tab\\tx"', '"nl\\nx"',
   '"back\\\\slash"', 'a #comment', 'a#b', 'http://x:80/y', '-x', '--x', '{}', '[]', 'é', '日本語', 'a  b', 'x   ', '10Gi',
   '500m', '"0755"', 'true # c', '=', 'a,b', '---', '1__0', '0x', '+.5', '-0', '0', '00', '08', '0.0', '1e+3', 'x:y',
+  '[a, b]', '["x", 1, yes]', "[ 'q', 0755 ]", '[ ]', '[server auth, client auth]', '[a#b, c]',
+  // Block scalars: the writer puts each line after the first on its own line, indented.
+  '|\nline one\n\n  indented\nlast', '|-\na\nb', '|\n# not a comment\nx: y', '|\n\nleading blank', '| # header comment\nz',
 ];
 const ODD_SCALARS = [
   '"\\u00e9"', '"\\x41"', 'a: b', 'a:', '- x', '-', '{a: 1}', '[1, 2]', '[a', '{ }', '&a x', '*a', '!!str 1', '|', '|-', '>',
   '@x', '`x', '%x', '?x', '? x', ':x', ': x', '"a', "'a", '<<', '}', '#', '"a" b', "'a'#c", '"a"#c', '...', 'a\tb', 'x:', '"x":',
+  '[a, ]', '[a,, b]', '[a: b]', '[[a]]', '[a] x', '[a, {b: 1}]', '|+\na\n', '|2\n  a', '>\nfolded\ntext', '|-\na\n\n', '|x\na',
 ];
 const KEYS = ['a', 'b', 'name', 'x y', '"q k"', "'s k'", 'a:b', '-k', 'k#c', '"dup"', 'dup', 'a b ', 'é', 'yes', '1', 'spec', 'status'];
 const ODD_KEYS = ['<<', '__proto__', 'k #c', '? c', '&x k', '- k', '"open'];
@@ -69,15 +73,18 @@ function write(r: () => number, t: Tree, col: number, lines: string[], lead: str
     else if (x < 0.03) lines.push(`${pad(col + Math.floor(r() * 3) - 1)}# a comment`);
   };
   const jitter = () => (r() < 0.005 ? (r() < 0.5 ? -1 : 1) : 0);
+  // A block scalar's later lines go below, two columns in; a blank line sometimes holds spaces.
+  const block = (text: string, at: number) =>
+    text.split('\n').map((l, i) => (i === 0 ? l : l === '' ? (r() < 0.3 ? pad(at + 1) : '') : `${pad(at + 2)}${l}`)).join('\n');
   if (typeof t === 'string') {
-    lines.push(`${lead}${t}`);
+    lines.push(`${lead}${block(t, col)}`);
     return;
   }
   if (Array.isArray(t)) {
     t.forEach((item, i) => {
       noise();
       const first = i === 0 && lead !== '' ? lead : pad(col + jitter());
-      if (typeof item === 'string') lines.push(`${first}- ${item}${r() < 0.1 ? ' # trailing' : ''}`);
+      if (typeof item === 'string') lines.push(`${first}- ${block(item, col)}${r() < 0.1 && !item.includes('\n') ? ' # trailing' : ''}`);
       else if (r() < 0.2) {
         lines.push(`${first}-`);
         write(r, item, col + 2, lines, '');
@@ -89,7 +96,7 @@ function write(r: () => number, t: Tree, col: number, lines: string[], lead: str
     noise();
     const key = rawKey.split('\u0000')[0] as string;
     const first = i === 0 && lead !== '' ? lead : pad(col + jitter());
-    if (typeof value === 'string') lines.push(`${first}${key}: ${value}${r() < 0.1 ? ' # trailing' : ''}`);
+    if (typeof value === 'string') lines.push(`${first}${key}: ${block(value, col)}${r() < 0.1 && !value.includes('\n') ? ' # trailing' : ''}`);
     else {
       lines.push(`${first}${key}:${r() < 0.1 ? ' # head' : ''}`);
       const compact = Array.isArray(value) && r() < 0.5;
@@ -217,7 +224,12 @@ functionConfig:
   it('gives up on what it does not cover', () => {
     for (const body of [
       '  data: {a: 1}',
-      '  data:\n    script: |\n      x',
+      '  data:\n    script: >\n      x',
+      '  data:\n    script: |+\n      x',
+      '  data:\n    script: |2\n        x',
+      '  data: [a, {b: 1}]',
+      '  data: [a,\n    b]',
+      '  data: |\n    x\n\n  more: 1',
       '  data: &a x',
       '  data: !!str 1',
       '  data: "multi\n    line"',
