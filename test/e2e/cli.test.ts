@@ -130,6 +130,33 @@ describe('start-up and output', () => {
     expect(r.stdout).toBe(runResourceList(input, 'render-valkey').stdout);
   });
 
+  it('finishes its output on a non-blocking stdout that fills up (EAGAIN), by falling back to a stream', async () => {
+    // Node's child_process makes a child's stdio blocking, so a non-Node parent (python3, listed
+    // among this machine's tools) hands the render a non-blocking pipe and reads it only later.
+    const dir = mkdtempSync(join(tmpdir(), 'vk-nonblock-'));
+    const input = resourceListText([...menuObjects(), ...clusterObjects(100)]);
+    writeFileSync(join(dir, 'in.yaml'), input);
+    const parent = [
+      'import fcntl, os, subprocess, sys, time',
+      'r, w = os.pipe()',
+      'fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)',
+      'p = subprocess.Popen(sys.argv[1:3], stdin=open(sys.argv[3], "rb"), stdout=w)',
+      'os.close(w)',
+      'time.sleep(0.5)',
+      'out = open(sys.argv[4], "wb")',
+      'while True:',
+      '    b = os.read(r, 1 << 16)',
+      '    if not b: break',
+      '    out.write(b)',
+      'out.close()',
+      'sys.exit(p.wait())',
+    ].join('\n');
+    const r = await run('python3', ['-c', parent, process.execPath, RENDER, join(dir, 'in.yaml'), join(dir, 'out.yaml')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(readFileSync(join(dir, 'out.yaml'), 'utf8')).toBe(runResourceList(input, 'render-valkey').stdout);
+  });
+
   it('stops quietly when the reader goes away', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vk-pipe-'));
     writeFileSync(join(dir, 'in.yaml'), resourceListText([...menuObjects(), ...clusterObjects(300)]));
