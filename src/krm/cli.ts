@@ -1,4 +1,4 @@
-import { fstatSync, readFileSync, readdirSync, statSync, writeSync } from 'node:fs';
+import { fstatSync, readFileSync, readSync, readdirSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAscii } from 'node:buffer';
 import { runResourceList, type Tool } from './resource-list.js';
@@ -135,27 +135,41 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
 }
 
 /**
- * Reads all of stdin. A plain blocking read is the fast path (no stream machinery to load at
- * start-up); if the descriptor is non-blocking (EAGAIN), fall back to the stream.
+ * Reads all of stdin with plain blocking reads (no stream machinery to load at start-up). If the
+ * descriptor turns out to be non-blocking (EAGAIN), what has arrived is kept and the rest is read
+ * through process.stdin.
  */
 export async function readStdin(): Promise<string> {
-  try {
-    return decodeText(readFileSync(0));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-    return readAll(process.stdin);
+  const chunks: Buffer[] = [];
+  let buf = Buffer.allocUnsafe(1 << 20);
+  let used = 0;
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, used, buf.length - used, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EOF') break;
+      if (code !== 'EAGAIN') throw e;
+      chunks.push(buf.subarray(0, used));
+      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+      return decodeText(Buffer.concat(chunks));
+    }
+    if (n === 0) break;
+    used += n;
+    if (used === buf.length) {
+      chunks.push(buf);
+      buf = Buffer.allocUnsafe(buf.length);
+      used = 0;
+    }
   }
+  chunks.push(buf.subarray(0, used));
+  return decodeText(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
 }
 
 /** UTF-8 bytes as text. ASCII, the usual case, decodes as latin1: the same text, several times faster. */
 export function decodeText(bytes: Buffer): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-}
-
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return decodeText(Buffer.concat(chunks));
 }
 
 /**

@@ -157,6 +157,31 @@ describe('start-up and output', () => {
     expect(readFileSync(join(dir, 'out.yaml'), 'utf8')).toBe(runResourceList(input, 'render-valkey').stdout);
   });
 
+  it('reads all of a non-blocking stdin that arrives in parts, keeping what came before EAGAIN', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vk-nonblock-in-'));
+    const input = resourceListText([...menuObjects(), ...clusterObjects(50)]);
+    writeFileSync(join(dir, 'in.yaml'), input);
+    const parent = [
+      'import fcntl, os, subprocess, sys, time',
+      'r, w = os.pipe()',
+      'fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)',
+      'p = subprocess.Popen(sys.argv[1:3], stdin=r, stdout=open(sys.argv[4], "wb"))',
+      'os.close(r)',
+      'data = open(sys.argv[3], "rb").read()',
+      'os.write(w, data[:4096])',
+      'time.sleep(0.5)',
+      'view = memoryview(data)[4096:]',
+      'while view:',
+      '    n = os.write(w, view[:65536])',
+      '    view = view[n:]',
+      'os.close(w)',
+      'sys.exit(p.wait())',
+    ].join('\n');
+    const r = await run('python3', ['-c', parent, process.execPath, RENDER, join(dir, 'in.yaml'), join(dir, 'out.yaml')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'out.yaml'), 'utf8')).toBe(runResourceList(input, 'render-valkey').stdout);
+  });
+
   it('stops quietly when the reader goes away', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vk-pipe-'));
     writeFileSync(join(dir, 'in.yaml'), resourceListText([...menuObjects(), ...clusterObjects(300)]));
