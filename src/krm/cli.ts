@@ -135,14 +135,24 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
 }
 
 /**
- * Reads all of stdin with plain blocking reads (no stream machinery to load at start-up). If the
- * descriptor turns out to be non-blocking (EAGAIN), what has arrived is kept and the rest is read
- * through process.stdin.
+ * Reads all of stdin with plain blocking reads (no stream machinery to load at start-up) through
+ * one reused buffer. ASCII megabytes become text as they come, which spares copying and decoding
+ * the whole input once more at the end; from the first non-ASCII megabyte on, bytes are kept and
+ * decoded as UTF-8 at the end. If the descriptor turns out to be non-blocking (EAGAIN), what has
+ * arrived is kept and the rest is read through process.stdin.
  */
 export async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  let buf = Buffer.allocUnsafe(1 << 20);
+  const text: string[] = [];
+  const bytes: Buffer[] = [];
+  const buf = Buffer.allocUnsafe(1 << 20);
   let used = 0;
+  const flush = () => {
+    if (used === 0) return;
+    const chunk = buf.subarray(0, used);
+    if (bytes.length === 0 && isAscii(chunk)) text.push(chunk.toString('latin1'));
+    else bytes.push(Buffer.from(chunk)); // a copy: the buffer is reused
+    used = 0;
+  };
   for (;;) {
     let n: number;
     try {
@@ -151,20 +161,17 @@ export async function readStdin(): Promise<string> {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EOF') break;
       if (code !== 'EAGAIN') throw e;
-      chunks.push(buf.subarray(0, used));
-      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-      return decodeText(Buffer.concat(chunks));
+      flush();
+      for await (const chunk of process.stdin) bytes.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+      break;
     }
     if (n === 0) break;
     used += n;
-    if (used === buf.length) {
-      chunks.push(buf);
-      buf = Buffer.allocUnsafe(buf.length);
-      used = 0;
-    }
+    if (used === buf.length) flush();
   }
-  chunks.push(buf.subarray(0, used));
-  return decodeText(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+  flush();
+  if (bytes.length) text.push(decodeText(Buffer.concat(bytes)));
+  return text.length === 1 ? (text[0] as string) : text.join('');
 }
 
 /** UTF-8 bytes as text. ASCII, the usual case, decodes as latin1: the same text, several times faster. */

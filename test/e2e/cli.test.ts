@@ -182,6 +182,19 @@ describe('start-up and output', () => {
     expect(readFileSync(join(dir, 'out.yaml'), 'utf8')).toBe(runResourceList(input, 'render-valkey').stdout);
   });
 
+  it('passes non-ASCII text through exactly, wherever it falls among the megabytes read', async () => {
+    const functionConfig = `functionConfig:\n${resourceListText([]).split('\nfunctionConfig:\n')[1]}`;
+    const head = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: notes\n  data:\n    text: "';
+    // stdin is read a mebibyte at a time: put "é" across that boundary, then right after it.
+    for (const shift of [1, 0]) {
+      const pad = 'x'.repeat((1 << 20) - Buffer.byteLength(head) - shift);
+      const item = `${head}${pad}é → ü"\n`;
+      const r = await run(process.execPath, [RENDER], { input: `${item}${functionConfig}` });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.split('\nitems:\n')[1]?.startsWith(item.split('items:\n')[1] as string)).toBe(true);
+    }
+  });
+
   it('stops quietly when the reader goes away', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vk-pipe-'));
     writeFileSync(join(dir, 'in.yaml'), resourceListText([...menuObjects(), ...clusterObjects(300)]));
