@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { NodeSession, OpenSession } from '../../src/controller/node-session.js';
 import { acceptRedisForTests } from './support/redis-policy.js';
 import {
-  EndpointBook, appCli, clusterInfo, clusterNodes, createCluster, createNamespace, deletePod, getCluster, myId, patchClusterSpec, useKubeWorld,
+  appCli, clusterInfo, clusterNodes, createCluster, deletePod, getCluster, myId, patchClusterSpec, inNamespace, useKubeWorld,
   startController, startPod, waitForCluster, waitUntil, applyStatefulSet, type ClusterObject, type NodeServer,
 } from './support/world.js';
 
@@ -16,10 +16,7 @@ describe('cluster formation against a real API server and real servers', () => {
   const suite = useKubeWorld();
 
   it('forms a 3-shard cluster with a replica per shard, grows replicas, heals a replaced replica and primary', async () => {
-    const { api, world, servers } = suite;
-    const ns = 'formation';
-    await createNamespace(api, ns);
-    const book = new EndpointBook();
+    const { api, world, servers, ns, book } = await inNamespace(suite, 'formation');
     const shape = { ns, name: 'sessions', shards: 3, replicasPerShard: 1 };
     await createCluster(api, shape);
     const pods = new Map<string, NodeServer & { uid: string; name: string }>();
@@ -121,10 +118,7 @@ describe('cluster formation against a real API server and real servers', () => {
   }, 200_000);
 
   it('a controller restart mid-formation finishes the job and resets nothing that holds data', async () => {
-    const { api, world, servers } = suite;
-    const ns = 'restart';
-    await createNamespace(api, ns);
-    const book = new EndpointBook();
+    const { api, world, servers, ns, book } = await inNamespace(suite, 'restart');
     await createCluster(api, { ns, name: 'orders', shards: 2, replicasPerShard: 1 });
     const pods = new Map<string, NodeServer>();
     for (let s = 0; s < 2; s++) for (let o = 0; o < 2; o++) {

@@ -9,7 +9,7 @@ import { freePort } from '../harness/process.js';
 import { acceptRedisForTests } from './support/redis-policy.js';
 import { makePki, type TestPki } from './support/tls.js';
 import {
-  EndpointBook, apiCall, createCluster, createNamespace, createPod, useKubeWorld, setPodRunning, startController, startNode, startPod,
+  EndpointBook, apiCall, createCluster, createPod, inNamespace, useKubeWorld, setPodRunning, startController, startNode, startPod,
   waitForCluster, waitUntil, CONTROLLER_NAMESPACE, type ClusterObject, type TestController,
 } from './support/world.js';
 
@@ -36,10 +36,7 @@ describe('resilience and operations', () => {
   });
 
   it('a node that times out and a pod with no IP hold up nobody; the controller survives an API server restart', async () => {
-    const { api, world, servers } = suite;
-    const ns = 'resilience';
-    await createNamespace(api, ns);
-    const book = new EndpointBook();
+    const { api, world, servers, ns, book } = await inNamespace(suite, 'resilience');
     await createCluster(api, { ns, name: 'stuck', shards: 1, replicasPerShard: 0 });
     await createCluster(api, { ns, name: 'late', shards: 1, replicasPerShard: 0 });
     await createCluster(api, { ns, name: 'fine', shards: 1, replicasPerShard: 1 });
@@ -82,10 +79,7 @@ describe('resilience and operations', () => {
   }, 120_000);
 
   it('TLS clusters: nodes are verified against the CA in the cluster Secret, and a wrong CA is refused', async () => {
-    const { api, world, servers } = suite;
-    const ns = 'tls';
-    await createNamespace(api, ns);
-    const book = new EndpointBook();
+    const { api, world, servers, ns, book } = await inNamespace(suite, 'tls');
     const good = makePki([`*.secure.${ns}.svc.cluster.local`]);
     const other = makePki([`*.forged.${ns}.svc.cluster.local`]);
     const stranger = makePki(['nobody.example']);
@@ -116,10 +110,7 @@ describe('resilience and operations', () => {
   }, 90_000);
 
   it('leader election: one replica leads, a stolen lease stops it, a stopped leader hands over', async () => {
-    const { api, world, servers } = suite;
-    const ns = 'leader';
-    await createNamespace(api, ns);
-    const book = new EndpointBook();
+    const { api, world, servers, ns, book } = await inNamespace(suite, 'leader');
     await createCluster(api, { ns, name: 'solo', shards: 1, replicasPerShard: 0 });
     servers.push(await startPod(world, book, { ns, cluster: 'solo', shard: 0, ordinal: 0 }));
     const election = (identity: string) => ({

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { strictPolicy } from '../../src/controller/version-gate.js';
 import {
-  EndpointBook, apiCall, clusterInfo, clusterNodes, createCluster, createNamespace, useKubeWorld, startController, startNode, startPod,
+  apiCall, clusterInfo, clusterNodes, createCluster, createNamespace, inNamespace, useKubeWorld, startController, startNode, startPod,
   createPod, waitForCluster, waitUntil, CONTROLLER_NAMESPACE,
 } from './support/world.js';
 
@@ -20,10 +20,7 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
   const suite = useKubeWorld();
 
   it('strict policy: Debian redis-server is rejected, the cluster is Failed, no node is joined', async () => {
-    const { api, world, servers } = suite;
-    const ns = 'gate';
-    await createNamespace(api, ns);
-    const book = new EndpointBook();
+    const { api, world, servers, ns, book } = await inNamespace(suite, 'gate');
     await createCluster(api, { ns, name: 'legacy', shards: 1, replicasPerShard: 1 });
     const a = await startPod(world, book, { ns, cluster: 'legacy', shard: 0, ordinal: 0 });
     const b = await startPod(world, book, { ns, cluster: 'legacy', shard: 0, ordinal: 1 });

@@ -2,8 +2,8 @@
 // every redis-server a test records in `servers` stopped afterwards, even when a test fails.
 import { afterAll, beforeAll } from 'vitest';
 import { ensureTools, startApiServer, type ApiServer } from '../../harness/apiserver.js';
-import { prepareWorld, type World } from './kube-world.js';
-import type { NodeServer } from './nodes.js';
+import { createNamespace, prepareWorld, type World } from './kube-world.js';
+import { EndpointBook, type NodeServer } from './nodes.js';
 
 export interface KubeSuite {
   /** Set in beforeAll: read them inside tests, not at collection time. */
@@ -27,4 +27,10 @@ export function useKubeWorld(): KubeSuite {
     await suite.api?.stop();
   });
   return suite;
+}
+
+/** A test's own namespace, created, and an empty endpoint book for its pods, with the suite's parts. */
+export async function inNamespace(suite: KubeSuite, ns: string): Promise<KubeSuite & { ns: string; book: EndpointBook }> {
+  await createNamespace(suite.api, ns);
+  return { api: suite.api, world: suite.world, servers: suite.servers, ns, book: new EndpointBook() };
 }
