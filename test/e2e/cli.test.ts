@@ -111,6 +111,24 @@ describe('validate-valkey', () => {
   });
 });
 
+/**
+ * Renders `clusters` generated clusters under a python3 parent, for stdio Node cannot set up:
+ * Node's child_process makes a child's stdio blocking, and python3 is among this machine's tools.
+ * `plumbing` runs with a pipe `r, w`, the render's command in sys.argv[1:3], the input file in
+ * sys.argv[3] and an output file in sys.argv[4]; it must start the render as `p`.
+ */
+async function renderUnderPython(clusters: number, plumbing: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'vk-python-'));
+  const input = resourceListText([...menuObjects(), ...clusterObjects(clusters)]);
+  writeFileSync(join(dir, 'in.yaml'), input);
+  const script = ['import fcntl, os, subprocess, sys, time', 'r, w = os.pipe()', ...plumbing, 'sys.exit(p.wait())'].join('\n');
+  const r = await run('python3', ['-c', script, process.execPath, RENDER, join(dir, 'in.yaml'), join(dir, 'out.yaml')]);
+  return { r, input, output: () => readFileSync(join(dir, 'out.yaml'), 'utf8') };
+}
+
+/** Python that sets O_NONBLOCK on a pipe end. */
+const nonBlocking = (fd: string) => `fcntl.fcntl(${fd}, fcntl.F_SETFL, fcntl.fcntl(${fd}, fcntl.F_GETFL) | os.O_NONBLOCK)`;
+
 describe('start-up and output', () => {
   it('starts from the code caches built with it, and loads the yaml package only when it needs it', async () => {
     const env = { ...process.env, VALKEY_KRM_CACHE_REPORT: '1' };
@@ -131,15 +149,8 @@ describe('start-up and output', () => {
   });
 
   it('finishes its output on a non-blocking stdout that fills up (EAGAIN), by falling back to a stream', async () => {
-    // Node's child_process makes a child's stdio blocking, so a non-Node parent (python3, listed
-    // among this machine's tools) hands the render a non-blocking pipe and reads it only later.
-    const dir = mkdtempSync(join(tmpdir(), 'vk-nonblock-'));
-    const input = resourceListText([...menuObjects(), ...clusterObjects(100)]);
-    writeFileSync(join(dir, 'in.yaml'), input);
-    const parent = [
-      'import fcntl, os, subprocess, sys, time',
-      'r, w = os.pipe()',
-      'fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)',
+    const { r, input, output } = await renderUnderPython(100, [
+      nonBlocking('w'),
       'p = subprocess.Popen(sys.argv[1:3], stdin=open(sys.argv[3], "rb"), stdout=w)',
       'os.close(w)',
       'time.sleep(0.5)',
@@ -149,22 +160,15 @@ describe('start-up and output', () => {
       '    if not b: break',
       '    out.write(b)',
       'out.close()',
-      'sys.exit(p.wait())',
-    ].join('\n');
-    const r = await run('python3', ['-c', parent, process.execPath, RENDER, join(dir, 'in.yaml'), join(dir, 'out.yaml')]);
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
-    expect(readFileSync(join(dir, 'out.yaml'), 'utf8')).toBe(runResourceList(input, 'render-valkey').stdout);
+    expect(output()).toBe(runResourceList(input, 'render-valkey').stdout);
   });
 
   it('reads all of a non-blocking stdin that arrives in parts, keeping what came before EAGAIN', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vk-nonblock-in-'));
-    const input = resourceListText([...menuObjects(), ...clusterObjects(50)]);
-    writeFileSync(join(dir, 'in.yaml'), input);
-    const parent = [
-      'import fcntl, os, subprocess, sys, time',
-      'r, w = os.pipe()',
-      'fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)',
+    const { r, input, output } = await renderUnderPython(50, [
+      nonBlocking('r'),
       'p = subprocess.Popen(sys.argv[1:3], stdin=r, stdout=open(sys.argv[4], "wb"))',
       'os.close(r)',
       'data = open(sys.argv[3], "rb").read()',
@@ -175,11 +179,9 @@ describe('start-up and output', () => {
       '    n = os.write(w, view[:65536])',
       '    view = view[n:]',
       'os.close(w)',
-      'sys.exit(p.wait())',
-    ].join('\n');
-    const r = await run('python3', ['-c', parent, process.execPath, RENDER, join(dir, 'in.yaml'), join(dir, 'out.yaml')]);
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'out.yaml'), 'utf8')).toBe(runResourceList(input, 'render-valkey').stdout);
+    expect(output()).toBe(runResourceList(input, 'render-valkey').stdout);
   });
 
   it('passes non-ASCII text through exactly, wherever it falls among the megabytes read', async () => {
