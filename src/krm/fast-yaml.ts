@@ -22,7 +22,7 @@ export interface FastParse {
   /** The document's value. */
   root: unknown;
   /** When the top-level `items` is a block sequence: each item's text, from the line of its `-`. */
-  itemTexts?: string[];
+  itemTexts: string[];
   /** Column of the `-` of that sequence. */
   seqIndent: number;
 }
@@ -93,6 +93,9 @@ class Reader {
   pos = 0;
   /** End (after its newline) of the last line that held content. */
   lastContentEnd = 0;
+  /** The texts of the items of the top-level `items` sequence, and the column of its `-`. */
+  readonly itemTexts: string[] = [];
+  seqIndent = 0;
 
   constructor(private readonly s: string) {}
 
@@ -126,22 +129,21 @@ class Reader {
   }
 
   /** A document: one block mapping at column 0. */
-  document(itemTexts: string[] | undefined): { root: unknown; seqIndent: number } {
+  document(): unknown {
     const indent = this.peek();
     if (indent !== 0) throw BAIL;
     const start = this.pos;
     if (this.s.startsWith('---', start) || this.s.startsWith('...', start) || this.s.charCodeAt(start) === 37 /* % */) throw BAIL;
-    const out = { seqIndent: 0 };
-    const root = this.mapping(0, start, itemTexts, out);
+    const root = this.mapping(0, start);
     if (this.peek() !== -1) throw BAIL;
-    return { root, seqIndent: out.seqIndent };
+    return root;
   }
 
   /** A node whose first line is the current one, at column `indent`. */
   private node(indent: number): unknown {
     const at = this.pos + indent;
-    if (this.isDash(at)) return this.sequence(indent, undefined);
-    return this.mapping(indent, at, undefined, undefined);
+    if (this.isDash(at)) return this.sequence(indent, false);
+    return this.mapping(indent, at);
   }
 
   private isDash(at: number): boolean {
@@ -356,7 +358,7 @@ class Reader {
   }
 
   /** A block mapping at column `indent`; its first key starts at `first` (possibly after `- `). */
-  private mapping(indent: number, first: number, itemTexts: string[] | undefined, out: { seqIndent: number } | undefined): Record<string, unknown> {
+  private mapping(indent: number, first: number): Record<string, unknown> {
     const s = this.s;
     const map: Record<string, unknown> = {};
     let at = first;
@@ -375,16 +377,12 @@ class Reader {
         this.pos = this.nextLine(end);
         this.lastContentEnd = this.pos;
         const next = this.peek();
-        const records = itemTexts !== undefined && key === 'items' ? itemTexts : undefined;
-        if (next > indent) {
-          if (this.isDash(this.pos + next)) {
-            if (records && out) out.seqIndent = next;
-            value = this.sequence(next, records);
-          } else value = this.node(next);
-        } else if (next === indent && this.isDash(this.pos + next)) {
-          if (records && out) out.seqIndent = next;
+        if (next >= indent && this.isDash(this.pos + next)) {
+          // A sequence, indented or at the key's own column. The document's `items` are recorded.
+          const records = indent === 0 && key === 'items';
+          if (records) this.seqIndent = next;
           value = this.sequence(next, records);
-        } else value = null;
+        } else value = next > indent ? this.node(next) : null;
       } else {
         value = this.value(v, end, indent);
       }
@@ -414,11 +412,11 @@ class Reader {
     return value;
   }
 
-  /** A block sequence whose `-` are at column `indent`. With `itemTexts`, records each entry's text. */
-  private sequence(indent: number, itemTexts: string[] | undefined): unknown[] {
+  /** A block sequence whose `-` are at column `indent`; `records` keeps each entry's text in `itemTexts`. */
+  private sequence(indent: number, records: boolean): unknown[] {
     const s = this.s;
     const seq: unknown[] = [];
-    if (itemTexts && this.pos !== this.lastContentEnd) throw BAIL; // a comment before the first item
+    if (records && this.pos !== this.lastContentEnd) throw BAIL; // a comment before the first item
     let itemStart = this.pos;
     for (;;) {
       const dash = this.pos + indent;
@@ -433,16 +431,16 @@ class Reader {
       } else if (this.isDash(v)) {
         throw BAIL; // `- - x`
       } else if (this.keyColon(v, end) !== -1) {
-        seq.push(this.mapping(v - this.pos, v, undefined, undefined));
+        seq.push(this.mapping(v - this.pos, v));
       } else {
         seq.push(this.value(v, end, indent));
       }
       const next = this.peek();
-      if (itemTexts) {
+      if (records) {
         if (this.pos !== this.lastContentEnd) throw BAIL; // a comment or blank line between items
         let text = s.slice(itemStart, this.lastContentEnd);
         if (!text.endsWith('\n')) text += '\n';
-        itemTexts.push(text);
+        this.itemTexts.push(text);
         itemStart = this.pos;
       }
       if (next === -1 || next < indent) return seq;
@@ -454,13 +452,12 @@ class Reader {
 }
 
 /** Parses `text` on the fast path, or returns undefined when the full parser must handle it. */
-export function fastParse(text: string, withItems: boolean): FastParse | undefined {
+export function fastParse(text: string): FastParse | undefined {
   if (UNSUPPORTED.test(text)) return undefined;
   const reader = new Reader(text);
-  const itemTexts: string[] | undefined = withItems ? [] : undefined;
   try {
-    const { root, seqIndent } = reader.document(itemTexts);
-    return { root, seqIndent, itemTexts: itemTexts && Array.isArray((root as { items?: unknown }).items) && itemTexts.length > 0 ? itemTexts : undefined };
+    const root = reader.document();
+    return { root, itemTexts: reader.itemTexts, seqIndent: reader.seqIndent };
   } catch (e) {
     if (e === BAIL) return undefined;
     throw e;

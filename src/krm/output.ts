@@ -57,12 +57,13 @@ export class ByteSink {
   }
 }
 
+/** A run's output built in `sink`, which is not written to afterwards. */
 export function bytesOutput(sink: ByteSink, stderr: string, exitCode: number): RunOutput {
   const chunks = sink.chunks();
   let text: string | undefined;
   return {
     get stdout() {
-      text ??= Buffer.concat(chunks).toString('utf8');
+      text ??= sink.toString();
       return text;
     },
     stderr,

@@ -51,11 +51,19 @@ function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome
 }
 
 function jsonOutput(apiVersion: string, texts: string[], outcome: JobOutcome): ByteSink {
-  const generated = outcome.generated.map((g) => JSON.stringify(withPath(g.object, g.path, g.index)));
-  const results = toResults(outcome.problems, outcome.fileOf);
-  const parts = [`"apiVersion":${JSON.stringify(apiVersion)}`, '"kind":"ResourceList"', `"items":[${[...texts, ...generated].join(',')}]`];
-  if (results.length) parts.push(`"results":${JSON.stringify(results)}`);
   const out = new ByteSink();
-  out.write(`{${parts.join(',')}}\n`);
+  out.write(`{"apiVersion":${JSON.stringify(apiVersion)},"kind":"ResourceList","items":[`);
+  texts.forEach((text, i) => {
+    if (i > 0) out.write(',');
+    out.write(text);
+  });
+  outcome.generated.forEach((g, i) => {
+    if (i > 0 || texts.length > 0) out.write(',');
+    out.write(JSON.stringify(withPath(g.object, g.path, g.index)));
+  });
+  out.write(']');
+  const results = toResults(outcome.problems, outcome.fileOf);
+  if (results.length) out.write(`,"results":${JSON.stringify(results)}`);
+  out.write('}\n');
   return out;
 }

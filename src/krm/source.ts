@@ -108,7 +108,7 @@ function parseFullResourceList(text: string): { list?: ParsedResourceList; error
   if (itemsNode !== undefined && itemsNode !== null && !isSeq(itemsNode) && toJS(doc, itemsNode) !== null) {
     return { errors: [{ message: 'ResourceList.items must be a list' }] };
   }
-  const format = /^\s*\{/.test(text) ? 'json' : 'yaml';
+  const format = isJson(text) ? 'json' : 'yaml';
   const items: SourceItem[] = [];
   let seqIndent = 0;
   if (isSeq(itemsNode)) {
@@ -145,6 +145,9 @@ function parseFullResourceList(text: string): { list?: ParsedResourceList; error
   };
 }
 
+/** A ResourceList in JSON (which the fast reader leaves alone) starts with `{`. */
+const isJson = (text: string): boolean => /^\s*\{/.test(text);
+
 const isResourceListVersion = (v: unknown): v is string => v === 'config.kubernetes.io/v1' || v === 'config.kubernetes.io/v1beta1';
 
 /**
@@ -152,14 +155,14 @@ const isResourceListVersion = (v: unknown): v is string => v === 'config.kuberne
  * block style. Anything else, errors included, is left to the full parser.
  */
 function fastResourceList(text: string): ParsedResourceList | undefined {
-  if (/^\s*\{/.test(text)) return undefined;
-  const parsed = fastParse(text, true);
+  if (isJson(text)) return undefined;
+  const parsed = fastParse(text);
   if (!parsed) return undefined;
   const root = parsed.root as Record<string, unknown>;
   if (root.kind !== 'ResourceList' || !isResourceListVersion(root.apiVersion)) return undefined;
   const values = root.items ?? [];
   if (!Array.isArray(values)) return undefined;
-  const texts = parsed.itemTexts ?? [];
+  const texts = parsed.itemTexts;
   if (texts.length !== values.length) return undefined;
   return {
     format: 'yaml',
