@@ -162,10 +162,3 @@ export function emitSequenceItemTo(value: { [key: string]: unknown }, col: numbe
   out.write('- ');
   emitMapping(value as { [key: string]: Plain }, col + 2, out, true);
 }
-
-/** A mapping as an item of a block sequence whose `-` is at column `col`. */
-export function emitSequenceItem(value: { [key: string]: unknown }, col: number): string {
-  const out = new ByteSink(4096);
-  emitSequenceItemTo(value, col, out);
-  return out.toString();
-}

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { emitSequenceItem, emitYaml } from '../../src/krm/emit-yaml.js';
+import { emitSequenceItemTo, emitYaml } from '../../src/krm/emit-yaml.js';
+import { ByteSink } from '../../src/krm/output.js';
+
+/** A mapping as an item of a block sequence whose `-` is at column `col`. */
+function emitSequenceItem(value: Record<string, unknown>, col: number): string {
+  const out = new ByteSink(4096);
+  emitSequenceItemTo(value, col, out);
+  return out.toString();
+}
 import { readFileSync, readdirSync } from 'node:fs';
 
 const TRICKY = [
