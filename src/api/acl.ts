@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { refName } from './common.js';
 
@@ -6,54 +6,55 @@ export const PASSWORD_HASH = /^[0-9a-f]{64}$/;
 export const HASH_HINT =
   'must be 64 lowercase hex characters, the SHA-256 of the password: printf %s "$PASSWORD" | sha256sum | cut -d" " -f1';
 
-export const passwordHash = lazy(() => z.string({ error: HASH_HINT }).regex(PASSWORD_HASH, { error: HASH_HINT }));
+export const passwordHash = lazy(() => z.string({ error: HASH_HINT }).check(z.regex(PASSWORD_HASH, { error: HASH_HINT })));
 
 /** ACL file tokens are whitespace separated: nothing here may contain whitespace. */
 const token = (what: string) =>
-  z
-    .string({ error: `must be ${what}` })
-    .min(1, { error: `must be ${what}` })
-    .max(256)
+  z.string({ error: `must be ${what}` }).check(
+    z.minLength(1, { error: `must be ${what}` }),
+    z.maxLength(256),
     // Valkey splits ACL rules like a shell: whitespace separates them and quotes are parsed, so a
     // pattern with either would silently become another rule. The explicit class reads the same in
     // JavaScript and in the API server's RE2 (their \S differ).
-    .regex(/^[^\t\n\v\f\r "']+$/, { error: `must be ${what} without whitespace or quotes` });
+    z.regex(/^[^\t\n\v\f\r "']+$/, { error: `must be ${what} without whitespace or quotes` }),
+  );
 
 export const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@:-]*$/;
-export const username = lazy(() => z
-  .string({ error: 'must be a username' })
-  .min(1)
-  .max(128)
-  .regex(USERNAME, { error: "must be a username of letters, digits, '.', '_', '@', ':' and '-'" }));
+export const username = lazy(() => z.string({ error: 'must be a username' }).check(
+  z.minLength(1),
+  z.maxLength(128),
+  z.regex(USERNAME, { error: "must be a username of letters, digits, '.', '_', '@', ':' and '-'" }),
+));
 
 export const keyAccess = lazy(() => z.enum(['read', 'write', 'readwrite'], { error: 'must be one of read, write, readwrite' }));
 
-export const keyPermission = lazy(() => z
-  .object({
-    pattern: token('a key pattern such as "sessions:*"').meta({ description: 'A glob over key names, e.g. sessions:*.' }),
-    access: keyAccess().meta({ description: 'read (%R~), write (%W~) or readwrite (~).' }),
-  })
-  .strict());
+export const keyPermission = lazy(() => z.strictObject({
+  pattern: token('a key pattern such as "sessions:*"').check(z.meta({ description: 'A glob over key names, e.g. sessions:*.' })),
+  access: keyAccess().check(z.meta({ description: 'read (%R~), write (%W~) or readwrite (~).' })),
+}));
 
-export const aclPermission = lazy(() => z
-  .object({
-    roleRef: refName('ValkeyRole').meta({ description: 'The ValkeyRole whose commands this permission grants.' }),
-    keys: z.array(keyPermission()).max(64).meta({ description: 'The keys the role applies to.' }),
-    channels: z.array(token('a channel pattern')).max(64).optional().meta({ description: 'Pub/sub channel patterns the user may use.' }),
-  })
-  .strict());
+export const aclPermission = lazy(() => z.strictObject({
+  roleRef: refName('ValkeyRole').check(z.meta({ description: 'The ValkeyRole whose commands this permission grants.' })),
+  keys: z.array(keyPermission()).check(z.maxLength(64), z.meta({ description: 'The keys the role applies to.' })),
+  channels: z.optional(z.array(token('a channel pattern')).check(z.maxLength(64)))
+    .check(z.meta({ description: 'Pub/sub channel patterns the user may use.' })),
+}));
 
-export const aclBinding = lazy(() => z
-  .object({
-    username: username().meta({ description: 'The ACL user name clients authenticate as.' }),
-    passwordHashes: z.array(passwordHash()).min(1, { error: 'needs at least one password hash' }).max(16)
-      .meta({ description: 'SHA-256 hex digests of the accepted passwords; several allow rotation.' }),
-    permissions: z.array(aclPermission()).min(1, { error: 'needs at least one permission' }).max(32)
-      .meta({ description: 'One ACL selector per permission: the role, on these keys and channels.' }),
-  })
-  .strict());
+export const aclBinding = lazy(() => z.strictObject({
+  username: username().check(z.meta({ description: 'The ACL user name clients authenticate as.' })),
+  passwordHashes: z.array(passwordHash()).check(
+    z.minLength(1, { error: 'needs at least one password hash' }),
+    z.maxLength(16),
+    z.meta({ description: 'SHA-256 hex digests of the accepted passwords; several allow rotation.' }),
+  ),
+  permissions: z.array(aclPermission()).check(
+    z.minLength(1, { error: 'needs at least one permission' }),
+    z.maxLength(32),
+    z.meta({ description: 'One ACL selector per permission: the role, on these keys and channels.' }),
+  ),
+}));
 
-export const aclBindings = lazy(() => z.array(aclBinding()).max(256));
+export const aclBindings = lazy(() => z.array(aclBinding()).check(z.maxLength(256)));
 
 export type AclBinding = z.infer<ReturnType<typeof aclBinding>>;
 export type AclPermission = z.infer<ReturnType<typeof aclPermission>>;

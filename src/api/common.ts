@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { RESOURCE_QUANTITY_PATTERN } from './quantity.js';
 
@@ -39,30 +39,25 @@ export const qualifiedKeysRule = (message: string): CelRule => ({
 export const keysMatchRule = (pattern: string, message: string): CelRule => ({ rule: `self.all(k, k.matches('${cel(pattern)}'))`, message });
 
 export const refName = (what: string) =>
-  z
-    .string({ error: `must be the name of a ${what}` })
-    .min(1, { error: `must be the name of a ${what}` })
-    .max(253)
-    .regex(DNS1123_SUBDOMAIN, { error: `must be the name of a ${what} (lowercase letters, digits, '-' and '.')` });
-
-export const stringMap = (valueWhat = 'a string') =>
-  z.record(z.string(), z.string({ error: `each value must be ${valueWhat}; quote numbers and booleans in YAML` }));
+  z.string({ error: `must be the name of a ${what}` }).check(
+    z.minLength(1, { error: `must be the name of a ${what}` }),
+    z.maxLength(253),
+    z.regex(DNS1123_SUBDOMAIN, { error: `must be the name of a ${what} (lowercase letters, digits, '-' and '.')` }),
+  );
 
 /** Resource quantities as Kubernetes writes them: a string like "500m" or "2Gi", or a plain integer. */
 export const quantity = lazy(() => z
   .union([
-    z.string().regex(new RegExp(RESOURCE_QUANTITY_PATTERN), {
+    z.string().check(z.regex(new RegExp(RESOURCE_QUANTITY_PATTERN), {
       error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"',
-    }),
-    z.number().int().min(0),
+    })),
+    z.number().check(z.int(), z.gte(0)),
   ], { error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"' })
-  .meta({ 'x-kubernetes-int-or-string': true }));
+  .check(z.meta({ 'x-kubernetes-int-or-string': true })));
 
-export const objectMeta = lazy(() => z
-  .object({
-    name: z.string({ error: 'is required: every object needs a name' }).min(1, { error: 'is required: every object needs a name' }),
-    namespace: z.string().optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    annotations: z.record(z.string(), z.string()).optional(),
-  })
-  .loose());
+export const objectMeta = lazy(() => z.looseObject({
+  name: z.string({ error: 'is required: every object needs a name' }).check(z.minLength(1, { error: 'is required: every object needs a name' })),
+  namespace: z.optional(z.string()),
+  labels: z.optional(z.record(z.string(), z.string())),
+  annotations: z.optional(z.record(z.string(), z.string())),
+}));

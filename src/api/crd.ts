@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { GROUP, VERSION } from './group.js';
 import type { CelRule } from './common.js';
 import { valkeyImageSpec } from './valkey-image.js';
@@ -22,8 +22,8 @@ interface KindDefinition {
   singular: string;
   shortNames: string[];
   scope: 'Cluster' | 'Namespaced';
-  spec: z.ZodType;
-  status?: z.ZodType;
+  spec: z.ZodMiniType;
+  status?: z.ZodMiniType;
   printerColumns: PrinterColumn[];
   rootRules?: CelRule[];
   description: string;
@@ -65,7 +65,7 @@ export function toStructural(node: unknown): unknown {
 const mapValues = (obj: JsonSchema, fn: (v: unknown) => unknown): JsonSchema =>
   Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, fn(v)]));
 
-const openApi = (schema: z.ZodType): JsonSchema =>
+const openApi = (schema: z.ZodMiniType): JsonSchema =>
   toStructural(z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' })) as JsonSchema;
 
 export const KINDS: readonly KindDefinition[] = [

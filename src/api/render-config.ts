@@ -1,57 +1,44 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { API_VERSION } from './group.js';
-import { objectMeta } from './common.js';
+import { DNS1123_SUBDOMAIN, objectMeta } from './common.js';
 import { passwordHash } from './acl.js';
 import { zoneSpread } from './valkey-cluster.js';
 
 export const RENDER_CONFIG_KIND = 'ValkeyRenderConfig';
 
-const systemUser = (defaultSecret: string) =>
-  z
-    .object({
-      passwordHash: passwordHash(),
-      secretName: z
-        .string()
-        .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { error: 'must be a Secret name' })
-        .default(defaultSecret),
-    })
-    .strict();
+const systemUser = (defaultSecret: string) => z.strictObject({
+  passwordHash: passwordHash(),
+  secretName: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), defaultSecret),
+});
 
-export const renderConfigSpec = lazy(() => z
-  .object({
-    outputDir: z
-      .string()
-      .min(1)
-      .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
+export const renderConfigSpec = lazy(() => z.strictObject({
+  outputDir: z._default(
+    z.string().check(
+      z.minLength(1),
+      z.refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
         error: 'must be a relative path inside the package (no leading "/" and no "..")',
-      })
-      .default('rendered'),
-    clusterDomain: z
-      .string()
-      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { error: 'must be a DNS domain such as cluster.local' })
-      .default('cluster.local'),
-    defaultZoneSpread: zoneSpread().default('bestEffort'),
-    systemUsers: z
-      .object(
-        {
-          replication: systemUser('valkey-replication'),
-          controller: systemUser('valkey-controller'),
-        },
-        { error: 'is required: the password hashes of the replication and controller users' },
-      )
-      .strict(),
-  })
-  .strict());
+      }),
+    ),
+    'rendered',
+  ),
+  clusterDomain: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a DNS domain such as cluster.local' })), 'cluster.local'),
+  defaultZoneSpread: z._default(zoneSpread(), 'bestEffort'),
+  systemUsers: z.strictObject(
+    {
+      replication: systemUser('valkey-replication'),
+      controller: systemUser('valkey-controller'),
+    },
+    { error: 'is required: the password hashes of the replication and controller users' },
+  ),
+}));
 
-export const renderConfig = lazy(() => z
-  .object({
-    apiVersion: z.literal(API_VERSION),
-    kind: z.literal(RENDER_CONFIG_KIND),
-    metadata: objectMeta(),
-    spec: renderConfigSpec(),
-  })
-  .strict());
+export const renderConfig = lazy(() => z.strictObject({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal(RENDER_CONFIG_KIND),
+  metadata: objectMeta(),
+  spec: renderConfigSpec(),
+}));
 
 export type RenderConfig = z.output<ReturnType<typeof renderConfigSpec>>;
 

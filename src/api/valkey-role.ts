@@ -1,42 +1,36 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { API_VERSION } from './group.js';
 import { objectMeta } from './common.js';
 
 export const access = lazy(() => z.enum(['allow', 'deny'], { error: 'must be allow or deny' }));
 
-export const roleCategory = lazy(() => z
-  .object({
-    name: z.string().regex(/^[a-z]+$/, { error: 'must be an ACL category name without "@", such as read, write or dangerous' }),
-    access: access(),
-  })
-  .strict());
+export const roleCategory = lazy(() => z.strictObject({
+  name: z.string().check(z.regex(/^[a-z]+$/, { error: 'must be an ACL category name without "@", such as read, write or dangerous' })),
+  access: access(),
+}));
 
-export const roleCommand = lazy(() => z
-  .object({
-    name: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*(\|[A-Za-z0-9_.-]+)?$/, {
-      error: 'must be a command name such as get, or command|subcommand such as config|get',
-    }),
-    access: access(),
-  })
-  .strict());
+export const roleCommand = lazy(() => z.strictObject({
+  name: z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9_.-]*(\|[A-Za-z0-9_.-]+)?$/, {
+    error: 'must be a command name such as get, or command|subcommand such as config|get',
+  })),
+  access: access(),
+}));
 
-export const valkeyRoleSpec = lazy(() => z
-  .object({
-    categories: z.array(roleCategory()).max(64).optional().meta({ description: 'ACL categories, applied in order as +@name or -@name.' }),
-    commands: z.array(roleCommand()).max(256).optional().meta({ description: 'Commands, applied after the categories as +name or -name.' }),
-  })
-  .strict());
+export const valkeyRoleSpec = lazy(() => z.strictObject({
+  categories: z.optional(z.array(roleCategory()).check(z.maxLength(64)))
+    .check(z.meta({ description: 'ACL categories, applied in order as +@name or -@name.' })),
+  commands: z.optional(z.array(roleCommand()).check(z.maxLength(256)))
+    .check(z.meta({ description: 'Commands, applied after the categories as +name or -name.' })),
+}));
 
-export const valkeyRole = lazy(() => z
-  .object({
-    apiVersion: z.literal(API_VERSION),
-    kind: z.literal('ValkeyRole'),
-    metadata: objectMeta(),
-    spec: valkeyRoleSpec(),
-    status: z.unknown().optional(),
-  })
-  .strict());
+export const valkeyRole = lazy(() => z.strictObject({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal('ValkeyRole'),
+  metadata: objectMeta(),
+  spec: valkeyRoleSpec(),
+  status: z.optional(z.unknown()),
+}));
 
 export type ValkeyRole = z.infer<ReturnType<typeof valkeyRole>>;
 export type ValkeyRoleSpec = z.infer<ReturnType<typeof valkeyRoleSpec>>;

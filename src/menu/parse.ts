@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import {
   API_VERSION, CLUSTER_NAME_MAX, DNS1035_LABEL, DNS1123_SUBDOMAIN, GROUP, error, warning,
   valkeyCluster, valkeyConfig, valkeyImage, valkeyRole,
@@ -8,7 +8,7 @@ import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
 import { issuesToProblems } from './zod-problems.js';
 
 /** Each kind's schema, built on first use. */
-const SCHEMAS: Record<ValkeyKind, () => z.ZodType> = {
+const SCHEMAS: Record<ValkeyKind, () => z.ZodMiniType> = {
   ValkeyImage: valkeyImage,
   ValkeyConfig: valkeyConfig,
   ValkeyRole: valkeyRole,

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { describeRef, error, type ObjectRef, type Problem } from '../api/index.js';
 
 /** `spec.acl[0].permissions[1].roleRef`: the dotted path kubectl users read in API server errors. */
