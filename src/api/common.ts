@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
+import { API_VERSION } from './group.js';
 import { RESOURCE_QUANTITY_PATTERN } from './quantity.js';
 
-/** A CEL validation rule for the generated CRD, attached to a zod schema through `.meta()`. */
+/** A CEL validation rule for the generated CRD, attached to a zod schema through `z.meta()`. */
 export interface CelRule {
   rule: string;
   message: string;
@@ -61,3 +62,12 @@ export const objectMeta = lazy(() => z.looseObject({
   labels: z.optional(z.record(z.string(), z.string())),
   annotations: z.optional(z.record(z.string(), z.string())),
 }));
+
+/** One of the menu and cluster kinds: our apiVersion, its kind, metadata, the spec, and a status the function ignores. */
+export const kindObject = <K extends string, S extends z.ZodMiniType>(kind: K, spec: S) => z.strictObject({
+  apiVersion: z.literal(API_VERSION),
+  kind: z.literal(kind),
+  metadata: objectMeta(),
+  spec,
+  status: z.optional(z.unknown()),
+});

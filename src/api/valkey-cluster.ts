@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { API_VERSION, RESERVED_ANNOTATION_PREFIX } from './group.js';
-import { celRules, CLUSTER_NAME_MAX, isQualifiedName, LABEL_VALUE_PATTERN, objectMeta, qualifiedKeysRule, refName } from './common.js';
+import { RESERVED_ANNOTATION_PREFIX } from './group.js';
+import { celRules, CLUSTER_NAME_MAX, isQualifiedName, kindObject, LABEL_VALUE_PATTERN, qualifiedKeysRule, refName } from './common.js';
 import { aclBindings } from './acl.js';
 
 export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
@@ -112,13 +112,7 @@ export const valkeyClusterStatus = lazy(() => z.object({
   conditions: z.optional(z.array(condition())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
 }));
 
-export const valkeyCluster = lazy(() => z.strictObject({
-  apiVersion: z.literal(API_VERSION),
-  kind: z.literal('ValkeyCluster'),
-  metadata: objectMeta(),
-  spec: valkeyClusterSpec(),
-  status: z.optional(z.unknown()),
-}));
+export const valkeyCluster = lazy(() => kindObject('ValkeyCluster', valkeyClusterSpec()));
 
 export type ValkeyCluster = z.infer<ReturnType<typeof valkeyCluster>>;
 export type ValkeyClusterSpec = z.infer<ReturnType<typeof valkeyClusterSpec>>;

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { API_VERSION } from './group.js';
-import { celRules, keysMatchRule, objectMeta, quantity, refName } from './common.js';
+import { celRules, keysMatchRule, kindObject, quantity, refName } from './common.js';
 import { aclBindings } from './acl.js';
 
 /** Valkey directive names: what `CONFIG GET` accepts, lowercase letters, digits and dashes. */
@@ -38,13 +37,7 @@ export const valkeyConfigSpec = lazy(() => z.strictObject({
   acl: z.optional(aclBindings()).check(z.meta({ description: 'Platform ACL bindings. The first config in the chain that sets acl supplies the whole list.' })),
 }));
 
-export const valkeyConfig = lazy(() => z.strictObject({
-  apiVersion: z.literal(API_VERSION),
-  kind: z.literal('ValkeyConfig'),
-  metadata: objectMeta(),
-  spec: valkeyConfigSpec(),
-  status: z.optional(z.unknown()),
-}));
+export const valkeyConfig = lazy(() => kindObject('ValkeyConfig', valkeyConfigSpec()));
 
 export type ValkeyConfig = z.infer<ReturnType<typeof valkeyConfig>>;
 export type ValkeyConfigSpec = z.infer<ReturnType<typeof valkeyConfigSpec>>;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { API_VERSION, VERSION_FLOOR } from './group.js';
-import { celRules, objectMeta } from './common.js';
+import { VERSION_FLOOR } from './group.js';
+import { celRules, kindObject } from './common.js';
 import { AT_LEAST_FLOOR_PATTERN, FULL_VERSION_PATTERN, meetsVersionFloor, parseVersion } from './version.js';
 
 const FORMAT_MESSAGE = 'must be a full MAJOR.MINOR.PATCH version such as 9.0.1 (no "v" prefix, pre-release suffix or leading zeros)';
@@ -34,13 +34,7 @@ export const valkeyImageSpec = lazy(() => z.strictObject({
   version: valkeyImageVersion(),
 }));
 
-export const valkeyImage = lazy(() => z.strictObject({
-  apiVersion: z.literal(API_VERSION),
-  kind: z.literal('ValkeyImage'),
-  metadata: objectMeta(),
-  spec: valkeyImageSpec(),
-  status: z.optional(z.unknown()),
-}));
+export const valkeyImage = lazy(() => kindObject('ValkeyImage', valkeyImageSpec()));
 
 export type ValkeyImage = z.infer<ReturnType<typeof valkeyImage>>;
 export type ValkeyImageSpec = z.infer<ReturnType<typeof valkeyImageSpec>>;

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { API_VERSION } from './group.js';
-import { objectMeta } from './common.js';
+import { kindObject } from './common.js';
 
 export const access = lazy(() => z.enum(['allow', 'deny'], { error: 'must be allow or deny' }));
 
@@ -24,13 +23,7 @@ export const valkeyRoleSpec = lazy(() => z.strictObject({
     .check(z.meta({ description: 'Commands, applied after the categories as +name or -name.' })),
 }));
 
-export const valkeyRole = lazy(() => z.strictObject({
-  apiVersion: z.literal(API_VERSION),
-  kind: z.literal('ValkeyRole'),
-  metadata: objectMeta(),
-  spec: valkeyRoleSpec(),
-  status: z.optional(z.unknown()),
-}));
+export const valkeyRole = lazy(() => kindObject('ValkeyRole', valkeyRoleSpec()));
 
 export type ValkeyRole = z.infer<ReturnType<typeof valkeyRole>>;
 export type ValkeyRoleSpec = z.infer<ReturnType<typeof valkeyRoleSpec>>;
