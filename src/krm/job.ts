@@ -23,7 +23,10 @@ export interface JobOutcome {
   ok: boolean;
   /** Items that go out as they came in, in a deterministic order. */
   passthrough: InputItem[];
-  /** Our own output from an earlier run: dropped on success, kept untouched on failure. */
+  /**
+   * Our own output from an earlier run, in input order: dropped on success, kept untouched on
+   * failure (sort it with `sortItems` before writing it out).
+   */
   previous: InputItem[];
   generated: GeneratedObject[];
   problems: Problem[];
@@ -102,7 +105,7 @@ export function runJob(items: readonly InputItem[], functionConfig: unknown, opt
   return {
     ok,
     passthrough: sortItems(passthrough),
-    previous: sortItems(previous),
+    previous,
     generated,
     problems,
     fileOf: lookup,
@@ -117,7 +120,7 @@ function isEmptyConfigMap(value: unknown): boolean {
 }
 
 /** Same input in any order → same output: by file and index where known, else by identity, then text. */
-function sortItems(items: InputItem[]): InputItem[] {
+export function sortItems(items: InputItem[]): InputItem[] {
   const keyed = items.map((item) => {
     const file = item.file ?? fileOf(item.value);
     const ref = objectRefOf(item.value);

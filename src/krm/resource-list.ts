@@ -1,12 +1,10 @@
 import { error } from '../api/index.js';
 import { parseResourceList } from './source.js';
-import { runJob, type JobOutcome } from './job.js';
+import { runJob, sortItems, type JobOutcome } from './job.js';
 import { withPath } from './serialize.js';
-import { emitSequenceItemTo, emitYaml } from './emit-yaml.js';
+import { emitMappingTo, emitSequenceItemTo, emitYaml } from './emit-yaml.js';
 import { ByteSink, bytesOutput, type RunOutput } from './output.js';
 import { formatReport, toResults } from './results.js';
-
-export type { RunOutput } from './output.js';
 
 export type Tool = 'render-valkey' | 'validate-valkey';
 
@@ -30,7 +28,7 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
   }
   const outcome = runJob(list.items, list.functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: false });
   // On failure, and when only validating, everything goes back as it came, our earlier output too.
-  const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...outcome.previous];
+  const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...sortItems(outcome.previous)];
   const stdout = list.format === 'json' ? jsonOutput(list.apiVersion, emitted.map((i) => i.text), outcome) : yamlOutput(list.apiVersion, list.seqIndent, emitted.map((i) => i.text), outcome);
   const outcomeText = outcome.ok ? (tool === 'render-valkey' ? `rendered ${outcome.stats.clusters} clusters into ${outcome.generated.length} objects` : 'valid') : failureText(tool);
   return bytesOutput(stdout, outcome.ok ? '' : formatReport(outcome.problems, outcome.fileOf, tool, outcomeText), outcome.ok ? 0 : 1);
@@ -46,7 +44,7 @@ function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome
     for (const g of outcome.generated) emitSequenceItemTo(withPath(g.object, g.path, g.index), indent, out);
   }
   const results = toResults(outcome.problems, outcome.fileOf);
-  if (results.length) out.write(emitYaml({ results }));
+  if (results.length) emitMappingTo({ results }, out);
   return out;
 }
 
