@@ -125,11 +125,11 @@ function attachImages(menu: Menu, chains: Map<string, ChainResult>, usersOf: Map
   }
 
   for (const [image, { setters, dependents }] of missing) {
+    if (menu.invalid.has(invalidKey('ValkeyImage', image))) continue; // its own errors say what is wrong
     const configsList = dependents.sort().join(', ');
     const clusters = dependents.flatMap((d) => (usersOf.get(d) ?? []).map(clusterName)).sort();
     const clusterText = clusters.length ? `ValkeyClusters that depend on it: ${clusters.join(', ')}` : 'no ValkeyCluster uses it yet';
     const hint = suggestName(image, menu.images.keys(), 'ValkeyImage');
-    if (menu.invalid.has(invalidKey('ValkeyImage', image))) continue; // its own errors say what is wrong
     for (const from of setters) {
       problems.push(error(
         `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ValkeyConfigs that depend on it: ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
