@@ -15,8 +15,6 @@ export interface App {
   /** The probe/metrics port actually bound (useful with port 0). */
   readonly httpPort: number | undefined;
   isLeader(): boolean;
-  /** True once leading with every cache synced. */
-  isSynced(): boolean;
   /** Graceful: stop reconciling, wait for passes in flight, release the lease, close the listener. */
   stop(): Promise<void>;
 }
@@ -71,7 +69,6 @@ export async function startApp(opts: AppOptions): Promise<App> {
   return {
     httpPort: server?.port,
     isLeader: () => controller !== undefined,
-    isSynced: () => controller?.hasSynced() ?? false,
     async stop() {
       if (stopping) return;
       stopping = true;

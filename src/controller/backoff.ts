@@ -27,8 +27,4 @@ export class Backoff {
   reset(): void {
     this.attempt = 0;
   }
-
-  get attempts(): number {
-    return this.attempt;
-  }
 }

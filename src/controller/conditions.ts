@@ -1,7 +1,5 @@
 import type { Condition, ValkeyClusterStatus } from '../api/index.js';
 
-export type ConditionStatus = Condition['status'];
-
 /** A condition as the controller computes it; the transition time is filled in by `withTransitions`. */
 export type DesiredCondition = Omit<Condition, 'lastTransitionTime'>;
 

@@ -50,11 +50,3 @@ export function jsonLogger(opts: JsonLoggerOptions = {}): Logger {
     child: (fields) => jsonLogger({ ...opts, fields: { ...base, ...fields } }),
   };
 }
-
-export const silentLogger: Logger = {
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  child: () => silentLogger,
-};
