@@ -49,7 +49,6 @@ export class Controller {
   private readonly configs: Informer<KubeObject>;
   private readonly images: Informer<KubeObject>;
   private readonly queue: WorkQueue;
-  private readonly generations = new Map<string, number | undefined>();
 
   constructor(private readonly opts: ControllerOptions) {
     const informer = <T extends KubeObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
@@ -100,12 +99,8 @@ export class Controller {
 
   /** Status writes (ours) do not change the generation; only spec changes and arrivals matter. */
   private onClusterEvent(e: InformerEvent<KubeObject>): void {
-    const key = objectKey(e.object);
-    const generation = e.object.metadata.generation;
-    if (e.type === 'deleted') this.generations.delete(key);
-    else if (e.type === 'modified' && this.generations.get(key) === generation) return;
-    else this.generations.set(key, generation);
-    this.queue.add(CLUSTER_PREFIX + key);
+    if (e.type === 'modified' && e.old?.metadata.generation === e.object.metadata.generation) return;
+    this.queue.add(CLUSTER_PREFIX + objectKey(e.object));
   }
 
   private enqueueOwner(o: KubeObject): void {

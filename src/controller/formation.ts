@@ -1,5 +1,6 @@
 import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-nodes.js';
 import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from './slots.js';
+import { byPosition } from './observation.js';
 
 /** Where a node listens: MEET needs an IP, the client port and the cluster bus port. */
 export interface Endpoint {
@@ -57,8 +58,6 @@ const selfOf = (m: Member): ClusterNode => {
   if (!self) throw new Error(`pod ${m.pod}: CLUSTER NODES has no "myself" line`);
   return self;
 };
-
-const byPosition = (a: Member, b: Member): number => a.shard - b.shard || a.ordinal - b.ordinal;
 
 /** Nodes some member knows that belong to no member: replaced pods, or pods we could not reach. */
 function foreignNodes(members: readonly Member[], memberIds: ReadonlySet<string>): Map<string, ForeignNode> {

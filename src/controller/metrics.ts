@@ -18,13 +18,9 @@ const labelKey = (labels: Labels): string =>
     .map((k) => `${k}="${escapeLabel(labels[k] as string)}"`)
     .join(',');
 
-export class Counter {
-  private readonly values = new Map<string, [Labels, number]>();
-  inc(labels: Labels = {}, by = 1): void {
-    const key = labelKey(labels);
-    const current = this.values.get(key);
-    this.values.set(key, [labels, (current?.[1] ?? 0) + by]);
-  }
+/** Values by label set; what a counter and a gauge share. */
+class Series {
+  protected readonly values = new Map<string, [Labels, number]>();
   get(labels: Labels = {}): number {
     return this.values.get(labelKey(labels))?.[1] ?? 0;
   }
@@ -33,16 +29,17 @@ export class Counter {
   }
 }
 
-export class Gauge {
-  private readonly values = new Map<string, [Labels, number]>();
+export class Counter extends Series {
+  inc(labels: Labels = {}, by = 1): void {
+    const key = labelKey(labels);
+    const current = this.values.get(key);
+    this.values.set(key, [labels, (current?.[1] ?? 0) + by]);
+  }
+}
+
+export class Gauge extends Series {
   set(labels: Labels, value: number): void {
     this.values.set(labelKey(labels), [labels, value]);
-  }
-  get(labels: Labels = {}): number {
-    return this.values.get(labelKey(labels))?.[1] ?? 0;
-  }
-  samples(): [Labels, number][] {
-    return [...this.values.values()];
   }
 }
 

@@ -11,6 +11,9 @@ export interface PodPlace {
   ip?: string;
 }
 
+/** Pods in shard order, then ordinal order. */
+export const byPosition = (a: Pick<PodPlace, 'shard' | 'ordinal'>, b: Pick<PodPlace, 'shard' | 'ordinal'>): number => a.shard - b.shard || a.ordinal - b.ordinal;
+
 /** What one probe of one pod found. Every outcome is data; probes never throw. */
 export type NodeObservation = PodPlace &
   (

@@ -1,4 +1,5 @@
 import { ANNOTATIONS, valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../api/index.js';
+import { podFqdn } from '../render/object.js';
 import { rfc3339, type Clock } from './clock.js';
 import { statusEquals } from './conditions.js';
 import { describeAction, executeActions } from './execute.js';
@@ -63,7 +64,7 @@ async function tlsSettings(cluster: ValkeyCluster, deps: ClusterReconcilerDeps):
   const cert = decode(secret.data?.['tls.crt']);
   const key = decode(secret.data?.['tls.key']);
   const name = cluster.metadata.name;
-  return (pod) => ({ ca, ...(cert && key ? { cert, key } : {}), servername: `${pod}.${name}.${namespace}.svc.${deps.clusterDomain}` });
+  return (pod) => ({ ca, ...(cert && key ? { cert, key } : {}), servername: podFqdn(pod, name, namespace, deps.clusterDomain) });
 }
 
 function versionsOf(observations: readonly NodeObservation[]): string[] {
@@ -94,8 +95,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   const namespace = cluster.metadata.namespace as string;
   const name = cluster.metadata.name;
   const log = deps.log.child({ cluster: key });
-  const stored = (raw as KubeObject & { status?: unknown }).status;
-  const previous = stored === undefined ? undefined : valkeyClusterStatus().safeParse(stored).data;
+  const previous = cluster.status === undefined ? undefined : valkeyClusterStatus().safeParse(cluster.status).data;
 
   let open = deps.open;
   let tls: ((pod: string) => TlsOptions) | undefined;
@@ -119,7 +119,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   const observations = probes.map((p) => p.observation);
 
   try {
-    const members: Member[] = observations.filter(isAnswered).map((o) => ({ pod: o.pod, shard: o.shard, ordinal: o.ordinal, endpoint: o.endpoint, view: o.view }));
+    const members: Member[] = observations.filter(isAnswered);
     const allPodsObserved = observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
     const plan = planFormation({ shards: cluster.spec.shards, members, allPodsObserved });
     const outcomes = await executeActions(plan.actions, sessions);
@@ -135,7 +135,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
 
     const status = buildStatus({
       namespace,
-      generation: typeof raw.metadata.generation === 'number' ? raw.metadata.generation : 0,
+      generation: raw.metadata.generation ?? 0,
       shards: cluster.spec.shards,
       replicasPerShard: cluster.spec.replicasPerShard,
       observations,

@@ -2,7 +2,7 @@ import type { NodeStatus, ValkeyClusterStatus } from '../api/index.js';
 import { isFailed, isMyself, isPrimary } from './cluster-nodes.js';
 import { withTransitions, type DesiredCondition } from './conditions.js';
 import type { Plan } from './formation.js';
-import { isAnswered, isRejected, type Answered, type NodeObservation } from './observation.js';
+import { byPosition, isAnswered, isRejected, type Answered, type NodeObservation, type Rejected } from './observation.js';
 import { TOTAL_SLOTS, countSlots } from './slots.js';
 import { rejectionMessage } from './version-gate.js';
 
@@ -26,8 +26,6 @@ export interface StatusInput {
   /** RFC 3339, for condition transitions. */
   now: string;
 }
-
-export const CONDITION_TYPES = ['VersionCheck', 'VersionMatchesImage', 'ClusterFormed', 'Ready'] as const;
 
 const MAX_REASONS = 3;
 
@@ -90,10 +88,8 @@ function shapeProblems(input: StatusInput, answered: readonly Answered[]): strin
   return problems;
 }
 
-function versionConditions(input: StatusInput): DesiredCondition[] {
+function versionConditions(input: StatusInput, answered: readonly Answered[], rejected: readonly Rejected[]): [DesiredCondition, DesiredCondition] {
   const g = input.generation;
-  const rejected = input.observations.filter(isRejected);
-  const answered = input.observations.filter(isAnswered);
   const versions = [...new Set(answered.map((o) => o.version))].sort();
   let check: DesiredCondition;
   if (rejected.length) {
@@ -142,7 +138,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   const answered = observations.filter(isAnswered);
   const rejected = observations.filter(isRejected);
   const failedIds = new Set(answered.flatMap((o) => o.view.filter((n) => !isMyself(n) && isFailed(n)).map((n) => n.id)));
-  const nodes = [...observations].sort((a, b) => a.shard - b.shard || a.ordinal - b.ordinal).map((o) => nodeStatus(o, failedIds));
+  const nodes = [...observations].sort(byPosition).map((o) => nodeStatus(o, failedIds));
 
   const expected = input.shards * (1 + input.replicasPerShard);
   const notReady = observations.flatMap((o) => {
@@ -163,7 +159,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   const state = rejected.length ? 'Failed' : healthy ? 'Active' : wasFormed ? 'Updating' : 'Creating';
 
   const reasons = [...input.actionErrors, ...notReady, ...plan.waiting, ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []), ...shape];
-  const [versionCheck, versionMatch] = versionConditions(input) as [DesiredCondition, DesiredCondition];
+  const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
   const message =
     state === 'Failed'
       ? versionCheck.message

@@ -24,3 +24,5 @@ export const VALKEY_UID = 999;
 
 export const configMapName = (cluster: string) => `${cluster}-config`;
 export const shardName = (cluster: string, shard: number) => `${cluster}-${shard}`;
+/** A pod's DNS name under the cluster's headless Service: what its TLS certificate must cover. */
+export const podFqdn = (pod: string, cluster: string, namespace: string, clusterDomain: string) => `${pod}.${cluster}.${namespace}.svc.${clusterDomain}`;

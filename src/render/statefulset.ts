@@ -1,7 +1,7 @@
 import { ANNOTATIONS, type RenderConfig, type ValkeyCluster } from '../api/index.js';
 import type { ResolvedConfig } from '../menu/resolve-menu.js';
 import {
-  BUS_PORT, CLIENT_PORT, CONF_DIR, DATA_DIR, TLS_DIR, VALKEY_UID, configMapName, shardName, type KubeObject,
+  BUS_PORT, CLIENT_PORT, CONF_DIR, DATA_DIR, TLS_DIR, VALKEY_UID, configMapName, podFqdn, shardName, type KubeObject,
 } from './object.js';
 import { shardLabels, shardSelector } from './labels.js';
 import { renderPlacement } from './placement.js';
@@ -35,7 +35,7 @@ export function renderShardStatefulSet({ cluster, config, render, shard, confHas
   const name = cluster.metadata.name;
   const namespace = cluster.metadata.namespace as string;
   const tls = cluster.spec.tls?.secretRef;
-  const podFqdn = `$(POD_NAME).${name}.${namespace}.svc.${render.clusterDomain}`;
+  const fqdn = podFqdn('$(POD_NAME)', name, namespace, render.clusterDomain);
 
   const container: Record<string, unknown> = {
     name: 'valkey',
@@ -44,7 +44,7 @@ export function renderShardStatefulSet({ cluster, config, render, shard, confHas
     args: [
       `${CONF_DIR}/valkey.conf`,
       '--cluster-announce-ip', '$(POD_IP)',
-      '--cluster-announce-hostname', podFqdn,
+      '--cluster-announce-hostname', fqdn,
       '--cluster-announce-human-nodename', '$(POD_NAME)',
       '--masterauth', `$(${REPLICATION_PASSWORD_ENV})`,
     ],

@@ -6,6 +6,8 @@ import { objectKey, type KubeList, type KubeObject, type Status, type WatchEvent
 export interface InformerEvent<T> {
   type: 'added' | 'modified' | 'deleted';
   object: T;
+  /** For `modified`: the object it replaces in the store. */
+  old?: T;
 }
 
 /** Every failure of an informer arrives here, with the delay before it tries again. */
@@ -42,7 +44,7 @@ class Gone extends Error {}
  * waits a capped exponential backoff and resumes the watch. Errors go to `onError`, never thrown.
  */
 export class Informer<T extends KubeObject> {
-  private readonly store = new Map<string, T>();
+  private store = new Map<string, T>();
   private readonly abort = new AbortController();
   private readonly backoff: Backoff;
   private loop: Promise<void> | undefined;
@@ -118,16 +120,15 @@ export class Informer<T extends KubeObject> {
       rv = page.metadata.resourceVersion ?? '';
     } while (cont);
     this.lists++;
-    const old = new Map(this.store);
-    this.store.clear();
-    for (const [k, v] of fresh) this.store.set(k, v);
+    const old = this.store;
+    this.store = fresh;
     this.resourceVersion = rv;
     this.synced = true;
     this.backoff.reset();
     for (const [k, v] of fresh) {
       const before = old.get(k);
       if (!before) this.opts.onEvent({ type: 'added', object: v });
-      else if (before.metadata.resourceVersion !== v.metadata.resourceVersion) this.opts.onEvent({ type: 'modified', object: v });
+      else if (before.metadata.resourceVersion !== v.metadata.resourceVersion) this.opts.onEvent({ type: 'modified', object: v, old: before });
     }
     for (const [k, v] of old) if (!fresh.has(k)) this.opts.onEvent({ type: 'deleted', object: v });
   }
@@ -163,9 +164,9 @@ export class Informer<T extends KubeObject> {
           this.store.delete(key);
           this.opts.onEvent({ type: 'deleted', object });
         } else {
-          const existed = this.store.has(key);
+          const before = this.store.get(key);
           this.store.set(key, object);
-          this.opts.onEvent({ type: existed ? 'modified' : 'added', object });
+          this.opts.onEvent(before ? { type: 'modified', object, old: before } : { type: 'added', object });
         }
       },
     });
