@@ -59,17 +59,11 @@ tmp=$(mktemp "${TMPDIR:-/tmp}/valkey-render.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
 
 # No pipe: render-valkey's own exit status decides, and its report stays on stderr.
-if [ -n "$config" ]; then
-  ${RENDER_VALKEY:-render-valkey} --config "$config" "$@" >"$tmp" || {
-    echo "render-and-commit.sh: render failed; $output left as it was" >&2
-    exit 1
-  }
-else
-  ${RENDER_VALKEY:-render-valkey} "$@" >"$tmp" || {
-    echo "render-and-commit.sh: render failed; $output left as it was" >&2
-    exit 1
-  }
-fi
+if [ -n "$config" ]; then set -- --config "$config" "$@"; fi
+${RENDER_VALKEY:-render-valkey} "$@" >"$tmp" || {
+  echo "render-and-commit.sh: render failed; $output left as it was" >&2
+  exit 1
+}
 if [ ! -s "$tmp" ]; then
   echo "render-and-commit.sh: the render is empty; refusing to write $output (Flux would prune everything)" >&2
   exit 1
