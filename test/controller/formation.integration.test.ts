@@ -7,7 +7,7 @@ import type { NodeSession, OpenSession } from '../../src/controller/node-session
 import { acceptRedisForTests } from './support/redis-policy.js';
 import {
   appCli, clusterInfo, clusterNodes, createCluster, deletePod, getCluster, myId, patchClusterSpec, inNamespace, useKubeWorld,
-  startController, startPod, waitForCluster, waitUntil, applyStatefulSet, type ClusterObject, type NodeServer,
+  startController, waitForCluster, waitUntil, applyStatefulSet, type ClusterObject, type NodeServer,
 } from './support/world.js';
 
 const active = (c: ClusterObject) => c.status?.state === 'Active' && c.status.observedGeneration === c.metadata.generation;
@@ -16,13 +16,12 @@ describe('cluster formation against a real API server and real servers', () => {
   const suite = useKubeWorld();
 
   it('forms a 3-shard cluster with a replica per shard, grows replicas, heals a replaced replica and primary', async () => {
-    const { api, world, servers, ns, book } = await inNamespace(suite, 'formation');
+    const { api, world, ns, book, startPod } = await inNamespace(suite, 'formation');
     const shape = { ns, name: 'sessions', shards: 3, replicasPerShard: 1 };
     await createCluster(api, shape);
     const pods = new Map<string, NodeServer & { uid: string; name: string }>();
     const addPod = async (shard: number, ordinal: number) => {
-      const p = await startPod(world, book, { ns, cluster: 'sessions', shard, ordinal });
-      servers.push(p);
+      const p = await startPod({ ns, cluster: 'sessions', shard, ordinal });
       pods.set(p.name, p);
       return p;
     };
@@ -118,13 +117,12 @@ describe('cluster formation against a real API server and real servers', () => {
   }, 200_000);
 
   it('a controller restart mid-formation finishes the job and resets nothing that holds data', async () => {
-    const { api, world, servers, ns, book } = await inNamespace(suite, 'restart');
+    const { api, world, ns, book, startPod } = await inNamespace(suite, 'restart');
     await createCluster(api, { ns, name: 'orders', shards: 2, replicasPerShard: 1 });
     const pods = new Map<string, NodeServer>();
     for (let s = 0; s < 2; s++) for (let o = 0; o < 2; o++) {
       // Serve the shards that have slots while others have none, so data can go in mid-formation.
-      const p = await startPod(world, book, { ns, cluster: 'orders', shard: s, ordinal: o, extraArgs: ['--cluster-require-full-coverage', 'no'] });
-      servers.push(p);
+      const p = await startPod({ ns, cluster: 'orders', shard: s, ordinal: o, extraArgs: ['--cluster-require-full-coverage', 'no'] });
       pods.set(p.name, p);
     }
     const port = (pod: string) => pods.get(pod)!.port;

@@ -1,16 +1,18 @@
 // Watch resilience, unreachable and slow nodes, pods without an IP, TLS, leader election,
 // ValkeyImage protection and the shipped RBAC/Deployment, against a real kube-apiserver.
-import { createServer, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { microTime } from '../../src/controller/clock.js';
 import { IMAGE_FINALIZER } from '../../src/controller/image-protection.js';
 import type { ApiServer } from '../harness/apiserver.js';
 import { freePort } from '../harness/process.js';
+import { config, image } from '../helpers/objects.js';
 import { acceptRedisForTests } from './support/redis-policy.js';
+import { startSilentServer, type SilentServer } from './support/silent-server.js';
 import { makePki, type TestPki } from './support/tls.js';
 import {
-  EndpointBook, apiCall, createCluster, createPod, inNamespace, useKubeWorld, setPodRunning, startController, startNode, startPod,
-  waitForCluster, waitUntil, CONTROLLER_NAMESPACE, type ClusterObject, type TestController,
+  EndpointBook, apiCall, createCluster, createPod, getLease, inNamespace, useKubeWorld, setPodRunning, startController,
+  waitForCluster, waitUntil, CONTROLLER_NAMESPACE, LEASE_PATH, type ClusterObject, type TestController,
 } from './support/world.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -19,36 +21,31 @@ const active = (c: ClusterObject) => c.status?.state === 'Active';
 describe('resilience and operations', () => {
   const suite = useKubeWorld();
   const pkis: TestPki[] = [];
-  let silent: Server;
+  let silent: SilentServer | undefined;
   let silentPort: number;
-  const silentSockets: Socket[] = [];
 
   beforeAll(async () => {
-    silentPort = await freePort();
-    silent = createServer((s) => silentSockets.push(s)); // accepts connections, never answers
-    await new Promise<void>((r) => silent.listen(silentPort, '127.0.0.1', () => r()));
+    silent = await startSilentServer();
+    silentPort = silent.port;
   }, 180_000);
 
   afterAll(async () => {
-    for (const s of silentSockets) s.destroy();
-    await new Promise<void>((r) => (silent ? silent.close(() => r()) : r()));
+    await silent?.close();
     for (const p of pkis) p.remove();
   });
 
   it('a node that times out and a pod with no IP hold up nobody; the controller survives an API server restart', async () => {
-    const { api, world, servers, ns, book } = await inNamespace(suite, 'resilience');
+    const { api, world, ns, book, startPod } = await inNamespace(suite, 'resilience');
     await createCluster(api, { ns, name: 'stuck', shards: 1, replicasPerShard: 0 });
     await createCluster(api, { ns, name: 'late', shards: 1, replicasPerShard: 0 });
     await createCluster(api, { ns, name: 'fine', shards: 1, replicasPerShard: 1 });
     // stuck-0-0 "runs" on a server that accepts connections and never answers.
     book.set(await createPod(api, { ns, cluster: 'stuck', shard: 0, ordinal: 0, ip: '127.0.0.1' }), silentPort, silentPort + 1);
     // late-0-0 exists but has no IP yet.
-    const lateNode = await startNode(world);
-    servers.push(lateNode);
-    book.set(await createPod(api, { ns, cluster: 'late', shard: 0, ordinal: 0 }), lateNode.port, lateNode.busPort);
-    for (const o of [0, 1]) servers.push(await startPod(world, book, { ns, cluster: 'fine', shard: 0, ordinal: o }));
+    await startPod({ ns, cluster: 'late', shard: 0, ordinal: 0, ip: null });
+    for (const o of [0, 1]) await startPod({ ns, cluster: 'fine', shard: 0, ordinal: o });
 
-    const controller = await startController({ world, book, namespace: ns, policy: acceptRedisForTests, nodeTimeoutMs: 1_000 });
+    const controller = await startController({ world, book, namespace: ns, policy: acceptRedisForTests });
     try {
       const t0 = Date.now();
       await waitForCluster(api, ns, 'fine', 'Active', active, 30_000);
@@ -79,7 +76,7 @@ describe('resilience and operations', () => {
   }, 120_000);
 
   it('TLS clusters: nodes are verified against the CA in the cluster Secret, and a wrong CA is refused', async () => {
-    const { api, world, servers, ns, book } = await inNamespace(suite, 'tls');
+    const { api, world, ns, book, startNode } = await inNamespace(suite, 'tls');
     const good = makePki([`*.secure.${ns}.svc.cluster.local`]);
     const other = makePki([`*.forged.${ns}.svc.cluster.local`]);
     const stranger = makePki(['nobody.example']);
@@ -93,10 +90,7 @@ describe('resilience and operations', () => {
     for (const [name, pki, secretName] of [['secure', good, 'secure-tls'], ['forged', other, 'forged-tls']] as const) {
       await createCluster(api, { ns, name, shards: 1, replicasPerShard: 0, tlsSecret: secretName });
       const tlsPort = await freePort();
-      const node = await startNode(world, {
-        extraArgs: ['--tls-port', String(tlsPort), '--tls-cert-file', pki.certPath, '--tls-key-file', pki.keyPath, '--tls-ca-cert-file', pki.caPath, '--tls-auth-clients', 'yes'],
-      });
-      servers.push(node);
+      const node = await startNode({ extraArgs: pki.tlsArgs(tlsPort) });
       book.set(await createPod(api, { ns, cluster: name, shard: 0, ordinal: 0, ip: '127.0.0.1' }), tlsPort, node.busPort);
     }
     const controller = await startController({ world, book, namespace: ns, policy: acceptRedisForTests });
@@ -110,20 +104,19 @@ describe('resilience and operations', () => {
   }, 90_000);
 
   it('leader election: one replica leads, a stolen lease stops it, a stopped leader hands over', async () => {
-    const { api, world, servers, ns, book } = await inNamespace(suite, 'leader');
+    const { api, world, ns, book, startPod } = await inNamespace(suite, 'leader');
     await createCluster(api, { ns, name: 'solo', shards: 1, replicasPerShard: 0 });
-    servers.push(await startPod(world, book, { ns, cluster: 'solo', shard: 0, ordinal: 0 }));
+    await startPod({ ns, cluster: 'solo', shard: 0, ordinal: 0 });
     const election = (identity: string) => ({
       leaderElection: { namespace: CONTROLLER_NAMESPACE, name: 'valkey-status-sync', identity, leaseDurationSeconds: 2, renewDeadlineMs: 1_500, retryPeriodMs: 200 },
       http: { host: '127.0.0.1', port: 0 },
     });
     const a = await startController({ world, book, namespace: ns, policy: acceptRedisForTests, ...election('replica-a') });
     const b = await startController({ world, book, namespace: ns, policy: acceptRedisForTests, ...election('replica-b') });
-    const leaseFor = () => apiCall<{ metadata: { resourceVersion: string }; spec: Record<string, unknown> }>(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`);
     try {
       await waitUntil('exactly one leader', () => Number(a.app.isLeader()) + Number(b.app.isLeader()) === 1, 15_000);
       const [leader, standby] = a.app.isLeader() ? [a, b] : [b, a];
-      expect((await leaseFor()).spec['holderIdentity']).toBe(leader === a ? 'replica-a' : 'replica-b');
+      expect((await getLease(api)).spec.holderIdentity).toBe(leader === a ? 'replica-a' : 'replica-b');
       await waitForCluster(api, ns, 'solo', 'Active', active, 30_000);
       // Both are ready: the leader with synced caches, the standby by standing by.
       for (const c of [a, b]) expect((await fetch(`http://127.0.0.1:${c.app.httpPort}/readyz`)).status).toBe(200);
@@ -152,21 +145,17 @@ describe('resilience and operations', () => {
 
   it('a referenced ValkeyImage is protected by a finalizer; the delete completes once the last config is gone', async () => {
     const { api, world } = suite;
-    const image = 'valkey-9-0-protect';
-    await apiCall(api, 'POST', '/apis/valkey.gomomento.com/v1alpha1/valkeyimages', {
-      apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyImage', metadata: { name: image }, spec: { repository: 'valkey/valkey', tag: '9.0.1', version: '9.0.1' },
-    });
+    const imageName = 'valkey-9-0-protect';
+    await apiCall(api, 'POST', '/apis/valkey.gomomento.com/v1alpha1/valkeyimages', image(imageName));
     for (const cfg of ['protect-a', 'protect-b']) {
-      await apiCall(api, 'POST', '/apis/valkey.gomomento.com/v1alpha1/valkeyconfigs', {
-        apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyConfig', metadata: { name: cfg }, spec: { imageRef: image },
-      });
+      await apiCall(api, 'POST', '/apis/valkey.gomomento.com/v1alpha1/valkeyconfigs', config(cfg, { imageRef: imageName }));
     }
-    const get = () => api.request('GET', `/apis/valkey.gomomento.com/v1alpha1/valkeyimages/${image}`);
+    const get = () => api.request('GET', `/apis/valkey.gomomento.com/v1alpha1/valkeyimages/${imageName}`);
     const finalizers = async () => (JSON.parse((await get()).body) as { metadata: { finalizers?: string[] } }).metadata.finalizers ?? [];
     const controller = await startController({ world, book: new EndpointBook(), namespace: 'protect-none', policy: acceptRedisForTests });
     try {
       await waitUntil('finalizer added', async () => (await finalizers()).includes(IMAGE_FINALIZER), 15_000);
-      const del = await api.kubectl(['delete', 'valkeyimage', image, '--wait=false']);
+      const del = await api.kubectl(['delete', 'valkeyimage', imageName, '--wait=false']);
       expect(del.code, del.stderr).toBe(0);
       const marked = JSON.parse((await get()).body) as { metadata: { deletionTimestamp?: string } };
       expect(marked.metadata.deletionTimestamp).toBeDefined();
@@ -245,8 +234,6 @@ function sumOf(c: TestController, metric: string): number {
 
 /** Writes the lease as another holder would (a fresh renewTime each call). */
 async function steal(api: ApiServer, holder: string): Promise<void> {
-  const path = `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`;
-  const lease = await apiCall<{ spec: Record<string, unknown> }>(api, 'GET', path);
-  const now = new Date().toISOString().replace(/Z$/, '000Z');
-  await apiCall(api, 'PUT', path, { ...lease, spec: { ...lease.spec, holderIdentity: holder, renewTime: now, leaseDurationSeconds: 2 } });
+  const lease = await getLease(api);
+  await apiCall(api, 'PUT', LEASE_PATH, { ...lease, spec: { ...lease.spec, holderIdentity: holder, renewTime: microTime(Date.now()), leaseDurationSeconds: 2 } });
 }

@@ -1,15 +1,14 @@
-import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTROLLER_RULES } from '../../src/render/acl.js';
 import { sessionOpener } from '../../src/controller/node-session.js';
 import { RespError, RespParser, encodeCommand } from '../../src/controller/resp.js';
 import { CommandError, NodeUnavailableError, connectResp } from '../../src/controller/resp-client.js';
 import { freePort } from '../harness/process.js';
 import { startRedis, type RedisServer } from '../harness/redis.js';
+import { CONTROLLER_PASSWORD, usersAcl } from './support/kube-world.js';
+import { startSilentServer, type SilentServer } from './support/silent-server.js';
 import { makePki, type TestPki } from './support/tls.js';
 
 describe('RespParser', () => {
@@ -42,44 +41,37 @@ describe('RespParser', () => {
   });
 });
 
-const PASSWORD = 'controller-secret';
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-const ACL = `user default on nopass resetchannels -@all +ping\nuser valkey-krm-controller on #${sha(PASSWORD)} resetchannels ${CONTROLLER_RULES}\n`;
-
 describe('the RESP client against a real redis-server', () => {
   let redis: RedisServer;
   let tlsRedis: RedisServer;
   let tlsPort: number;
   let pki: TestPki;
-  let silent: Server;
+  let silent: SilentServer | undefined;
   let silentPort: number;
-  const sockets: Socket[] = [];
   let dir: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'valkey-krm-acl-'));
-    await writeFile(join(dir, 'users.acl'), ACL);
+    await writeFile(join(dir, 'users.acl'), usersAcl());
     redis = await startRedis({ args: ['--aclfile', join(dir, 'users.acl')] });
     pki = makePki(['*.tlsc.shop.svc.cluster.local']);
     tlsPort = await freePort();
     tlsRedis = await startRedis({
-      args: ['--aclfile', join(dir, 'users.acl'), '--tls-port', String(tlsPort), '--tls-cert-file', pki.certPath, '--tls-key-file', pki.keyPath, '--tls-ca-cert-file', pki.caPath, '--tls-auth-clients', 'yes'],
+      args: ['--aclfile', join(dir, 'users.acl'), ...pki.tlsArgs(tlsPort)],
     });
-    silentPort = await freePort();
-    silent = createServer((s) => sockets.push(s)); // accepts, never answers
-    await new Promise<void>((r) => silent.listen(silentPort, '127.0.0.1', () => r()));
+    silent = await startSilentServer();
+    silentPort = silent.port;
   });
 
   afterAll(async () => {
-    for (const s of sockets) s.destroy();
-    await new Promise<void>((r) => silent?.close(() => r()));
+    await silent?.close();
     await redis?.stop();
     await tlsRedis?.stop();
     pki?.remove();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const open = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: PASSWORD }), { connectMs: 2000, commandMs: 2000 });
+  const open = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: CONTROLLER_PASSWORD }), { connectMs: 2000, commandMs: 2000 });
 
   it('authenticates as the controller user with the rules the renderer gives it, and reads INFO server', async () => {
     const s = await open({ host: '127.0.0.1', port: redis.port, busPort: 0 }, undefined);
@@ -98,7 +90,7 @@ describe('the RESP client against a real redis-server', () => {
 
   it('pipelines commands and keeps replies in order', async () => {
     const c = await connectResp({ host: '127.0.0.1', port: redis.port, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
-    const replies = await Promise.all([c.call(['PING']), c.call(['AUTH', 'valkey-krm-controller', PASSWORD]), c.call(['ACL', 'WHOAMI']), c.call(['GET', 'k']).catch((e: Error) => e.message)]);
+    const replies = await Promise.all([c.call(['PING']), c.call(['AUTH', 'valkey-krm-controller', CONTROLLER_PASSWORD]), c.call(['ACL', 'WHOAMI']), c.call(['GET', 'k']).catch((e: Error) => e.message)]);
     expect(replies).toEqual(['PONG', 'OK', 'valkey-krm-controller', expect.stringMatching(/^GET k: NOPERM/)]);
     c.close();
     await expect(c.call(['PING'])).rejects.toBeInstanceOf(NodeUnavailableError);

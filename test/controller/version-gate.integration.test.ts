@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { strictPolicy } from '../../src/controller/version-gate.js';
+import { run } from '../helpers/exec.js';
 import {
-  apiCall, clusterInfo, clusterNodes, createCluster, createNamespace, inNamespace, useKubeWorld, startController, startNode, startPod,
+  clusterInfo, clusterNodes, createCluster, getLease, inNamespace, useKubeWorld, startController,
   createPod, waitForCluster, waitUntil, CONTROLLER_NAMESPACE,
 } from './support/world.js';
 
@@ -20,11 +21,10 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
   const suite = useKubeWorld();
 
   it('strict policy: Debian redis-server is rejected, the cluster is Failed, no node is joined', async () => {
-    const { api, world, servers, ns, book } = await inNamespace(suite, 'gate');
+    const { api, world, ns, book, startPod } = await inNamespace(suite, 'gate');
     await createCluster(api, { ns, name: 'legacy', shards: 1, replicasPerShard: 1 });
-    const a = await startPod(world, book, { ns, cluster: 'legacy', shard: 0, ordinal: 0 });
-    const b = await startPod(world, book, { ns, cluster: 'legacy', shard: 0, ordinal: 1 });
-    servers.push(a, b);
+    const a = await startPod({ ns, cluster: 'legacy', shard: 0, ordinal: 0 });
+    const b = await startPod({ ns, cluster: 'legacy', shard: 0, ordinal: 1 });
     const controller = await startController({ world, book, namespace: ns, policy: strictPolicy });
     try {
       const c = await waitForCluster(api, ns, 'legacy', 'Failed', (x) => failed(x) && x.status?.nodes?.length === 2, 30_000);
@@ -54,24 +54,21 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
   it('the shipped executable has no way to accept anything else', async () => {
     const bundle = readFileSync(BUNDLE, 'utf8');
     expect(bundle).not.toContain('test-only-accept-redis');
-    const help = await runToEnd(['--help']);
+    const help = await run(process.execPath, [BUNDLE, '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('The version floor (Valkey 9.0.1) and the version check itself are not configurable.');
     for (const flag of ['--version-policy=any', '--accept-redis', '--insecure-skip-version-check']) {
-      const r = await runToEnd([flag]);
+      const r = await run(process.execPath, [BUNDLE, flag]);
       expect(r.code, flag).toBe(2);
       expect(r.stderr).toMatch(/Unknown option/);
     }
   });
 
   it('the shipped executable, as deployed: strict gate at podIP:6379, least-privilege RBAC, lease, probes, metrics, SIGTERM', async () => {
-    const { api, world, servers } = suite;
-    const ns = 'binary';
-    await createNamespace(api, ns);
+    const { api, world, ns, startNode } = await inNamespace(suite, 'binary');
     await createCluster(api, { ns, name: 'prod', shards: 1, replicasPerShard: 0 });
     // Production dials podIP:6379, so this server takes 127.0.0.1:6379 and the pod says 127.0.0.1.
-    const node = await startNode(world, { port: 6379 });
-    servers.push(node);
+    const node = await startNode({ port: 6379 });
     await createPod(api, { ns, cluster: 'prod', shard: 0, ordinal: 0, ip: '127.0.0.1' });
 
     const proc = spawn(process.execPath, [
@@ -98,7 +95,7 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
       expect(metrics).toMatch(/valkey_status_sync_status_writes_total [1-9]/);
       expect(metrics).toMatch(/valkey_status_sync_reconciles_total\{kind="cluster",result="ok"\} [1-9]/);
 
-      const lease = await apiCall<{ spec: { holderIdentity?: string } }>(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`);
+      const lease = await getLease(api);
       expect(lease.spec.holderIdentity).toBe('status-sync-test');
       // The ServiceAccount's RBAC let it do all of that; nothing was denied.
       expect(logs.lines().filter((l) => /forbidden|: 403 /i.test(JSON.stringify(l)))).toEqual([]);
@@ -106,7 +103,7 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
       proc.kill('SIGTERM');
       const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
       expect(code).toBe(0);
-      const released = await apiCall<{ spec: { holderIdentity?: string } }>(api, 'GET', `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`);
+      const released = await getLease(api);
       expect(released.spec.holderIdentity).toBeUndefined();
       // Structured logs: every stderr line is one JSON object.
       expect(logs.raw().trim().split('\n').every((l) => l.startsWith('{') && JSON.parse(l) !== undefined)).toBe(true);
@@ -126,15 +123,4 @@ function collect(proc: ChildProcess) {
     lines: (): Record<string, unknown>[] =>
       raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>),
   };
-}
-
-function runToEnd(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((res) => {
-    const p = spawn(process.execPath, [BUNDLE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    p.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    p.once('exit', (code) => res({ code, stdout, stderr }));
-  });
 }

@@ -5,15 +5,12 @@ export class FakeClock implements Clock {
   private t = Date.UTC(2026, 0, 1);
   private timers: { at: number; fn: () => void; id: number }[] = [];
   private nextId = 0;
-  /** Every sleep/timer length asked for, in order. */
-  readonly requested: number[] = [];
 
   now(): number {
     return this.t;
   }
 
   setTimer(ms: number, fn: () => void): () => void {
-    this.requested.push(ms);
     const id = this.nextId++;
     this.timers.push({ at: this.t + Math.max(0, ms), fn, id });
     return () => {

@@ -9,6 +9,8 @@ import { ANNOTATIONS, LABELS, MANAGED_BY, SYSTEM_USERNAMES } from '../../../src/
 import type { Pod } from '../../../src/controller/kube/types.js';
 import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../../src/render/acl.js';
 import type { ApiServer } from '../../harness/apiserver.js';
+import { waitFor } from '../../harness/process.js';
+import { cluster } from '../../helpers/objects.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 
@@ -55,8 +57,8 @@ async function kubectl(api: ApiServer, args: string[], input?: string): Promise<
 
 /** CRDs from crds/, the controller's namespace, ServiceAccount and RBAC from deploy/controller/. */
 export async function prepareWorld(api: ApiServer): Promise<World> {
-  await kubectl(api, ['apply', '--server-side', '-f', join(REPO, 'crds')]);
-  for (const f of ['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml']) await kubectl(api, ['apply', '--server-side', '-f', join(REPO, 'deploy/controller', f)]);
+  const files = [join(REPO, 'crds'), ...['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml'].map((f) => join(REPO, 'deploy/controller', f))];
+  await kubectl(api, ['apply', '--server-side', ...files.flatMap((f) => ['-f', f])]);
   await kubectl(api, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/valkeyclusters.valkey.gomomento.com', 'crd/valkeyconfigs.valkey.gomomento.com', 'crd/valkeyimages.valkey.gomomento.com']);
   const token = (await kubectl(api, ['create', 'token', 'valkey-status-sync', '-n', CONTROLLER_NAMESPACE, '--duration=2h'])).trim();
   const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-controller-test-'));
@@ -102,11 +104,8 @@ export interface ClusterShape {
 
 /** The ValkeyCluster and, as the renderer would, one StatefulSet per shard with its annotations. */
 export async function createCluster(api: ApiServer, c: ClusterShape): Promise<void> {
-  await apiCall(api, 'POST', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${c.ns}/valkeyclusters`, {
-    apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyCluster',
-    metadata: { name: c.name, namespace: c.ns },
-    spec: { configRef: 'standard', shards: c.shards, replicasPerShard: c.replicasPerShard, ...(c.tlsSecret ? { tls: { secretRef: c.tlsSecret } } : {}) },
-  });
+  await apiCall(api, 'POST', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${c.ns}/valkeyclusters`,
+    cluster(c.name, { shards: c.shards, replicasPerShard: c.replicasPerShard, ...(c.tlsSecret ? { tls: { secretRef: c.tlsSecret } } : {}) }, c.ns));
   for (let s = 0; s < c.shards; s++) await applyStatefulSet(api, c, s);
 }
 
@@ -151,24 +150,27 @@ export const getCluster = (api: ApiServer, ns: string, name: string) =>
 
 /** Polls the ValkeyCluster until `check` holds; on timeout the error shows the last status. */
 export async function waitForCluster(api: ApiServer, ns: string, name: string, what: string, check: (c: ClusterObject) => boolean, timeoutMs = 30_000): Promise<ClusterObject> {
-  const deadline = Date.now() + timeoutMs;
-  let last: ClusterObject | undefined;
-  for (;;) {
-    last = await getCluster(api, ns, name).catch(() => last);
-    if (last && check(last)) return last;
-    if (Date.now() > deadline) throw new Error(`${ns}/${name}: ${what}: not reached in ${timeoutMs} ms; last status:\n${JSON.stringify(last?.status, null, 2)}`);
-    await new Promise((r) => setTimeout(r, 100));
+  const seen: { last?: ClusterObject } = {};
+  const reached = async () => {
+    seen.last = await getCluster(api, ns, name).catch(() => seen.last);
+    return seen.last !== undefined && check(seen.last);
+  };
+  try {
+    await waitFor(`${ns}/${name}: ${what}`, reached, { timeoutMs });
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last status:\n${JSON.stringify(seen.last?.status, null, 2)}`);
   }
+  return seen.last as ClusterObject;
 }
 
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await Promise.resolve(check()).catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export const waitUntil = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> =>
+  waitFor(what, async () => check(), { timeoutMs });
+
+/** The controller's leader-election Lease (valkey-system/valkey-status-sync). */
+export const LEASE_PATH = `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`;
+
+export const getLease = (api: ApiServer) =>
+  apiCall<{ metadata: { resourceVersion: string }; spec: { holderIdentity?: string } & Record<string, unknown> }>(api, 'GET', LEASE_PATH);
 
 // ---------------------------------------------------------------- pods
 
@@ -207,5 +209,3 @@ export async function deletePod(api: ApiServer, ns: string, name: string): Promi
   await apiCall(api, 'DELETE', `/api/v1/namespaces/${ns}/pods/${name}`);
   await waitUntil(`pod ${ns}/${name} gone`, async () => (await api.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404, 10_000);
 }
-
-/** Starts a node server and its pod; records where it listens. */

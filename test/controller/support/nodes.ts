@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import type { Endpoint } from '../../../src/controller/formation.js';
 import type { Pod } from '../../../src/controller/kube/types.js';
-import { freePort } from '../../harness/process.js';
+import { freePorts } from '../../harness/process.js';
 import { startRedis, type RedisServer } from '../../harness/redis.js';
 import { APP_PASSWORD, APP_USER, CONTROLLER_PASSWORD, REPLICATION_PASSWORD, createPod, type PodOptions, type World } from './kube-world.js';
 
@@ -32,9 +32,9 @@ export interface NodeServer {
 
 /** A real redis-server in cluster mode with the rendered ACL users (node timeout 1 s for fast failure detection). */
 export async function startNode(world: World, opts: { port?: number; extraArgs?: string[] } = {}): Promise<NodeServer> {
-  const port = opts.port ?? (await freePort());
-  let busPort = await freePort();
-  while (busPort === port) busPort = await freePort();
+  const free = await freePorts(2);
+  const port = opts.port ?? (free[0] as number);
+  const busPort = free.find((p) => p !== port) as number;
   const redis = await startRedis({
     port,
     args: [
@@ -47,6 +47,7 @@ export async function startNode(world: World, opts: { port?: number; extraArgs?:
   return { redis, port, busPort };
 }
 
+/** Starts a node server and its pod; records where it listens. */
 export async function startPod(
   world: World, book: EndpointBook, p: Omit<PodOptions, 'ip'> & { ip?: string | null; extraArgs?: string[] },
 ): Promise<NodeServer & { uid: string; name: string }> {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { ensureTools, startApiServer, type ApiServer } from '../../harness/apiserver.js';
 import { createNamespace, prepareWorld, type World } from './kube-world.js';
-import { EndpointBook, type NodeServer } from './nodes.js';
+import { EndpointBook, startNode, startPod, type NodeServer } from './nodes.js';
 
 export interface KubeSuite {
   /** Set in beforeAll: read them inside tests, not at collection time. */
@@ -29,8 +29,24 @@ export function useKubeWorld(): KubeSuite {
   return suite;
 }
 
+export interface NamespaceSuite extends KubeSuite {
+  ns: string;
+  book: EndpointBook;
+  /** `startNode` in this world; the server is stopped with the suite. */
+  startNode(opts?: Parameters<typeof startNode>[1]): ReturnType<typeof startNode>;
+  /** `startPod` in this world and endpoint book; the server is stopped with the suite. */
+  startPod(p: Parameters<typeof startPod>[2]): ReturnType<typeof startPod>;
+}
+
 /** A test's own namespace, created, and an empty endpoint book for its pods, with the suite's parts. */
-export async function inNamespace(suite: KubeSuite, ns: string): Promise<KubeSuite & { ns: string; book: EndpointBook }> {
+export async function inNamespace(suite: KubeSuite, ns: string): Promise<NamespaceSuite> {
   await createNamespace(suite.api, ns);
-  return { api: suite.api, world: suite.world, servers: suite.servers, ns, book: new EndpointBook() };
+  const { api, world, servers } = suite;
+  const book = new EndpointBook();
+  const tracked = <T extends NodeServer>(s: T): T => (servers.push(s), s);
+  return {
+    api, world, servers, ns, book,
+    startNode: async (opts) => tracked(await startNode(world, opts)),
+    startPod: async (p) => tracked(await startPod(world, book, p)),
+  };
 }

@@ -28,7 +28,6 @@ export interface TestControllerOptions {
   wrapOpen?: (open: OpenSession) => OpenSession;
   leaderElection?: AppOptions['leaderElection'];
   http?: AppOptions['http'];
-  nodeTimeoutMs?: number;
 }
 
 /** The controller in-process, authenticated as its ServiceAccount, on fast test timings. */
@@ -38,7 +37,8 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
   const client = await kubeClientFromConfig(kc);
   const logs: string[] = [];
   const metrics = controllerMetrics();
-  const timeoutMs = o.nodeTimeoutMs ?? 1_000;
+  // Connect and command timeout per node; resilience.integration expects "within 1000 ms".
+  const timeoutMs = 1_000;
   const open = sessionOpener(async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }), { connectMs: timeoutMs, commandMs: timeoutMs });
   const app = await startApp({
     client,

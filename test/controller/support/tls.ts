@@ -11,6 +11,8 @@ export interface TestPki {
   ca: string;
   cert: string;
   key: string;
+  /** redis-server flags serving TLS on `port` with this certificate, requiring client certificates from this CA. */
+  tlsArgs(port: number): string[];
   remove(): void;
 }
 
@@ -37,6 +39,7 @@ export function makePki(dnsNames: readonly string[]): TestPki {
     ca: readFileSync(p('ca.crt'), 'utf8'),
     cert: readFileSync(p('tls.crt'), 'utf8'),
     key: readFileSync(p('tls.key'), 'utf8'),
+    tlsArgs: (port) => ['--tls-port', String(port), '--tls-cert-file', p('tls.crt'), '--tls-key-file', p('tls.key'), '--tls-ca-cert-file', p('ca.crt'), '--tls-auth-clients', 'yes'],
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
