@@ -1,7 +1,7 @@
 // The agreement table (issue #4, item 6): resources that render-valkey's validation and the API
 // server (the generated CRDs) must judge alike. Each row is YAML text, so both read the same
 // bytes; JSON where the value's type must not depend on the YAML version, raw YAML where it does.
-import { API, HASH_A, cluster, config, image, role } from '../helpers/objects.js';
+import { API, HASH_A, binding, cluster, config, image, role } from '../helpers/objects.js';
 import type { KubeObject } from './support.js';
 
 export const AGREEMENT_NAMESPACE = 'agreement';
@@ -23,7 +23,7 @@ const json = (o: unknown): string => `${JSON.stringify(o, null, 2)}\n`;
 
 /** Every subject gets a cluster that uses it, so accepted rows are also rendered and dry-run. */
 const probe = (spec: Obj): KubeObject => cluster('row-probe', spec, AGREEMENT_NAMESPACE) as KubeObject;
-const probeBinding = (roleRef: string) => ({ username: 'probe', passwordHashes: [HASH_A], permissions: [{ roleRef, keys: [{ pattern: 'probe:*', access: 'read' }] }] });
+const probeBinding = (roleRef: string) => binding('probe', roleRef, [{ pattern: 'probe:*', access: 'read' }]);
 const CONTEXT = {
   ValkeyImage: [config('row-image-config', { imageRef: 'row-image', resources: { cpu: '1', memory: '2Gi' } }) as KubeObject, probe({ configRef: 'row-image-config' })],
   ValkeyConfig: [probe({ configRef: 'row-config' })],
@@ -56,10 +56,9 @@ const clusterWithout = (field: string): Obj => {
   delete o.spec[field];
   return o;
 };
-const aclWith = (binding: Obj): Obj => ({
-  acl: [{ username: 'app', passwordHashes: [HASH_A], permissions: [{ roleRef: 'reader', keys: [{ pattern: 'app:*', access: 'readwrite' }] }], ...binding }],
-});
-const keyRule = (key: Obj): Obj => aclWith({ permissions: [{ roleRef: 'reader', keys: [{ pattern: 'app:*', access: 'readwrite', ...key }] }] });
+/** A spec with one acl binding for user `app` (role reader, readwrite on app:*), with `overrides` over it. */
+const aclWith = (overrides: Obj): Obj => ({ acl: [{ ...binding('app'), ...overrides }] });
+const keyRule = (key: Obj): Obj => aclWith(binding('app', 'reader', [{ pattern: 'app:*', access: 'readwrite', ...key }]));
 const annotations = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`example.com/a${i}`, `v${i}`]));
 
 const KEY = 'spec.acl[0].permissions[0].keys[0]';

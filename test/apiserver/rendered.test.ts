@@ -43,6 +43,7 @@ function judge(row: AgreementRow) {
   const own = errors.filter((p) => p.object?.kind === subject.kind && p.object.name === subject.metadata.name);
   return { errors, own, objects: result.clusters.flatMap((c) => c.objects) };
 }
+type Verdict = ReturnType<typeof judge>;
 const listed = (problems: readonly Problem[]): string[] => problems.map((p) => `${p.field ?? '(no field)'}: ${p.message}`);
 
 const dryRunApply = (api: ApiServer, input: string): Promise<KubectlResult> =>
@@ -170,13 +171,20 @@ describe('rendered objects on a real kube-apiserver', () => {
 
   describe('agreement table: render-valkey and the CRDs judge alike', () => {
     const server = new Map<AgreementRow, KubectlResult>();
+    // The function's verdicts, each judged once (for accepted rows beforeAll needs them first).
+    const judged = new Map<AgreementRow, Verdict>();
+    const verdictOf = (row: AgreementRow): Verdict => {
+      let v = judged.get(row);
+      if (!v) judged.set(row, (v = judge(row)));
+      return v;
+    };
     const accepted = ROWS.filter((r) => r.verdict === 'accept');
     let renderedObjects: unknown[] = [];
     let rendered: KubectlResult | undefined;
 
     beforeAll(async () => {
       // What the function renders for the rows it accepts: one dry run for all of them.
-      renderedObjects = accepted.flatMap((row) => judge(row).objects);
+      renderedObjects = accepted.flatMap((row) => verdictOf(row).objects);
       const [, dry] = await Promise.all([
         inPool(ROWS, KUBECTL_AT_ONCE, async (row) => {
           server.set(row, await api.kubectl(['create', '--dry-run=server', '--validate=strict', '-o', 'name', '-f', '-'], { input: row.text }));
@@ -193,7 +201,7 @@ describe('rendered objects on a real kube-apiserver', () => {
     });
 
     it.each(ROWS.filter((r) => r.verdict === 'reject').map((r) => [r.name, r] as const))('both reject: %s', (_name, row) => {
-      const fn = judge(row);
+      const fn = verdictOf(row);
       const r = server.get(row) as KubectlResult;
       const verdicts = { function: fn.own.length > 0 ? 'reject' : 'accept', apiserver: r.code !== 0 ? 'reject' : 'accept' };
       expect(verdicts, `function:\n${listed(fn.errors).join('\n')}\nkubectl: ${show(r)}`).toEqual({ function: 'reject', apiserver: 'reject' });
@@ -204,7 +212,7 @@ describe('rendered objects on a real kube-apiserver', () => {
     });
 
     it.each(accepted.map((r) => [r.name, r] as const))('both accept: %s', (_name, row) => {
-      const fn = judge(row);
+      const fn = verdictOf(row);
       const r = server.get(row) as KubectlResult;
       const verdicts = { function: fn.errors.length === 0 ? 'accept' : 'reject', apiserver: r.code === 0 ? 'accept' : 'reject' };
       expect(verdicts, `function:\n${listed(fn.errors).join('\n')}\nkubectl: ${show(r)}`).toEqual({ function: 'accept', apiserver: 'accept' });

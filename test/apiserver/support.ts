@@ -2,27 +2,19 @@
 // harness with the generated CRDs installed, find the example and golden resources, run
 // render-valkey, and read kubectl's verdicts.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { ApiextensionsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { GROUP } from '../../src/api/group.js';
 import { parseDocuments } from '../../src/krm/source.js';
 import { waitFor } from '../harness/process.js';
 import { startApiServer, type ApiServer, type KubectlResult } from '../harness/apiserver.js';
-import { run } from '../helpers/exec.js';
+import { REPO_ROOT, isGenerated, renderPlain, type KubeObject } from '../integration/support.js';
 
-export const REPO_ROOT = resolve(import.meta.dirname, '../..');
+export { REPO_ROOT, isGenerated, type KubeObject };
 export const CRD_DIR = join(REPO_ROOT, 'crds');
 export const EXAMPLES_DIR = join(REPO_ROOT, 'kptfile-examples');
 export const GOLDEN_DIR = join(REPO_ROOT, 'test/golden/cases');
-const RENDER = join(REPO_ROOT, 'dist/render-valkey.cjs');
-
-export interface KubeObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  [key: string]: unknown;
-}
 
 /** One document as written in a file: its exact text (what kubectl reads) and its value (what the function reads). */
 export interface SourceDoc {
@@ -33,7 +25,6 @@ export interface SourceDoc {
 export const VALKEY_KINDS = ['ValkeyImage', 'ValkeyConfig', 'ValkeyRole', 'ValkeyCluster'] as const;
 export const isValkeyResource = (o: KubeObject): boolean => groupOf(o) === GROUP && (VALKEY_KINDS as readonly string[]).includes(o.kind);
 export const isLocalConfig = (o: KubeObject): boolean => o.metadata?.annotations?.['config.kubernetes.io/local-config'] === 'true';
-export const isGenerated = (o: KubeObject): boolean => o.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'valkey-krm';
 export const describeObject = (o: KubeObject): string => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
 
 /** kubectl's warnings: one `Warning: ...` line on stderr each. */
@@ -100,7 +91,7 @@ export function goldenGenerated(name: string): KubeObject[] {
 }
 
 async function renderFiles(args: string[], what: string): Promise<SourceDoc[]> {
-  const r = await run(process.execPath, [RENDER, ...args], { cwd: REPO_ROOT });
+  const r = await renderPlain(args);
   if (r.code !== 0) throw new Error(`render-valkey ${what} exited ${r.code}:\n${r.stderr}`);
   return parseSourceDocs(r.stdout, `render-valkey ${what}`);
 }

@@ -1,21 +1,24 @@
 // The bundled executables, end to end through stdin/stdout and files.
-import { mkdtempSync, readFileSync, writeFileSync, cpSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { RENDER, VALIDATE, run } from '../helpers/exec.js';
+import { documentTexts, resourceList } from '../helpers/resource-list.js';
+import { lowerImageVersion, tempDirs } from '../integration/support.js';
 import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
 import { runResourceList } from '../../src/krm/resource-list.js';
 
 const EXAMPLE = 'kptfile-examples/tshirt-sizes';
 const golden = (name: string) => readFileSync(`test/golden/cases/${name}/_expected.yaml`, 'utf8');
 
+const tmp = tempDirs('e2e');
+afterAll(() => tmp.cleanup());
+
 describe('render-valkey as a KRM function (stdin → stdout)', () => {
   it('renders a ResourceList exactly as the in-process pipeline does', async () => {
     const input = readFileSync('test/golden/cases/guide-standard/resources.yaml', 'utf8');
     const fn = readFileSync('test/golden/cases/guide-standard/_fnconfig.yaml', 'utf8');
-    const { resourceList, documentTexts } = await import('../helpers/resource-list.js');
     const r = await run(process.execPath, [RENDER], { input: resourceList(documentTexts(input), fn) });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -23,7 +26,6 @@ describe('render-valkey as a KRM function (stdin → stdout)', () => {
   });
 
   it('exits 1 with results and a report on stderr for an invalid menu', async () => {
-    const { resourceList, documentTexts } = await import('../helpers/resource-list.js');
     const input = readFileSync('test/golden/cases/error-missing-image/resources.yaml', 'utf8');
     const fn = readFileSync('test/golden/cases/error-missing-image/_fnconfig.yaml', 'utf8');
     const r = await run(process.execPath, [RENDER], { input: resourceList(documentTexts(input), fn) });
@@ -66,9 +68,9 @@ describe('plain-files mode', () => {
   });
 
   it('on error prints nothing on stdout (an empty render plus prune would delete everything)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vk-e2e-'));
+    const dir = tmp.make('broken');
     cpSync(EXAMPLE, dir, { recursive: true });
-    writeFileSync(join(dir, 'images.yaml'), readFileSync(join(dir, 'images.yaml'), 'utf8').replace('version: "9.0.1"', 'version: "9.0.0"'));
+    lowerImageVersion(join(dir, 'images.yaml'));
     const r = await run(process.execPath, [RENDER, dir]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
@@ -77,8 +79,6 @@ describe('plain-files mode', () => {
   });
 
   it('reads multi-document YAML from stdin with --config', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vk-e2e-'));
-    mkdirSync(join(dir, 'x'));
     const input = ['images.yaml', 'configs.yaml', 'roles.yaml', 'clusters.yaml'].map((f) => readFileSync(join(EXAMPLE, f), 'utf8')).join('---\n');
     const r = await run(process.execPath, [RENDER, '--config', join(EXAMPLE, 'render-config.yaml'), '-'], { input });
     expect(r.code).toBe(0);
@@ -118,7 +118,7 @@ describe('validate-valkey', () => {
  * sys.argv[3] and an output file in sys.argv[4]; it must start the render as `p`.
  */
 async function renderUnderPython(clusters: number, plumbing: string[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'vk-python-'));
+  const dir = tmp.make('python');
   const input = resourceListText([...menuObjects(), ...clusterObjects(clusters)]);
   writeFileSync(join(dir, 'in.yaml'), input);
   const script = ['import fcntl, os, subprocess, sys, time', 'r, w = os.pipe()', ...plumbing, 'sys.exit(p.wait())'].join('\n');
@@ -198,7 +198,7 @@ describe('start-up and output', () => {
   });
 
   it('stops quietly when the reader goes away', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'vk-pipe-'));
+    const dir = tmp.make('pipe');
     writeFileSync(join(dir, 'in.yaml'), resourceListText([...menuObjects(), ...clusterObjects(300)]));
     const script = `"${process.execPath}" ${RENDER} < "${dir}/in.yaml" 2> "${dir}/err" | head -c 100 > /dev/null; cat "${dir}/err"`;
     const r = await run('sh', ['-c', script]);

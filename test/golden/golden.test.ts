@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runResourceList } from '../../src/krm/resource-list.js';
-import { documentTexts, resourceList, shuffled } from '../helpers/resource-list.js';
+import { documentTexts, functionConfigBlock, resourceList, shuffled } from '../helpers/resource-list.js';
 
 const root = join(import.meta.dirname, 'cases');
 const cases = readdirSync(root).sort();
@@ -41,7 +41,7 @@ describe.each(cases)('golden %s', (name) => {
   it('is idempotent: rendering its own output again changes nothing', () => {
     if (out.exitCode !== 0) return;
     const again = parse(out.stdout) as { items: unknown[] };
-    const withConfig = fnconfig === undefined ? out.stdout : out.stdout.replace(/^results:[\s\S]*$/m, '') + 'functionConfig:\n' + fnconfig.split('\n').map((l) => (l ? `  ${l}` : l)).join('\n');
+    const withConfig = fnconfig === undefined ? out.stdout : out.stdout.replace(/^results:[\s\S]*$/m, '') + functionConfigBlock(fnconfig);
     const second = runResourceList(withConfig, 'render-valkey');
     expect(second.exitCode).toBe(0);
     expect(parse(second.stdout).items).toEqual(again.items);

@@ -3,7 +3,6 @@ export const API = 'valkey.gomomento.com/v1alpha1';
 export const REPLICATION_HASH = '36088691292de99c7169f769e89fbddb3a2d842996dd4abb709c5d45f15354fe';
 export const CONTROLLER_HASH = 'fafde4c04e93d369f068120841dd320f3c05ca9150d258f31556a3116fa9d60e';
 export const HASH_A = 'a153ef84fde0607be195d513251bfcf51fe53ec5cadd6323b3f350c30d7348d8';
-export const HASH_B = 'df53c27a66157885ba143e34f25d6380e12168b0f7da4f0c46efa54cd9a083b7';
 
 type Spec = Record<string, unknown>;
 

@@ -12,10 +12,18 @@ const asItem = (doc: string) => {
   return lines.map((l, i) => (i === 0 ? `- ${l}` : l === '' ? '' : `  ${l}`)).join('\n') + '\n';
 };
 
+/** The head of a v1 ResourceList, up to its (block) items. */
+export const HEADER = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n';
+
+/** `functionConfig:` with the config's text under it, indented two spaces (blank lines stay empty), ending in one newline. */
+export function functionConfigBlock(text: string): string {
+  return 'functionConfig:\n' + text.replace(/\n$/, '').split('\n').map((l) => (l ? `  ${l}` : l)).join('\n') + '\n';
+}
+
 /** A ResourceList as kpt sends it: compact `- ` items, the function config last. */
 export function resourceList(docs: readonly string[], functionConfig?: string): string {
-  let out = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' + docs.map(asItem).join('');
-  if (functionConfig !== undefined) out += 'functionConfig:\n' + functionConfig.replace(/\n$/, '').split('\n').map((l) => (l ? `  ${l}` : l)).join('\n') + '\n';
+  let out = HEADER + docs.map(asItem).join('');
+  if (functionConfig !== undefined) out += functionConfigBlock(functionConfig);
   return out;
 }
 

@@ -7,7 +7,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { binDir, copyTree, countKinds, idOf, isGenerated, parseObjects, repoPath, run, tempDirs, type KubeObject } from './support.js';
+import {
+  binDir, copyTree, countKinds, idOf, isGenerated, lowerImageVersion, parseObjects, renderPlain, repoPath, run, tempDirs, type KubeObject,
+} from './support.js';
 
 interface Command {
   command: string[];
@@ -120,7 +122,7 @@ describe('generate, as the CMP server runs it', () => {
   let expected: KubeObject[];
 
   beforeAll(async () => {
-    const r = await run(process.execPath, [repoPath('dist/render-valkey.cjs'), repoPath('kptfile-examples/team-clusters')]);
+    const r = await renderPlain([repoPath('kptfile-examples/team-clusters')]);
     expect(r.code, r.stderr).toBe(0);
     expected = parseObjects(r.stdout);
   });
@@ -193,8 +195,7 @@ describe.runIf(busybox)('discover and generate with only BusyBox tools on PATH, 
 });
 
 function breakImage(appPath: string): void {
-  const file = join(appPath, 'platform/images.yaml');
-  writeFileSync(file, readFileSync(file, 'utf8').replace('version: "9.0.1"', 'version: "9.0.0"'));
+  lowerImageVersion(join(appPath, 'platform/images.yaml'));
 }
 
 describe('the argocd-repo-server install (kustomize Component), built with kubectl kustomize', () => {

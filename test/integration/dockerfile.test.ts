@@ -8,7 +8,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, sym
 import { dirname, join, posix, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseObjects, repoPath, run, tempDirs } from './support.js';
+import { documentTexts, resourceList } from '../helpers/resource-list.js';
+import { packageFiles, parseObjects, repoPath, run, tempDirs } from './support.js';
 
 interface Instruction {
   op: string;
@@ -228,7 +229,8 @@ describe('Dockerfile, replayed without Docker', () => {
 
   it('the entrypoint runs as a KRM function: a ResourceList in, a rendered ResourceList out', async () => {
     const entrypoint = join(root, (JSON.parse(of(final, 'ENTRYPOINT').at(-1)?.args as string) as string[])[0] as string);
-    const input = resourceList(repoPath('kptfile-examples/tshirt-sizes'));
+    // Every object of the package, as kpt would send it (without kpt's annotations).
+    const input = resourceList(packageFiles(repoPath('kptfile-examples/tshirt-sizes')).flatMap(({ text }) => documentTexts(text)));
     const r = await run(entrypoint, [], { input, cwd: root });
     expect(r.code, r.stderr).toBe(0);
     const out = parseObjects(r.stdout)[0] as unknown as { kind: string; items: { kind: string }[] };
@@ -246,19 +248,4 @@ describe('Dockerfile, replayed without Docker', () => {
 /** The runtime RUN with absolute image paths moved under the temp root. */
 function rooted(script: string, root: string): string {
   return script.replaceAll('/opt/', `${root}/opt/`).replaceAll('/usr/local/bin/', `${root}/usr/local/bin/`);
-}
-
-/** A ResourceList of every object of a package, as kpt would send it (without kpt's annotations). */
-function resourceList(dir: string): string {
-  const docs: string[] = [];
-  const walk = (d: string): void => {
-    for (const entry of readdirSync(d).sort()) {
-      const full = join(d, entry);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (/\.ya?ml$/.test(entry) || entry === 'Kptfile') docs.push(...readFileSync(full, 'utf8').split(/^---\n/m));
-    }
-  };
-  walk(dir);
-  const items = docs.map((d) => d.split('\n').filter((l) => !/^\s*#/.test(l) && l.trim() !== '').map((l, i) => (i === 0 ? `- ${l}` : `  ${l}`)).join('\n'));
-  return `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${items.join('\n')}\n`;
 }

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
-  EXAMPLE_PACKAGES, binDir, changedFiles, copyTree, countKinds, expectedKinds, isGenerated, packageObjects, parseObjects,
-  repoPath, run, sha256, snapshot, tempDirs, type ExamplePackage, type KubeObject,
+  EXAMPLE_PACKAGES, binDir, changedFiles, copyTree, countKinds, expectedKinds, isGenerated, lowerImageVersion, packageObjects, parseObjects,
+  renderPlain, repoPath, run, sha256, snapshot, tempDirs, type ExamplePackage, type KubeObject,
 } from './support.js';
 
 const tmp = tempDirs('kpt');
@@ -49,6 +49,12 @@ function copyPackage(name: ExamplePackage): string {
   return copyTree(repoPath('kptfile-examples', name), join(tmp.make(name), name));
 }
 
+/** A fresh `--results-dir` for kpt, and the FunctionResultList kpt writes there. */
+function resultsDir(): { dir: string; read(): FunctionResultList } {
+  const dir = join(tmp.make('results'), 'out');
+  return { dir, read: () => parse(readFileSync(join(dir, 'results.yaml'), 'utf8')) as FunctionResultList };
+}
+
 /** Removes the YAML document that defines `kind` `name` from a multi-document file. */
 function removeDocument(file: string, kind: string, name: string): void {
   const docs = readFileSync(file, 'utf8').split(/^---\n/m);
@@ -60,15 +66,15 @@ function removeDocument(file: string, kind: string, name: string): void {
 /** Renders a package whose image is below the version floor: kpt must fail and change nothing. */
 async function expectFailedRender(dir: string, facts: PackageFacts): Promise<void> {
   const before = snapshot(dir);
-  const results = join(tmp.make('results'), 'out');
+  const results = resultsDir();
 
-  const r = await kpt(['fn', 'render', '--allow-exec', '--truncate-output=false', '--results-dir', results, dir]);
+  const r = await kpt(['fn', 'render', '--allow-exec', '--truncate-output=false', '--results-dir', results.dir, dir]);
   expect(r.code).not.toBe(0);
   expect(changedFiles(before, snapshot(dir))).toEqual({ added: [], removed: [], changed: [] });
   expect(r.stderr).toContain('[FAIL] "render-valkey"');
   expect(r.stderr).toMatch(/\[error\] valkey\.gomomento\.com\/v1alpha1\/ValkeyImage\/valkey-9-0 spec\.version: .*must be at least 9\.0\.1/);
 
-  const list = parse(readFileSync(join(results, 'results.yaml'), 'utf8')) as FunctionResultList;
+  const list = results.read();
   expect(list).toMatchObject({ apiVersion: 'kpt.dev/v1', kind: 'FunctionResultList', exitCode: 1 });
   expect(list.items).toHaveLength(1);
   expect(list.items[0]).toMatchObject({ exec: 'render-valkey', exitCode: 1 });
@@ -127,9 +133,7 @@ describe.each(EXAMPLE_PACKAGES)('kpt fn render --allow-exec on a copy of kptfile
 
   it("an invalid menu fails the render, leaves every file untouched and shows the function's results", async () => {
     const imagesFile = join(dir, facts.imagesFile);
-    const good = readFileSync(imagesFile, 'utf8');
-    expect(good).toContain('version: "9.0.1"');
-    writeFileSync(imagesFile, good.replace('version: "9.0.1"', 'version: "9.0.0"'));
+    const good = lowerImageVersion(imagesFile);
     try {
       await expectFailedRender(dir, facts);
     } finally {
@@ -232,13 +236,12 @@ describe('kpt fn eval --exec', () => {
   it('renders with --fn-config and writes a FunctionResultList to --results-dir', async () => {
     const dir = copyPackage('tshirt-sizes');
     const before = snapshot(dir);
-    const results = join(tmp.make('results'), 'out');
-    const r = await kpt(['fn', 'eval', dir, '--exec', 'render-valkey', '--fn-config', join(dir, 'render-config.yaml'), '--results-dir', results]);
+    const results = resultsDir();
+    const r = await kpt(['fn', 'eval', dir, '--exec', 'render-valkey', '--fn-config', join(dir, 'render-config.yaml'), '--results-dir', results.dir]);
     expect(r.code, r.stderr).toBe(0);
     const diff = changedFiles(before, snapshot(dir));
     expect(diff).toEqual({ added: ['rendered/checkout/sessions.yaml', 'rendered/search/catalog.yaml'], removed: [], changed: [] });
-    const list = parse(readFileSync(join(results, 'results.yaml'), 'utf8')) as FunctionResultList;
-    expect(list).toMatchObject({ apiVersion: 'kpt.dev/v1', kind: 'FunctionResultList', exitCode: 0, items: [{ exec: 'render-valkey', exitCode: 0 }] });
+    expect(results.read()).toMatchObject({ apiVersion: 'kpt.dev/v1', kind: 'FunctionResultList', exitCode: 0, items: [{ exec: 'render-valkey', exitCode: 0 }] });
   });
 
   it('takes the render config as key=value pairs (the ConfigMap form)', async () => {
@@ -264,12 +267,11 @@ describe('kpt fn eval --exec', () => {
     const teams = join(dir, 'teams/search.yaml');
     writeFileSync(teams, readFileSync(teams, 'utf8').replace('shards: 2', 'shards: 0'));
     const before = snapshot(dir);
-    const results = join(tmp.make('results'), 'out');
-    const bad = await kpt(['fn', 'eval', dir, '--exec', 'validate-valkey', '--fn-config', join(dir, 'render-config.yaml'), '--results-dir', results]);
+    const results = resultsDir();
+    const bad = await kpt(['fn', 'eval', dir, '--exec', 'validate-valkey', '--fn-config', join(dir, 'render-config.yaml'), '--results-dir', results.dir]);
     expect(bad.code).not.toBe(0);
     expect(changedFiles(before, snapshot(dir))).toEqual({ added: [], removed: [], changed: [] });
-    const list = parse(readFileSync(join(results, 'results.yaml'), 'utf8')) as FunctionResultList;
-    expect(list.items[0]?.results).toContainEqual(
+    expect(results.read().items[0]?.results).toContainEqual(
       expect.objectContaining({ severity: 'error', field: { path: 'spec.shards' }, file: { path: 'teams/search.yaml' } }),
     );
   });
@@ -318,7 +320,7 @@ describe('the example packages themselves', () => {
   });
 
   it.each(EXAMPLE_PACKAGES)('%s renders cleanly in plain-files mode: no errors, no warnings', async (name) => {
-    const r = await run(process.execPath, [repoPath('dist/render-valkey.cjs'), repoPath('kptfile-examples', name)]);
+    const r = await renderPlain([repoPath('kptfile-examples', name)]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^render-valkey: 0 errors, 0 warnings, 0 infos; rendered \d+ clusters into \d+ objects\n$/);
     const objects = parseObjects(r.stdout);

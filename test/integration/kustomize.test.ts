@@ -1,11 +1,13 @@
 // render-valkey under the real kustomize: the KRM exec function form with standalone kustomize
 // (built from its Go module by scripts/build-tools.sh, cached outside the repo), and the legacy
 // exec plugin form with plain `kubectl kustomize` (kubectl's built-in kustomize).
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTools } from '../harness/apiserver.js';
-import { binDir, copyTree, countKinds, idOf, isGenerated, parseObjects, repoPath, run, tempDirs, type KubeObject } from './support.js';
+import {
+  binDir, copyTree, countKinds, idOf, isGenerated, lowerImageVersion, parseObjects, renderPlain, repoPath, run, tempDirs, type KubeObject,
+} from './support.js';
 
 const KUSTOMIZE_DIR = repoPath('integrations/kustomize');
 const PLUGIN = join(KUSTOMIZE_DIR, 'plugin/valkey.gomomento.com/v1alpha1/valkeyrenderconfig/ValkeyRenderConfig');
@@ -26,14 +28,18 @@ const kubectl = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => run('kubec
 const pluginEnv = (home = join(KUSTOMIZE_DIR, 'plugin')) => ({ KUSTOMIZE_PLUGIN_HOME: home });
 
 /** What render-valkey's plain-files mode makes of the same inputs: the reference output. */
-async function reference(): Promise<KubeObject[]> {
-  const r = await run(process.execPath, [
-    repoPath('dist/render-valkey.cjs'), '--config', join(KUSTOMIZE_DIR, 'legacy-exec/render-config.yaml'),
+async function renderReference(): Promise<KubeObject[]> {
+  const r = await renderPlain([
+    '--config', join(KUSTOMIZE_DIR, 'legacy-exec/render-config.yaml'),
     join(KUSTOMIZE_DIR, 'base/menu.yaml'), join(KUSTOMIZE_DIR, 'base/clusters.yaml'),
   ]);
   expect(r.code, r.stderr).toBe(0);
   return parseObjects(r.stdout);
 }
+
+/** The reference output, rendered once for every test that compares against it. */
+let referenceOnce: Promise<KubeObject[]> | undefined;
+const reference = (): Promise<KubeObject[]> => (referenceOnce ??= renderReference());
 
 const byId = (objects: readonly KubeObject[]) => new Map(objects.map((o) => [idOf(o), o]));
 
@@ -140,9 +146,6 @@ describe('legacy exec plugin: KUSTOMIZE_PLUGIN_HOME/valkey.gomomento.com/v1alpha
 /** A copy of integrations/kustomize whose image is below the version floor. */
 function brokenCopy(): string {
   const dir = copyTree(KUSTOMIZE_DIR, join(tmp.make('broken'), 'kustomize'));
-  const menu = join(dir, 'base/menu.yaml');
-  const text = readFileSync(menu, 'utf8');
-  expect(text).toContain('version: "9.0.1"');
-  writeFileSync(menu, text.replace('version: "9.0.1"', 'version: "9.0.0"'));
+  lowerImageVersion(join(dir, 'base/menu.yaml'));
   return dir;
 }

@@ -1,13 +1,13 @@
 // Shared plumbing for the integration tests that drive the real tools (kpt, kustomize,
 // kubectl, git, sh): processes with timeouts, temp copies, file-tree snapshots, a bin dir
 // that puts the built bundles on PATH under their command names.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { run as runCommand, type Ran, type RunOptions } from '../helpers/exec.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const repoPath = (...parts: string[]) => join(REPO_ROOT, ...parts);
@@ -15,45 +15,14 @@ export const repoPath = (...parts: string[]) => join(REPO_ROOT, ...parts);
 export const EXAMPLE_PACKAGES = ['tshirt-sizes', 'dev-and-prod', 'team-clusters'] as const;
 export type ExamplePackage = (typeof EXAMPLE_PACKAGES)[number];
 
-export interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type { Ran, RunOptions } from '../helpers/exec.js';
 
-export interface RunOptions {
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  input?: string;
-  /** Kill the process (and fail) after this long; default 60 s. */
-  timeoutMs?: number;
-}
+/** `run` of helpers/exec.ts with a 60 s limit unless `timeoutMs` says otherwise: a hung tool fails its test. */
+export const run = (cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<Ran> =>
+  runCommand(cmd, args, { ...opts, timeoutMs: opts.timeoutMs ?? 60_000 });
 
-/** Runs a command to completion. Never rejects on a non-zero exit: the test decides. */
-export function run(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<Ran> {
-  const timeoutMs = opts.timeoutMs ?? 60_000;
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${cmd} ${args.join(' ')}: killed after ${timeoutMs} ms\nstderr so far:\n${Buffer.concat(err).toString('utf8')}`));
-    }, timeoutMs);
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolvePromise({ code: code ?? (signal ? 128 : -1), stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
-    });
-    child.stdin.on('error', () => {});
-    child.stdin.end(opts.input ?? '');
-  });
-}
+/** render-valkey in plain-files mode (`args`: options and paths), run from the repository root. */
+export const renderPlain = (args: readonly string[]): Promise<Ran> => run(process.execPath, [repoPath('dist/render-valkey.cjs'), ...args], { cwd: REPO_ROOT });
 
 /** A fresh temp dir; `cleanup` removes every dir made so far (call it in afterAll). */
 export function tempDirs(prefix: string) {
@@ -123,21 +92,37 @@ export function parseObjects(text: string): KubeObject[] {
   return list.map((d) => d.toJS() as KubeObject | null).filter((v): v is KubeObject => v !== null);
 }
 
-/** Every YAML object of a package directory (skips the rendered output and READMEs). */
-export function packageObjects(dir: string, skipDirs: readonly string[] = []): { file: string; object: KubeObject }[] {
-  const out: { file: string; object: KubeObject }[] = [];
+/** The YAML files and the Kptfile of a package directory, as UTF-8 text (skips READMEs and everything under `skipDirs`). */
+export function packageFiles(dir: string, skipDirs: readonly string[] = []): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
   for (const [file, text] of snapshot(dir)) {
     if (!/\.ya?ml$/.test(file) && file !== 'Kptfile') continue;
     if (skipDirs.some((s) => file.startsWith(`${s}/`))) continue;
-    for (const object of parseObjects(Buffer.from(text, 'latin1').toString('utf8'))) out.push({ file, object });
+    out.push({ file, text: Buffer.from(text, 'latin1').toString('utf8') });
   }
   return out;
+}
+
+/** Every YAML object of a package directory (skips the rendered output and READMEs). */
+export function packageObjects(dir: string, skipDirs: readonly string[] = []): { file: string; object: KubeObject }[] {
+  return packageFiles(dir, skipDirs).flatMap(({ file, text }) => parseObjects(text).map((object) => ({ file, object })));
 }
 
 export const idOf = (o: KubeObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 
 export const MANAGED_BY = 'app.kubernetes.io/managed-by';
-export const isGenerated = (o: KubeObject) => o.metadata.labels?.[MANAGED_BY] === 'valkey-krm';
+export const isGenerated = (o: KubeObject): boolean => o.metadata?.labels?.[MANAGED_BY] === 'valkey-krm';
+
+/**
+ * Lowers the image version in `file` below the 9.0.1 floor (`version: "9.0.1"` becomes "9.0.0");
+ * throws if the file does not hold `version: "9.0.1"`. Returns the text as it was, to restore it.
+ */
+export function lowerImageVersion(file: string): string {
+  const text = readFileSync(file, 'utf8');
+  if (!text.includes('version: "9.0.1"')) throw new Error(`${file} holds no \`version: "9.0.1"\` to lower`);
+  writeFileSync(file, text.replace('version: "9.0.1"', 'version: "9.0.0"'));
+  return text;
+}
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -9,8 +9,7 @@ import { Document, isScalar } from 'yaml';
 import { fastParse, resolvePlainScalar } from '../../src/krm/fast-yaml.js';
 import { PARSE_OPTIONS } from '../../src/krm/source.js';
 import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
-
-const HEADER = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n';
+import { HEADER } from '../helpers/resource-list.js';
 
 /** Parses on both paths; returns whether the fast path took the input. */
 function agree(text: string): boolean {

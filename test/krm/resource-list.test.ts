@@ -2,9 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runResourceList } from '../../src/krm/resource-list.js';
 import { cluster, guideMenu, renderConfigObject } from '../helpers/objects.js';
+import { HEADER, functionConfigBlock } from '../helpers/resource-list.js';
 
-const fnconfig = `functionConfig:\n${stringify(renderConfigObject()).replace(/^/gm, '  ').trimEnd()}\n`;
-const menuItems = [...guideMenu(), cluster('c', { configRef: 'large' })].map((o) => `- ${stringify(o, { indentSeq: false }).trimEnd().replace(/\n/g, '\n  ')}\n`).join('');
+const fnconfig = functionConfigBlock(stringify(renderConfigObject()));
+/** The guide's menu and one cluster on it, fresh objects each call. */
+const menuObjects = () => [...guideMenu(), cluster('c', { configRef: 'large' })];
+/** An object as a compact ResourceList item. */
+const asItem = (o: object): string => `- ${stringify(o, { indentSeq: false }).trimEnd().replace(/\n/g, '\n  ')}\n`;
+const menuItems = menuObjects().map(asItem).join('');
+/** A bulky ConfigMap item; the render must hand it back verbatim. */
+const fillerItem = (i: number): string => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: filler-${i}\n    namespace: bulk\n  data:\n    blob: "${'x'.repeat(4000)}"\n`;
 
 /** Items the way kpt 1.0 sends them: compact, head comments after the dash, single-quoted annotations. */
 const kptItems = `- # The platform team's own file. Comments, quotes and order must survive.
@@ -39,10 +46,10 @@ const kptItems = `- # The platform team's own file. Comments, quotes and order m
 
 describe('ResourceList mode', () => {
   it('writes items it does not own back byte for byte', () => {
-    const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${kptItems}${menuItems}${fnconfig}`;
+    const input = `${HEADER}${kptItems}${menuItems}${fnconfig}`;
     const out = runResourceList(input, 'render-valkey');
     expect(out.exitCode).toBe(0);
-    expect(out.stdout.startsWith(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${kptItems}`)).toBe(true);
+    expect(out.stdout.startsWith(`${HEADER}${kptItems}`)).toBe(true);
     const items = (parse(out.stdout) as { items: { kind: string }[] }).items;
     expect(items.filter((i) => i.kind === 'StatefulSet')).toHaveLength(1);
   });
@@ -71,7 +78,7 @@ describe('ResourceList mode', () => {
   it('on any error: exit 1, every input item unchanged (earlier output too), no generated objects', () => {
     const stale = `- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata:\n    name: c-0\n    namespace: team-a\n    labels:\n      app.kubernetes.io/managed-by: valkey-krm\n`;
     const bad = `- apiVersion: valkey.gomomento.com/v1alpha1\n  kind: ValkeyCluster\n  metadata:\n    name: d\n    namespace: x\n  spec:\n    configRef: nope\n    shards: 1\n    replicasPerShard: 0\n`;
-    const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${menuItems}${stale}${bad}${fnconfig}`;
+    const input = `${HEADER}${menuItems}${stale}${bad}${fnconfig}`;
     const out = runResourceList(input, 'render-valkey');
     expect(out.exitCode).toBe(1);
     const parsed = parse(out.stdout) as { items: { kind: string; metadata: { labels?: object } }[]; results: { severity: string; message: string }[] };
@@ -85,7 +92,7 @@ describe('ResourceList mode', () => {
 
   it('names the file of the object a result is about', () => {
     const item = `- apiVersion: valkey.gomomento.com/v1alpha1\n  kind: ValkeyImage\n  metadata:\n    name: old\n    annotations:\n      internal.config.kubernetes.io/path: 'menu/images.yaml'\n      internal.config.kubernetes.io/index: '2'\n  spec: {repository: r, tag: "9.0.0", version: "9.0.0"}\n`;
-    const out = runResourceList(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item}${fnconfig}`, 'render-valkey');
+    const out = runResourceList(`${HEADER}${item}${fnconfig}`, 'render-valkey');
     const results = (parse(out.stdout) as { results: unknown[] }).results;
     expect(results).toEqual([
       {
@@ -99,16 +106,16 @@ describe('ResourceList mode', () => {
   });
 
   it('validate-valkey returns the items unchanged and generates nothing', () => {
-    const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${menuItems}${fnconfig}`;
+    const input = `${HEADER}${menuItems}${fnconfig}`;
     const out = runResourceList(input, 'validate-valkey');
     expect(out.exitCode).toBe(0);
-    expect(out.stdout).toBe(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${sortedMenuItems()}`);
+    expect(out.stdout).toBe(`${HEADER}${sortedMenuItems()}`);
   });
 
   it.each([
     ['empty input', '', 'input is empty'],
     ['whitespace only', '  \n\n', 'input is empty'],
-    ['malformed YAML', 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: [1, 2\n', 'invalid YAML at line'],
+    ['malformed YAML', `${HEADER}- a: [1, 2\n`, 'invalid YAML at line'],
     ['duplicate keys', 'apiVersion: v1\napiVersion: v2\n', 'invalid YAML at line 2'],
     ['a plain object', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n', 'is a ConfigMap (apiVersion v1), not a ResourceList'],
     ['several documents', 'a: 1\n---\nb: 2\n', 'input has 2 YAML documents'],
@@ -128,38 +135,36 @@ describe('ResourceList mode', () => {
     ['an item that is not an object', '- just a string\n', 'items[0]: not a Kubernetes object'],
     ['an item without kind', '- apiVersion: v1\n  metadata: {name: x}\n', 'items[0]: not a Kubernetes object'],
   ])('%s is an error that keeps the item', (_label, item, message) => {
-    const out = runResourceList(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item}${fnconfig}`, 'render-valkey');
+    const out = runResourceList(`${HEADER}${item}${fnconfig}`, 'render-valkey');
     expect(out.exitCode).toBe(1);
     expect(out.stdout).toContain(item);
     expect(out.stderr).toContain(message);
   });
 
   it('without a render config: an error that says how to write one', () => {
-    const out = runResourceList(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${menuItems}`, 'render-valkey');
+    const out = runResourceList(`${HEADER}${menuItems}`, 'render-valkey');
     expect(out.exitCode).toBe(1);
     expect(out.stderr).toContain('No render config: pass a ValkeyRenderConfig');
     expect(out.stderr).toContain('sha256sum');
   });
 
   it('handles a 10 MB input', () => {
-    const filler = Array.from({ length: 2500 }, (_, i) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: filler-${i}\n    namespace: bulk\n  data:\n    blob: "${'x'.repeat(4000)}"\n`).join('');
-    const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${filler}${menuItems}${fnconfig}`;
+    const filler = Array.from({ length: 2500 }, (_, i) => fillerItem(i)).join('');
+    const input = `${HEADER}${filler}${menuItems}${fnconfig}`;
     expect(input.length).toBeGreaterThan(10_000_000);
     const out = runResourceList(input, 'render-valkey');
     expect(out.exitCode).toBe(0);
-    const kept = (i: number) => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: filler-${i}\n    namespace: bulk\n  data:\n    blob: "${'x'.repeat(4000)}"\n`;
-    for (const i of [0, 1234, 2499]) expect(out.stdout.includes(kept(i)), `filler-${i} kept verbatim`).toBe(true);
+    for (const i of [0, 1234, 2499]) expect(out.stdout.includes(fillerItem(i)), `filler-${i} kept verbatim`).toBe(true);
     expect(out.stdout.length).toBeGreaterThan(input.length);
   });
 });
 
 function sortedMenuItems(): string {
   // The validator writes items back sorted by kind and name (none carries a path annotation).
-  const objects = [...guideMenu(), cluster('c', { configRef: 'large' })];
   const order = ['ValkeyCluster', 'ValkeyConfig', 'ValkeyImage'];
-  return objects
+  return menuObjects()
     .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || (a.metadata.name < b.metadata.name ? -1 : 1))
-    .map((o) => `- ${stringify(o, { indentSeq: false }).trimEnd().replace(/\n/g, '\n  ')}\n`)
+    .map(asItem)
     .join('');
 }
 

@@ -5,27 +5,26 @@
 //  - the per-pod arguments (`--cluster-announce-human-nodename` is Valkey-only), which are not
 //    in valkey.conf anyway, and the TLS settings (tested without TLS);
 //  - paths: /data and /etc/valkey/conf are rewritten to a temp dir.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../harness/redis.js';
+import { waitFor } from '../harness/process.js';
 import { renderAll } from '../../src/render/render-all.js';
 import { parseRenderConfig } from '../../src/menu/render-config.js';
 import { run } from '../helpers/exec.js';
-import { cluster, config, guideMenu, role } from '../helpers/objects.js';
+import { cluster, config, guideMenu, renderConfigObject, role } from '../helpers/objects.js';
+import { sha256, tempDirs } from '../integration/support.js';
 
-const sha = (p: string) => createHash('sha256').update(p).digest('hex');
 const pw = () => randomBytes(12).toString('hex');
 const passwords = { replication: pw(), controller: pw(), app: pw(), monitor: pw() };
+/** The controller's system user: it administers the cluster. */
+const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
 
-const render = parseRenderConfig({
-  apiVersion: 'valkey.gomomento.com/v1alpha1',
-  kind: 'ValkeyRenderConfig',
-  metadata: { name: 'r' },
-  spec: { systemUsers: { replication: { passwordHash: sha(passwords.replication) }, controller: { passwordHash: sha(passwords.controller) } } },
-}).config!;
+const render = parseRenderConfig(
+  renderConfigObject({ systemUsers: { replication: { passwordHash: sha256(passwords.replication) }, controller: { passwordHash: sha256(passwords.controller) } } }),
+).config!;
 
 const menu = [
   ...guideMenu(),
@@ -33,13 +32,13 @@ const menu = [
   role('app', { categories: [{ name: 'read', access: 'allow' }, { name: 'write', access: 'allow' }, { name: 'pubsub', access: 'allow' }, { name: 'dangerous', access: 'deny' }] }),
   config('secure', {
     baseRef: 'standard',
-    acl: [{ username: 'monitoring', passwordHashes: [sha(passwords.monitor)], permissions: [{ roleRef: 'read-only', keys: [{ pattern: '*', access: 'read' }] }] }],
+    acl: [{ username: 'monitoring', passwordHashes: [sha256(passwords.monitor)], permissions: [{ roleRef: 'read-only', keys: [{ pattern: '*', access: 'read' }] }] }],
   }),
   cluster('carts', {
     configRef: 'secure',
     acl: [{
       username: 'cart-service',
-      passwordHashes: [sha('old-password'), sha(passwords.app)],
+      passwordHashes: [sha256('old-password'), sha256(passwords.app)],
       permissions: [{
         roleRef: 'app',
         keys: [{ pattern: 'cart:*', access: 'readwrite' }, { pattern: 'price:*', access: 'read' }, { pattern: 'audit:*', access: 'write' }],
@@ -55,17 +54,7 @@ const usersAcl = configMap.data['users.acl']!.replace(' +cluster|syncslots', '')
 const valkeyConf = configMap.data['valkey.conf']!;
 
 let primary: RedisServer;
-const dirs = {
-  made: [] as string[],
-  make(): string {
-    const d = mkdtempSync(join(tmpdir(), 'vk-acl-'));
-    this.made.push(d);
-    return d;
-  },
-  clean(): void {
-    for (const d of this.made) rmSync(d, { recursive: true, force: true });
-  },
-};
+const dirs = tempDirs('redis');
 
 function confFor(dir: string, overrides: Record<string, string> = {}): string {
   writeFileSync(join(dir, 'users.acl'), usersAcl);
@@ -84,21 +73,19 @@ const cli = async (port: number, auth: [string, string] | undefined, ...command:
 describe('rendered valkey.conf and users.acl on a real redis-server', () => {
   beforeAll(async () => {
     // The harness passes --port and --dir after the file; everything else is the rendered conf.
-    primary = await startRedis({ confText: confFor(dirs.make()) });
+    primary = await startRedis({ confText: confFor(dirs.make('acl')) });
     // One node owning every slot: the controller user is enough to make the cluster serve.
-    const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
     expect(await cli(primary.port, ctl, 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383')).toBe('OK');
-    const deadline = Date.now() + 10_000;
-    while (!(await cli(primary.port, ctl, 'CLUSTER', 'INFO')).includes('cluster_state:ok') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitFor('cluster_state:ok', async () => (await cli(primary.port, ctl, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), { timeoutMs: 10_000, intervalMs: 100 });
   }, 60_000);
   afterAll(async () => {
     await primary?.stop();
-    dirs.clean();
+    dirs.cleanup();
   });
 
   it('starts with the rendered config in cluster mode', async () => {
     expect(await cli(primary.port, undefined, 'PING')).toBe('PONG');
-    expect(await cli(primary.port, ['valkey-krm-controller', passwords.controller], 'CLUSTER', 'INFO')).toContain('cluster_state:ok');
+    expect(await cli(primary.port, ctl, 'CLUSTER', 'INFO')).toContain('cluster_state:ok');
   });
 
   it('the default user may only PING', async () => {
@@ -135,7 +122,6 @@ describe('rendered valkey.conf and users.acl on a real redis-server', () => {
   });
 
   it('the controller user administers the cluster but cannot touch keys', async () => {
-    const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
     expect(await cli(primary.port, ctl, 'INFO', 'server')).toContain('redis_version:');
     expect(await cli(primary.port, ctl, 'CLUSTER', 'MYID')).toMatch(/^[0-9a-f]{40}$/);
     expect(await cli(primary.port, ctl, 'ACL', 'LOAD')).toBe('OK');
@@ -145,17 +131,15 @@ describe('rendered valkey.conf and users.acl on a real redis-server', () => {
   it('a replica syncs through the replication user alone', async () => {
     // Replication is checked outside cluster mode (REPLICAOF is refused in cluster mode; the
     // controller uses CLUSTER REPLICATE there), with the same ACL file on the primary.
-    const plainPrimary = await startRedis({ confText: confFor(dirs.make(), { 'cluster-enabled': 'no' }) });
+    const plainPrimary = await startRedis({ confText: confFor(dirs.make('acl-plain'), { 'cluster-enabled': 'no' }) });
     const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(plainPrimary.port), '--masteruser', 'valkey-krm-replication', '--masterauth', passwords.replication] });
     try {
-      const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
-      const deadline = Date.now() + 20_000;
       let info = '';
-      while (Date.now() < deadline) {
-        info = await cli(replica.port, undefined, 'INFO', 'replication');
-        if (info.includes('master_link_status:up')) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await waitFor(
+        'the replica links to the primary',
+        async () => (info = await cli(replica.port, undefined, 'INFO', 'replication')).includes('master_link_status:up'),
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
       expect(info).toContain('master_link_status:up');
       expect(await cli(plainPrimary.port, ctl, 'INFO', 'replication')).toContain('connected_slaves:1');
     } finally {
