@@ -38,13 +38,31 @@ describe.each(cases)('golden %s', (name) => {
     for (const seed of [1, 2, 3]) expect(runResourceList(resourceList(shuffled(docs, seed), fnconfig), 'render-valkey').stdout).toBe(out.stdout);
   });
 
-  it('is idempotent: rendering its own output again changes nothing', () => {
-    if (out.exitCode !== 0) return;
-    const again = parse(out.stdout) as { items: unknown[] };
-    const withConfig = fnconfig === undefined ? out.stdout : out.stdout.replace(/^results:[\s\S]*$/m, '') + functionConfigBlock(fnconfig);
-    const second = runResourceList(withConfig, 'render-valkey');
-    expect(second.exitCode).toBe(0);
-    expect(parse(second.stdout).items).toEqual(again.items);
-    expect(second.stdout.replace(/\nresults:[\s\S]*$/, '')).toBe(out.stdout.replace(/\nresults:[\s\S]*$/, ''));
-  });
+  // Rendering the output again: the results are dropped, as kpt does, and the function config goes back.
+  const rerun = () => runResourceList(fnconfig === undefined ? out.stdout : out.stdout.replace(/^results:[\s\S]*$/m, '') + functionConfigBlock(fnconfig), 'render-valkey');
+
+  if (out.exitCode === 0) {
+    it('is idempotent: rendering its own output again changes nothing', () => {
+      const again = parse(out.stdout) as { items: unknown[] };
+      const second = rerun();
+      expect(second.exitCode).toBe(0);
+      expect(parse(second.stdout).items).toEqual(again.items);
+      expect(second.stdout.replace(/\nresults:[\s\S]*$/, '')).toBe(out.stdout.replace(/\nresults:[\s\S]*$/, ''));
+    });
+  } else {
+    it('fails without touching anything: every input item back unchanged, and its own output fails the same way', () => {
+      expect(itemTexts(input)).toHaveLength(docs.length);
+      expect(itemTexts(out.stdout).sort()).toEqual(itemTexts(input).sort());
+      const second = rerun();
+      expect(second.exitCode).toBe(1);
+      expect(second.stdout).toBe(out.stdout);
+      expect(second.stderr).toBe(out.stderr);
+    });
+  }
 });
+
+/** The items of a block-style ResourceList with compact `- ` items, each as its exact text. */
+function itemTexts(list: string): string[] {
+  const items = /^items:\n([\s\S]*?)(?=^(?:results|functionConfig):|(?![\s\S]))/m.exec(list)?.[1] ?? '';
+  return items.split(/^(?=- )/m).filter((text) => text !== '');
+}
