@@ -1,15 +1,50 @@
 import { defineConfig } from 'vitest/config';
 
+// Three groups, each runnable alone (`vitest run --project <name>`, or npm run test:<name>):
+//   unit         pure code, golden files and type tests: seconds, no servers, no build
+//   integration  real servers and tools: kube-apiserver/etcd, Valkey/Redis, kustomize, kpt, docker files
+//   e2e          the bundled executables in dist/, as users run them
+// Unit is everything that is not integration or e2e, so a new test file always lands in a group.
+
+/** Tests that start real servers or run external tools. */
+const INTEGRATION = [
+  'test/**/*.integration.test.ts', // e.g. the controller against a real apiserver and real nodes
+  'test/apiserver/**/*.test.ts',
+  'test/harness/**/*.test.ts',
+  'test/integration/**/*.test.ts',
+  'test/redis/**/*.test.ts',
+  'test/valkey/**/*.test.ts',
+  // Its parser tests are unit tests, but its client tests start real servers; until the file is
+  // split (resp.integration.test.ts), the whole file runs with the servers.
+  'test/controller/**/resp.test.ts',
+];
+
+const E2E = ['test/e2e/**/*.test.ts'];
+
+/** Builds dist/ once per run; only the groups that execute dist/ pay for it. */
+const BUILD_DIST = ['test/setup/build-dist.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Builds dist/ once, so end-to-end tests run the same bundles users get.
-    globalSetup: ['test/setup/build-dist.ts'],
     pool: 'forks',
     // Two cores: the integration suites start real servers; keep them from starving each other.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...INTEGRATION, ...E2E],
+          // Type tests (*.test-d.ts) are checked by tsc and reported as tests; they never run.
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/tsconfig.type-tests.json' },
+        },
+      },
+      { extends: true, test: { name: 'integration', include: INTEGRATION, globalSetup: BUILD_DIST } },
+      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: BUILD_DIST } },
+    ],
   },
 });
