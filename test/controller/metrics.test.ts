@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
+import { startHealthServer } from '../../src/controller/runtime/health-server.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { NODE_COMMANDS, sessionOpener, type NodeCommand } from '../../src/controller/valkey/node-session.js';
 import { RespParser } from '../../src/controller/valkey/resp.js';
@@ -87,6 +88,31 @@ describe('metrics', () => {
     }
     expect(timed.map(([c]) => c)).toEqual(['AUTH', 'INFO', 'CLUSTER NODES', 'CLUSTER MEET', 'CLUSTER FORGET']);
     expect(timed.every(([c, s]) => NODE_COMMANDS.includes(c) && s >= 0 && s < 1)).toBe(true);
+  });
+});
+
+describe('the health server', () => {
+  it('serves the registry on /metrics with its content type, next to /healthz and /readyz', async () => {
+    const m = controllerMetrics();
+    m.reconcileSeconds.observe({ kind: 'images', result: 'ok' }, 0.01);
+    const server = await startHealthServer({
+      host: '127.0.0.1', port: 0, healthy: () => true, ready: () => false,
+      metrics: async () => ({ contentType: m.registry.contentType, body: await m.registry.metrics() }),
+    });
+    try {
+      const url = (path: string) => `http://127.0.0.1:${server.port}${path}`;
+      const res = await fetch(url('/metrics'));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+      const body = await res.text();
+      expect(body).toContain('valkey_status_sync_reconcile_duration_seconds_count{kind="images",result="ok"} 1\n');
+      expect(body).toContain('# TYPE valkey_status_sync_node_command_duration_seconds histogram\n');
+      expect(body).toContain('# TYPE nodejs_eventloop_lag_seconds gauge\n');
+      expect((await fetch(url('/healthz'))).status).toBe(200);
+      expect((await fetch(url('/readyz'))).status).toBe(503);
+    } finally {
+      await server.close();
+    }
   });
 });
 
