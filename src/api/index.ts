@@ -9,3 +9,4 @@ export * from './valkey-role.js';
 export * from './valkey-config.js';
 export * from './valkey-cluster.js';
 export * from './render-config.js';
+export * from './pod-contract.js';

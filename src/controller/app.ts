@@ -1,18 +1,18 @@
 import { Controller, type ControllerOptions } from './controller.js';
-import { startProbeServer, type ProbeServer } from './http.js';
-import { LeaderElector } from './leader.js';
+import { LeaderElector } from './kube/leader-election.js';
+import { startHealthServer, type HealthServer } from './runtime/health-server.js';
 
 export interface AppOptions extends ControllerOptions {
   /** Off: lead from the start (a single replica, or tests). */
   leaderElection:
     | false
     | { namespace: string; name: string; identity: string; leaseDurationSeconds: number; renewDeadlineMs: number; retryPeriodMs: number };
-  /** Off: no probe/metrics listener. */
+  /** Off: no health/metrics listener. */
   http: false | { host: string; port: number };
 }
 
 export interface App {
-  /** The probe/metrics port actually bound (useful with port 0). */
+  /** The health/metrics port actually bound (useful with port 0). */
   readonly httpPort: number | undefined;
   isLeader(): boolean;
   /** Graceful: stop reconciling, wait for passes in flight, release the lease, close the listener. */
@@ -20,7 +20,7 @@ export interface App {
 }
 
 /**
- * The long-running process: a probe/metrics listener, leader election, and a Controller that
+ * The long-running process: a health/metrics listener, leader election, and a Controller that
  * exists only while this replica leads (a lost lease stops it; a new term starts a fresh one).
  */
 export async function startApp(opts: AppOptions): Promise<App> {
@@ -32,14 +32,14 @@ export async function startApp(opts: AppOptions): Promise<App> {
   const lead = (): void => {
     transition = transition.then(() => {
       if (stopping || controller) return;
-      metrics.leader.set({}, 1);
+      metrics.leader.set(1);
       controller = new Controller(opts);
       controller.start();
     });
   };
   const unlead = (): void => {
     transition = transition.then(async () => {
-      metrics.leader.set({}, 0);
+      metrics.leader.set(0);
       const c = controller;
       controller = undefined;
       await c?.stop();
@@ -50,19 +50,19 @@ export async function startApp(opts: AppOptions): Promise<App> {
     ? new LeaderElector({ ...opts.leaderElection, client: opts.client, clock: opts.clock, log, onStartedLeading: lead, onStoppedLeading: unlead })
     : undefined;
 
-  let server: ProbeServer | undefined;
+  let server: HealthServer | undefined;
   if (opts.http) {
-    server = await startProbeServer({
+    server = await startHealthServer({
       ...opts.http,
       healthy: () => !stopping,
       // A standby is ready (it is doing its job: waiting); a leader once its caches are full.
       ready: () => !stopping && (controller === undefined ? !!elector && !elector.isLeader : controller.hasSynced()),
-      metrics: () => metrics.registry.render(),
+      metrics: async () => ({ contentType: metrics.registry.contentType, body: await metrics.registry.metrics() }),
     });
     log.info('serving /healthz, /readyz and /metrics', { address: `${opts.http.host}:${server.port}` });
   }
 
-  metrics.leader.set({}, 0);
+  metrics.leader.set(0);
   if (elector) elector.start();
   else lead();
 

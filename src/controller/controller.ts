@@ -1,18 +1,18 @@
 import { LABELS, MANAGED_BY, type ValkeyClusterStatus } from '../api/index.js';
-import type { BackoffOptions } from './backoff.js';
-import type { Clock } from './clock.js';
+import type { VersionPolicy } from './cluster/version-gate.js';
 import type { KubeClient } from './kube/client.js';
 import { Informer, type InformerError, type InformerEvent } from './kube/informer.js';
 import { paths } from './kube/paths.js';
 import { objectKey, type KubeObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
-import type { Logger } from './log.js';
-import type { ControllerMetrics } from './metrics.js';
-import type { OpenSession } from './node-session.js';
-import type { EndpointOf } from './probe.js';
-import { reconcileCluster, type ReconcileTiming } from './reconcile-cluster.js';
-import { reconcileImages } from './reconcile-images.js';
-import type { VersionPolicy } from './version-gate.js';
-import { WorkQueue } from './work-queue.js';
+import { reconcileCluster, type ReconcileTiming } from './reconcile/reconcile-cluster.js';
+import { reconcileImages } from './reconcile/reconcile-images.js';
+import type { BackoffOptions } from './runtime/backoff.js';
+import type { Clock } from './runtime/clock.js';
+import type { Logger } from './runtime/log.js';
+import type { ControllerMetrics } from './runtime/metrics.js';
+import { WorkQueue } from './runtime/work-queue.js';
+import type { OpenSession } from './valkey/node-session.js';
+import type { EndpointOf } from './valkey/observe-node.js';
 
 export interface ControllerOptions {
   client: KubeClient;
@@ -93,7 +93,7 @@ export class Controller {
   }
 
   private onInformerError(e: InformerError): void {
-    this.opts.metrics.watchErrors.inc({ resource: e.informer, phase: e.phase, reason: e.reason });
+    this.opts.metrics.watchErrors.inc({ phase: e.phase, reason: e.reason, resource: e.informer });
     this.opts.log.warn('list/watch failed', { resource: e.informer, phase: e.phase, error: e.error, retryInMs: e.retryInMs });
   }
 
@@ -116,12 +116,15 @@ export class Controller {
     // Reconciling before every cache is full would report pods missing that merely are not listed yet.
     if (!this.hasSynced()) return { requeueAfterMs: 100 };
     const kind = key === IMAGES_KEY ? 'images' : 'cluster';
+    const pass = this.opts.metrics.reconcileSeconds.startTimer({ kind });
     try {
       const result = kind === 'images' ? await this.reconcileImages() : await this.reconcileCluster(key.slice(CLUSTER_PREFIX.length));
       this.opts.metrics.reconciles.inc({ kind, result: 'ok' });
+      pass({ result: 'ok' });
       return result;
     } catch (e) {
       this.opts.metrics.reconciles.inc({ kind, result: 'error' });
+      pass({ result: 'error' });
       throw e;
     }
   }

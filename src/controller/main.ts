@@ -3,16 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { SYSTEM_USERNAMES, VERSION_FLOOR } from '../api/index.js';
-import { BUS_PORT, CLIENT_PORT } from '../render/object.js';
+import { BUS_PORT, CLIENT_PORT, SYSTEM_USERNAMES, VERSION_FLOOR } from '../api/index.js';
 import { startApp, type App } from './app.js';
-import { systemClock } from './clock.js';
+import { strictPolicy } from './cluster/version-gate.js';
 import { kubeClientFromConfig } from './kube/client.js';
-import { isLogLevel, jsonLogger, type Logger } from './log.js';
-import { controllerMetrics } from './metrics.js';
-import { sessionOpener } from './node-session.js';
-import type { EndpointOf } from './probe.js';
-import { strictPolicy } from './version-gate.js';
+import { systemClock } from './runtime/clock.js';
+import { isLogLevel, jsonLogger, type Logger } from './runtime/log.js';
+import { controllerMetrics } from './runtime/metrics.js';
+import { sessionOpener } from './valkey/node-session.js';
+import type { EndpointOf } from './valkey/observe-node.js';
 
 export const USAGE = `valkey-status-sync: the valkey-krm status-sync controller
 
@@ -127,12 +126,17 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     await readPassword(options.passwordFile); // fail fast on a missing Secret mount
     const client = await kubeClientFromConfig(loadKubeConfig(options.kubeconfig));
     const timeouts = { connectMs: options.nodeTimeoutMs, commandMs: options.nodeTimeoutMs };
+    const metrics = controllerMetrics();
     app = await startApp({
       client,
       ...(options.namespace ? { namespace: options.namespace } : {}),
       policy: strictPolicy,
       endpointOf: podEndpoint,
-      open: sessionOpener(async () => ({ username: SYSTEM_USERNAMES.controller, password: await readPassword(options.passwordFile) }), timeouts),
+      open: sessionOpener(
+        async () => ({ username: SYSTEM_USERNAMES.controller, password: await readPassword(options.passwordFile) }),
+        timeouts,
+        metrics.timeNodeCommand,
+      ),
       clusterDomain: options.clusterDomain,
       concurrency: options.concurrency,
       timing: { progressMs: 2_000, resyncMs: 30_000, failedResyncMs: 30_000 },
@@ -140,7 +144,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       retryBackoff: { initialMs: 1_000, maxMs: 60_000, jitter: 0.2 },
       clock: systemClock,
       log,
-      metrics: controllerMetrics(),
+      metrics,
       leaderElection: options.leaderElect
         ? { namespace: options.leaseNamespace, name: options.leaseName, identity: options.identity, leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }
         : false,

@@ -13,9 +13,10 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-/** Ports and paths shared by the ConfigMap, StatefulSet, probes and the controller. */
-export const CLIENT_PORT = 6379;
-export const BUS_PORT = 16379;
+/**
+ * Paths inside the container, shared by the ConfigMap, StatefulSet and probes. The ports and names
+ * the controller relies on too are in api/pod-contract.ts.
+ */
 export const CONF_DIR = '/etc/valkey/conf';
 export const TLS_DIR = '/etc/valkey/tls';
 export const DATA_DIR = '/data';
@@ -23,6 +24,3 @@ export const DATA_DIR = '/data';
 export const VALKEY_UID = 999;
 
 export const configMapName = (cluster: string) => `${cluster}-config`;
-export const shardName = (cluster: string, shard: number) => `${cluster}-${shard}`;
-/** A pod's DNS name under the cluster's headless Service: what its TLS certificate must cover. */
-export const podFqdn = (pod: string, cluster: string, namespace: string, clusterDomain: string) => `${pod}.${cluster}.${namespace}.svc.${clusterDomain}`;

@@ -1,4 +1,5 @@
-import { shardName, type KubeObject } from './object.js';
+import { shardName } from '../api/index.js';
+import type { KubeObject } from './object.js';
 import { shardLabels, shardSelector } from './labels.js';
 
 /** One voluntary disruption at a time per shard, so a shard never loses its primary and replica together. */

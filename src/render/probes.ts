@@ -1,4 +1,5 @@
-import { CLIENT_PORT, CONF_DIR, TLS_DIR } from './object.js';
+import { CLIENT_PORT } from '../api/index.js';
+import { CONF_DIR, TLS_DIR } from './object.js';
 
 /**
  * One script for all three probes. PING is the only command the `default` user may run, so the

@@ -1,4 +1,5 @@
-import { BUS_PORT, CLIENT_PORT, type KubeObject } from './object.js';
+import { BUS_PORT, CLIENT_PORT } from '../api/index.js';
+import type { KubeObject } from './object.js';
 import { clusterLabels, clusterSelector } from './labels.js';
 
 /**

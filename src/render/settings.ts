@@ -1,5 +1,5 @@
-import { SYSTEM_USERNAMES } from '../api/index.js';
-import { BUS_PORT, CLIENT_PORT, CONF_DIR, DATA_DIR, TLS_DIR } from './object.js';
+import { BUS_PORT, CLIENT_PORT, SYSTEM_USERNAMES } from '../api/index.js';
+import { CONF_DIR, DATA_DIR, TLS_DIR } from './object.js';
 
 export type Setting = readonly [key: string, value: string];
 

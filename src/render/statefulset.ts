@@ -1,8 +1,6 @@
-import { ANNOTATIONS, type RenderConfig, type ValkeyCluster } from '../api/index.js';
+import { ANNOTATIONS, BUS_PORT, CLIENT_PORT, podFqdn, shardName, type RenderConfig, type ValkeyCluster } from '../api/index.js';
 import type { ResolvedConfig } from '../menu/resolve-menu.js';
-import {
-  BUS_PORT, CLIENT_PORT, CONF_DIR, DATA_DIR, TLS_DIR, VALKEY_UID, configMapName, podFqdn, shardName, type KubeObject,
-} from './object.js';
+import { CONF_DIR, DATA_DIR, TLS_DIR, VALKEY_UID, configMapName, type KubeObject } from './object.js';
 import { shardLabels, shardSelector } from './labels.js';
 import { renderPlacement } from './placement.js';
 import { renderProbes } from './probes.js';

@@ -3,7 +3,7 @@
 // valkey_version); everything else is the production code path, authenticated as the
 // controller's ServiceAccount with the RBAC from deploy/controller/.
 import { describe, expect, it } from 'vitest';
-import type { NodeSession, OpenSession } from '../../src/controller/node-session.js';
+import type { NodeSession, OpenSession } from '../../src/controller/valkey/node-session.js';
 import { acceptRedisForTests } from './support/redis-policy.js';
 import {
   appCli, clusterInfo, clusterNodes, createCluster, deletePod, getCluster, myId, patchClusterSpec, inNamespace, useKubeWorld,

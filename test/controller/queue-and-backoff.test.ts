@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Backoff } from '../../src/controller/backoff.js';
-import { mapLimit } from '../../src/controller/map-limit.js';
-import { WorkQueue, type WorkResult } from '../../src/controller/work-queue.js';
+import { Backoff } from '../../src/controller/runtime/backoff.js';
+import { mapLimit } from '../../src/controller/runtime/map-limit.js';
+import { WorkQueue, type WorkResult } from '../../src/controller/runtime/work-queue.js';
 import { FakeClock, flush } from './support/fake-clock.js';
 
 describe('Backoff', () => {

@@ -2,8 +2,8 @@
 // ValkeyImage protection and the shipped RBAC/Deployment, against a real kube-apiserver.
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { microTime } from '../../src/controller/clock.js';
-import { IMAGE_FINALIZER } from '../../src/controller/image-protection.js';
+import { microTime } from '../../src/controller/runtime/clock.js';
+import { IMAGE_FINALIZER } from '../../src/controller/cluster/image-finalizers.js';
 import type { ApiServer } from '../harness/apiserver.js';
 import { freePort } from '../harness/process.js';
 import { config, image } from '../helpers/objects.js';

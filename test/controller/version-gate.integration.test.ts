@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { strictPolicy } from '../../src/controller/version-gate.js';
+import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
 import { run } from '../helpers/exec.js';
 import {
   clusterInfo, clusterNodes, createCluster, getLease, inNamespace, useKubeWorld, startController,

@@ -74,10 +74,10 @@ export async function kubeClientFromConfig(kc: KubeConfig): Promise<KubeClient> 
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
   const base = new URL(cluster.server);
-  const probe: RequestOptions = {};
-  await kc.applyToHTTPSOptions(probe);
+  const tlsOptions: RequestOptions = {};
+  await kc.applyToHTTPSOptions(tlsOptions);
   const secure = base.protocol === 'https:';
-  const agentOptions = { keepAlive: true, ca: probe.ca, cert: probe.cert, key: probe.key, ...(probe.rejectUnauthorized !== undefined ? { rejectUnauthorized: probe.rejectUnauthorized } : {}), ...(probe.servername ? { servername: probe.servername } : {}) };
+  const agentOptions = { keepAlive: true, ca: tlsOptions.ca, cert: tlsOptions.cert, key: tlsOptions.key, ...(tlsOptions.rejectUnauthorized !== undefined ? { rejectUnauthorized: tlsOptions.rejectUnauthorized } : {}), ...(tlsOptions.servername ? { servername: tlsOptions.servername } : {}) };
   const agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent({ keepAlive: true });
   const transport: Transport = {
     base,

@@ -1,5 +1,5 @@
-import { Backoff, type BackoffOptions } from '../backoff.js';
-import type { Clock } from '../clock.js';
+import { Backoff, type BackoffOptions } from '../runtime/backoff.js';
+import type { Clock } from '../runtime/clock.js';
 import { isApiError, type KubeClient } from './client.js';
 import { objectKey, type KubeList, type KubeObject, type Status, type WatchEvent } from './types.js';
 

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
-import type { Endpoint } from '../../../src/controller/formation.js';
+import type { Endpoint } from '../../../src/controller/cluster/observation.js';
 import type { Pod } from '../../../src/controller/kube/types.js';
 import { freePorts } from '../../harness/process.js';
 import { startRedis, type RedisServer } from '../../harness/redis.js';

@@ -1,4 +1,4 @@
-import { strictPolicy, type VersionPolicy } from '../../../src/controller/version-gate.js';
+import { strictPolicy, type VersionPolicy } from '../../../src/controller/cluster/version-gate.js';
 
 /**
  * TEST ONLY. Debian's redis-server has no valkey_version, so the strict policy (the only one the

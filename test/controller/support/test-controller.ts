@@ -3,18 +3,20 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import { startApp, type App, type AppOptions } from '../../../src/controller/app.js';
-import { systemClock } from '../../../src/controller/clock.js';
+import { systemClock } from '../../../src/controller/runtime/clock.js';
 import { kubeClientFromConfig } from '../../../src/controller/kube/client.js';
-import { jsonLogger } from '../../../src/controller/log.js';
-import { controllerMetrics, type ControllerMetrics } from '../../../src/controller/metrics.js';
-import { sessionOpener, type OpenSession } from '../../../src/controller/node-session.js';
-import type { VersionPolicy } from '../../../src/controller/version-gate.js';
+import { jsonLogger } from '../../../src/controller/runtime/log.js';
+import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
+import { sessionOpener, type OpenSession } from '../../../src/controller/valkey/node-session.js';
+import type { VersionPolicy } from '../../../src/controller/cluster/version-gate.js';
 import { CONTROLLER_PASSWORD, type World } from './kube-world.js';
+import { readMetrics, type MetricsReadout } from './metrics-readout.js';
 import type { EndpointBook } from './nodes.js';
 
 export interface TestController {
   app: App;
-  metrics: ControllerMetrics;
+  /** Its metrics, readable without awaiting (see metrics-readout.ts). */
+  metrics: MetricsReadout;
   logs: string[];
   stop(): Promise<void>;
 }
@@ -39,7 +41,11 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
   const metrics = controllerMetrics();
   // Connect and command timeout per node; resilience.integration expects "within 1000 ms".
   const timeoutMs = 1_000;
-  const open = sessionOpener(async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }), { connectMs: timeoutMs, commandMs: timeoutMs });
+  const open = sessionOpener(
+    async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }),
+    { connectMs: timeoutMs, commandMs: timeoutMs },
+    metrics.timeNodeCommand,
+  );
   const app = await startApp({
     client,
     ...(o.namespace ? { namespace: o.namespace } : {}),
@@ -58,10 +64,12 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
     leaderElection: o.leaderElection ?? false,
     http: o.http ?? false,
   });
+  const readout = await readMetrics(metrics);
   return {
-    app, metrics, logs,
+    app, metrics: readout, logs,
     stop: async () => {
       await app.stop();
+      readout.stop();
       if (process.env['VALKEY_KRM_TEST_LOGS'] === '1') process.stderr.write(logs.join(''));
     },
   };

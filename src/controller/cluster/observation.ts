@@ -1,6 +1,5 @@
-import type { ClusterInfo, ClusterNode } from './cluster-nodes.js';
-import type { Endpoint } from './formation.js';
-import type { ServerIdentity } from './info.js';
+import type { ClusterInfo, ClusterNode } from './cluster-view.js';
+import type { ServerIdentity } from './server-identity.js';
 import type { GateVerdict } from './version-gate.js';
 
 /** Which pod, in which shard, at which ordinal (`<cluster>-<shard>-<ordinal>`). */
@@ -14,7 +13,14 @@ export interface PodPlace {
 /** Pods in shard order, then ordinal order. */
 export const byPosition = (a: Pick<PodPlace, 'shard' | 'ordinal'>, b: Pick<PodPlace, 'shard' | 'ordinal'>): number => a.shard - b.shard || a.ordinal - b.ordinal;
 
-/** What one probe of one pod found. Every outcome is data; probes never throw. */
+/** Where a node listens: MEET needs an IP, the client port and the cluster bus port. */
+export interface Endpoint {
+  host: string;
+  port: number;
+  busPort: number;
+}
+
+/** What asking one pod found. Every outcome is data; asking never throws. */
 export type NodeObservation = PodPlace &
   (
     | { state: 'pending'; reason: string }
@@ -36,3 +42,16 @@ export type Rejected = Extract<NodeObservation, { state: 'rejected' }>;
 
 export const isAnswered = (o: NodeObservation): o is Answered => o.state === 'answered';
 export const isRejected = (o: NodeObservation): o is Rejected => o.state === 'rejected';
+
+/**
+ * A pod whose server answered and passed the version gate, with its own view of the cluster: what
+ * formation plans from. Every answered observation is one.
+ */
+export interface Member {
+  pod: string;
+  shard: number;
+  ordinal: number;
+  endpoint: Endpoint;
+  /** Its `CLUSTER NODES`, including the `myself` line. */
+  view: readonly ClusterNode[];
+}

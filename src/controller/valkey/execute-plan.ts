@@ -1,7 +1,7 @@
-import type { FormationAction } from './formation.js';
+import type { FormationAction } from '../cluster/formation.js';
+import { formatRanges } from '../cluster/slots.js';
 import type { NodeSession } from './node-session.js';
-import { CommandError } from './resp-client.js';
-import { formatRanges } from './slots.js';
+import { CommandError } from './resp-connection.js';
 
 export interface ActionOutcome {
   action: FormationAction;

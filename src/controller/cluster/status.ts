@@ -1,5 +1,5 @@
-import type { NodeStatus, ValkeyClusterStatus } from '../api/index.js';
-import { isFailed, isMyself, isPrimary } from './cluster-nodes.js';
+import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
+import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import { withTransitions, type DesiredCondition } from './conditions.js';
 import type { Plan } from './formation.js';
 import { byPosition, isAnswered, isRejected, type Answered, type NodeObservation, type Rejected } from './observation.js';

@@ -1,22 +1,7 @@
+/** `CLUSTER NODES` and `CLUSTER INFO` replies, parsed into the plain data of cluster/cluster-view.ts. */
+import type { ClusterInfo, ClusterNode } from '../cluster/cluster-view.js';
+import type { SlotRange } from '../cluster/slots.js';
 import { parseInfo } from './info.js';
-import type { SlotRange } from './slots.js';
-
-/** One line of `CLUSTER NODES`, as this node sees that node. */
-export interface ClusterNode {
-  id: string;
-  /** Empty when the node is `noaddr`. */
-  ip: string;
-  port: number;
-  busPort: number;
-  hostname?: string;
-  flags: ReadonlySet<string>;
-  /** The primary's id when this node is a replica. */
-  primaryId?: string;
-  configEpoch: number;
-  linkState: string;
-  /** Slots it serves; importing/migrating markers are left out. */
-  slots: SlotRange[];
-}
 
 export class ClusterNodesParseError extends Error {}
 
@@ -65,18 +50,6 @@ export function parseClusterNodes(text: string): ClusterNode[] {
     });
   }
   return nodes;
-}
-
-export const isMyself = (n: ClusterNode): boolean => n.flags.has('myself');
-export const isPrimary = (n: ClusterNode): boolean => n.flags.has('master');
-export const isFailed = (n: ClusterNode): boolean => n.flags.has('fail');
-export const inHandshake = (n: ClusterNode): boolean => n.flags.has('handshake');
-
-export interface ClusterInfo {
-  state: string;
-  slotsAssigned: number;
-  knownNodes: number;
-  size: number;
 }
 
 export function parseClusterInfo(text: string): ClusterInfo {

@@ -1,8 +1,6 @@
-/**
- * `INFO` replies and what they say about the server. Valkey prints `redis_version:7.2.4` (a
- * compatibility value it never raises) before `valkey_version:<real>`, so the real version is
- * `valkey_version` and only that; a reply without it comes from something that is not Valkey.
- */
+import type { ServerIdentity } from '../cluster/server-identity.js';
+
+/** `INFO` replies, and the server identity read from `INFO server` (see cluster/server-identity.ts). */
 export type InfoFields = ReadonlyMap<string, string>;
 
 /**
@@ -22,22 +20,6 @@ export function parseInfo(text: string): InfoFields {
   return fields;
 }
 
-export type ServerIdentity =
-  | {
-      kind: 'valkey';
-      /** `valkey_version`, verbatim. `255.255.255` is an unstable (dev) build. */
-      version: string;
-      releaseStage?: string;
-      /** `server_mode`, or `redis_mode` under extended-redis-compatibility. */
-      mode?: string;
-    }
-  | {
-      kind: 'not-valkey';
-      serverName?: string;
-      redisVersion?: string;
-      mode?: string;
-    };
-
 /** Copies the defined entries only, so optional fields stay absent rather than `undefined`. */
 function defined<T extends Record<string, string | undefined>>(o: T): { [K in keyof T]?: string } {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: string };
@@ -50,11 +32,4 @@ export function serverIdentity(fields: InfoFields): ServerIdentity {
     return { kind: 'valkey', version, ...defined({ releaseStage: fields.get('valkey_release_stage'), mode }) };
   }
   return { kind: 'not-valkey', ...defined({ serverName: fields.get('server_name'), redisVersion: fields.get('redis_version'), mode }) };
-}
-
-/** How a version is shown in messages and metrics: `9.0.1`, or what the server said instead. */
-export function describeIdentity(id: ServerIdentity): string {
-  if (id.kind === 'valkey') return `valkey_version ${id.version}`;
-  const what = id.redisVersion !== undefined ? `redis_version ${id.redisVersion}` : 'no redis_version either';
-  return `no valkey_version: not Valkey (${id.serverName !== undefined ? `server_name ${id.serverName}, ` : ''}${what})`;
 }

@@ -1,23 +1,6 @@
-import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-nodes.js';
+import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-view.js';
+import { byPosition, type Endpoint, type Member } from './observation.js';
 import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from './slots.js';
-import { byPosition } from './observation.js';
-
-/** Where a node listens: MEET needs an IP, the client port and the cluster bus port. */
-export interface Endpoint {
-  host: string;
-  port: number;
-  busPort: number;
-}
-
-/** A pod whose server answered and passed the version gate, with its own view of the cluster. */
-export interface Member {
-  pod: string;
-  shard: number;
-  ordinal: number;
-  endpoint: Endpoint;
-  /** Its `CLUSTER NODES`, including the `myself` line. */
-  view: readonly ClusterNode[];
-}
 
 export interface PlanInput {
   shards: number;
@@ -134,31 +117,34 @@ function chooseAnchor(members: readonly Member[]): Member | undefined {
   return best;
 }
 
-/**
- * What to do next to form (or heal) one cluster. Pure and idempotent: it only adds what is
- * missing, never resets a node, never assigns a slot someone owns, and forgets only nodes the
- * cluster itself marked failed. Run it again after the actions to make the next step.
- */
-export function planFormation({ shards, members: unsorted, allPodsObserved }: PlanInput): Plan {
-  const members = [...unsorted].sort(byPosition);
-  const byId = new Map(members.map((m) => [selfOf(m).id, m]));
-  const foreign = foreignNodes(members, new Set(byId.keys()));
-  const forget: FormationAction[] = [];
-  const meet: FormationAction[] = [];
-  const slots: FormationAction[] = [];
-  const replicate: FormationAction[] = [];
+/** The facts every phase reads: members in position order, by node id, and the nodes no member is. */
+interface Formation {
+  shards: number;
+  members: readonly Member[];
+  byId: ReadonlyMap<string, Member>;
+  foreign: ReadonlyMap<string, ForeignNode>;
+  allPodsObserved: boolean;
+}
+
+/** What one phase decided: its commands, and why it could not do more yet. */
+interface Step {
+  actions: FormationAction[];
+  waiting: string[];
+}
+
+/** Phase 1: each shard's primary, or a takeover by a replica of a dead one, or why there is none. */
+function choosePrimaries(f: Formation): Step & { primaries: Map<number, Member> } {
   const takeover: FormationAction[] = [];
   const waiting: string[] = [];
   const primaries = new Map<number, Member>();
-
-  for (let s = 0; s < shards; s++) {
-    const found = findShardPrimary(s, members.filter((m) => m.shard === s), byId, foreign);
+  for (let s = 0; s < f.shards; s++) {
+    const found = findShardPrimary(s, f.members.filter((m) => m.shard === s), f.byId, f.foreign);
     if (found.kind === 'none') {
       waiting.push(found.note);
     } else if (found.kind === 'failover') {
-      const dead = foreign.get(found.deadId);
+      const dead = f.foreign.get(found.deadId);
       const seenFailed = found.replica.view.some((n) => n.id === found.deadId && isFailed(n));
-      if (dead?.failed && seenFailed && allPodsObserved) {
+      if (dead?.failed && seenFailed && f.allPodsObserved) {
         takeover.push({ kind: 'takeover', on: found.replica.pod, deadPrimaryId: found.deadId });
       }
       waiting.push(`shard ${s}: primary ${found.deadId} is gone; waiting for replica ${found.replica.pod} to take over`);
@@ -167,26 +153,38 @@ export function planFormation({ shards, members: unsorted, allPodsObserved }: Pl
       if (found.note) waiting.push(found.note);
     }
   }
+  return { actions: takeover, waiting, primaries };
+}
 
-  for (const f of foreign.values()) {
-    if (!f.failed) {
-      waiting.push(`node ${f.id} (${f.address}) belongs to no pod; it is forgotten once the cluster marks it failed`);
+/** Phase 2: forget the nodes that belong to no pod, once the cluster itself marked them failed. */
+function forgetFailed(f: Formation): Step {
+  const forget: FormationAction[] = [];
+  const waiting: string[] = [];
+  for (const n of f.foreign.values()) {
+    if (!n.failed) {
+      waiting.push(`node ${n.id} (${n.address}) belongs to no pod; it is forgotten once the cluster marks it failed`);
       continue;
     }
-    if (!allPodsObserved) continue;
-    const hasReplicas = members.some((m) => selfOf(m).primaryId === f.id);
-    if (f.slots.length > 0 && hasReplicas) continue; // its replica takes over first
-    for (const m of f.knownBy) {
+    if (!f.allPodsObserved) continue;
+    const hasReplicas = f.members.some((m) => selfOf(m).primaryId === n.id);
+    if (n.slots.length > 0 && hasReplicas) continue; // its replica takes over first
+    for (const m of n.knownBy) {
       // A replica cannot forget its own primary; it is re-pointed below and forgets next time.
-      if (selfOf(m).primaryId !== f.id) forget.push({ kind: 'forget', on: m.pod, nodeId: f.id });
+      if (selfOf(m).primaryId !== n.id) forget.push({ kind: 'forget', on: m.pod, nodeId: n.id });
     }
   }
+  return { actions: forget, waiting };
+}
 
-  const anchor = chooseAnchor(members);
+/** Phase 3: the anchor meets every member it does not know at its current address. */
+function meetMembers(f: Formation): Step & { joined: ReadonlySet<Member> } {
+  const meet: FormationAction[] = [];
+  const waiting: string[] = [];
+  const anchor = chooseAnchor(f.members);
   const joined = new Set<Member>(anchor ? [anchor] : []);
   if (anchor) {
     const anchorId = selfOf(anchor).id;
-    for (const m of members) {
+    for (const m of f.members) {
       if (m === anchor) continue;
       const seen = anchor.view.find((n) => n.id === selfOf(m).id);
       const sameAddress = seen !== undefined && seen.ip === m.endpoint.host && seen.port === m.endpoint.port;
@@ -199,22 +197,30 @@ export function planFormation({ shards, members: unsorted, allPodsObserved }: Pl
       }
     }
   }
+  return { actions: meet, waiting, joined };
+}
 
-  if (!allPodsObserved) {
-    waiting.push('slots are not assigned while a pod does not answer');
-  } else {
-    const owner = slotOwners(members, foreign);
-    for (const [s, p] of primaries) {
-      const [first, last] = shardSlotRange(s, shards);
-      const free: number[] = [];
-      for (let slot = first; slot <= last; slot++) if (owner[slot] === undefined) free.push(slot);
-      if (free.length > 0) slots.push({ kind: 'addSlots', on: p.pod, ranges: toRanges(free) });
-    }
+/** Phase 4: each primary takes the slots of its shard's range that nobody owns. */
+function assignFreeSlots(f: Formation, primaries: ReadonlyMap<number, Member>): Step {
+  if (!f.allPodsObserved) return { actions: [], waiting: ['slots are not assigned while a pod does not answer'] };
+  const slots: FormationAction[] = [];
+  const owner = slotOwners(f.members, f.foreign);
+  for (const [s, p] of primaries) {
+    const [first, last] = shardSlotRange(s, f.shards);
+    const free: number[] = [];
+    for (let slot = first; slot <= last; slot++) if (owner[slot] === undefined) free.push(slot);
+    if (free.length > 0) slots.push({ kind: 'addSlots', on: p.pod, ranges: toRanges(free) });
   }
+  return { actions: slots, waiting: [] };
+}
 
+/** Phase 5: the other members of a shard replicate its primary, once they know it. */
+function replicatePrimaries(f: Formation, primaries: ReadonlyMap<number, Member>, joined: ReadonlySet<Member>): Step {
+  const replicate: FormationAction[] = [];
+  const waiting: string[] = [];
   for (const [s, p] of primaries) {
     const primaryId = selfOf(p).id;
-    for (const m of members) {
+    for (const m of f.members) {
       if (m.shard !== s || m === p) continue;
       const self = selfOf(m);
       if (self.primaryId === primaryId) continue;
@@ -227,10 +233,29 @@ export function planFormation({ shards, members: unsorted, allPodsObserved }: Pl
       }
     }
   }
+  return { actions: replicate, waiting };
+}
+
+/**
+ * What to do next to form (or heal) one cluster. Pure and idempotent: it only adds what is
+ * missing, never resets a node, never assigns a slot someone owns, and forgets only nodes the
+ * cluster itself marked failed. Run it again after the actions to make the next step.
+ */
+export function planFormation({ shards, members: unsorted, allPodsObserved }: PlanInput): Plan {
+  const members = [...unsorted].sort(byPosition);
+  const byId = new Map(members.map((m) => [selfOf(m).id, m]));
+  const formation: Formation = { shards, members, byId, foreign: foreignNodes(members, new Set(byId.keys())), allPodsObserved };
+
+  const primaries = choosePrimaries(formation);
+  const forget = forgetFailed(formation);
+  const meet = meetMembers(formation);
+  const slots = assignFreeSlots(formation, primaries.primaries);
+  const replicate = replicatePrimaries(formation, primaries.primaries, meet.joined);
 
   return {
-    actions: [...forget, ...meet, ...slots, ...replicate, ...takeover],
-    waiting,
-    primaries: new Map([...primaries].map(([s, m]) => [s, m.pod])),
+    // The order of Plan.actions; takeovers were decided with the primaries but go last.
+    actions: [...forget.actions, ...meet.actions, ...slots.actions, ...replicate.actions, ...primaries.actions],
+    waiting: [...primaries.waiting, ...forget.waiting, ...meet.waiting, ...slots.waiting, ...replicate.waiting],
+    primaries: new Map([...primaries.primaries].map(([s, m]) => [s, m.pod])),
   };
 }

@@ -1,20 +1,19 @@
-import { ANNOTATIONS, valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../api/index.js';
-import { podFqdn } from '../render/object.js';
-import { rfc3339, type Clock } from './clock.js';
-import { statusEquals } from './conditions.js';
-import { describeAction, executeActions } from './execute.js';
-import { planFormation, type Member } from './formation.js';
-import type { KubeObject, Pod, Secret, StatefulSet } from './kube/types.js';
-import { mapLimit } from './map-limit.js';
-import type { Logger } from './log.js';
-import type { ControllerMetrics } from './metrics.js';
-import type { NodeSession, OpenSession } from './node-session.js';
-import { isAnswered, type NodeObservation } from './observation.js';
-import { podPlace, probePod, type EndpointOf } from './probe.js';
-import type { TlsOptions } from './resp-client.js';
-import { buildStatus, type Declared } from './status.js';
-import type { VersionPolicy } from './version-gate.js';
-import type { WorkResult } from './work-queue.js';
+import { ANNOTATIONS, podFqdn, valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../../api/index.js';
+import { planFormation } from '../cluster/formation.js';
+import { isAnswered, type Member, type NodeObservation } from '../cluster/observation.js';
+import { buildStatus, type Declared } from '../cluster/status.js';
+import type { VersionPolicy } from '../cluster/version-gate.js';
+import type { KubeObject, Pod, Secret, StatefulSet } from '../kube/types.js';
+import { rfc3339, type Clock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/log.js';
+import { mapLimit } from '../runtime/map-limit.js';
+import type { ControllerMetrics } from '../runtime/metrics.js';
+import type { WorkResult } from '../runtime/work-queue.js';
+import { describeAction, executeActions } from '../valkey/execute-plan.js';
+import type { NodeSession, OpenSession } from '../valkey/node-session.js';
+import { observeNode, podPlace, type EndpointOf } from '../valkey/observe-node.js';
+import type { TlsOptions } from '../valkey/resp-connection.js';
+import { statusEquals } from './status-equals.js';
 
 export interface ReconcileTiming {
   /** Look again this soon while a cluster is forming or healing. */
@@ -41,8 +40,8 @@ export interface ClusterReconcilerDeps {
   timing: ReconcileTiming;
 }
 
-/** Pods of one cluster probed at once; each probe is bounded by the node timeouts. */
-const PROBES_IN_FLIGHT = 32;
+/** Pods of one cluster asked at once; each is bounded by the node timeouts. */
+const NODES_IN_FLIGHT = 32;
 
 function declaredVersion(sets: readonly StatefulSet[]): Declared | undefined {
   for (const s of [...sets].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))) {
@@ -76,7 +75,7 @@ function versionsOf(observations: readonly NodeObservation[]): string[] {
 }
 
 /**
- * One pass over one ValkeyCluster: probe every pod (in parallel, each bounded by the node
+ * One pass over one ValkeyCluster: ask every pod for its facts (in parallel, each bounded by the node
  * timeouts), gate on the running version, plan and run the formation steps, and write status
  * if, and only if, it changed.
  */
@@ -113,10 +112,10 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     return place ? [{ pod, place }] : [];
   });
   const context = { open, policy: deps.policy, endpointOf: deps.endpointOf, ...(tls ? { tls } : {}) };
-  const probes = await mapLimit(pods, PROBES_IN_FLIGHT, ({ pod, place }) => probePod(pod, place, context));
+  const observed = await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context));
   const sessions = new Map<string, NodeSession>();
-  for (const p of probes) if (p.session) sessions.set(p.observation.pod, p.session);
-  const observations = probes.map((p) => p.observation);
+  for (const o of observed) if (o.session) sessions.set(o.observation.pod, o.session);
+  const observations = observed.map((o) => o.observation);
 
   try {
     const members: Member[] = observations.filter(isAnswered);

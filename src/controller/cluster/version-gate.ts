@@ -1,5 +1,5 @@
-import { VERSION_FLOOR, formatVersion, meetsVersionFloor, parseVersion } from '../api/index.js';
-import { describeIdentity, type ServerIdentity } from './info.js';
+import { VERSION_FLOOR, formatVersion, meetsVersionFloor, parseVersion } from '../../api/index.js';
+import { describeIdentity, type ServerIdentity } from './server-identity.js';
 
 /** The verdict on one running server, before it may join a cluster. */
 export type GateVerdict =

@@ -1,4 +1,4 @@
-import type { Condition, ValkeyClusterStatus } from '../api/index.js';
+import type { Condition } from '../../api/index.js';
 
 /** A condition as the controller computes it; the transition time is filled in by `withTransitions`. */
 export type DesiredCondition = Omit<Condition, 'lastTransitionTime'>;
@@ -14,15 +14,3 @@ export function withTransitions(desired: readonly DesiredCondition[], previous: 
     return { ...c, lastTransitionTime };
   });
 }
-
-/** JSON with sorted keys: the API server does not keep our key order, so compare canonically. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
-export const statusEquals = (a: ValkeyClusterStatus | undefined, b: ValkeyClusterStatus): boolean =>
-  a !== undefined && canonicalJson(a) === canonicalJson(b);

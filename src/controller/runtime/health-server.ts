@@ -1,23 +1,29 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ProbeServerOptions {
+/** A scrape of the metrics registry: the exposition text and its content type. */
+export interface MetricsScrape {
+  contentType: string;
+  body: string;
+}
+
+export interface HealthServerOptions {
   host: string;
   port: number;
   /** Alive: the process can still do its job. */
   healthy: () => boolean;
   /** Ready: caches synced (leader) or standing by (not leader). */
   ready: () => boolean;
-  metrics: () => string;
+  metrics: () => Promise<MetricsScrape>;
 }
 
-export interface ProbeServer {
+export interface HealthServer {
   readonly port: number;
   close(): Promise<void>;
 }
 
-/** /healthz, /readyz and /metrics on one small HTTP listener. */
-export async function startProbeServer(opts: ProbeServerOptions): Promise<ProbeServer> {
+/** /healthz, /readyz (what the kubelet's probes ask) and /metrics on one small HTTP listener. */
+export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const reply = (status: number, body: string, type = 'text/plain; charset=utf-8'): void => {
@@ -31,7 +37,10 @@ export async function startProbeServer(opts: ProbeServerOptions): Promise<ProbeS
       case '/readyz':
         return opts.ready() ? reply(200, 'ok\n') : reply(503, 'not ready\n');
       case '/metrics':
-        return reply(200, opts.metrics(), 'text/plain; version=0.0.4; charset=utf-8');
+        return void opts.metrics().then(
+          (scrape) => reply(200, scrape.body, scrape.contentType),
+          (e: unknown) => reply(500, `cannot collect metrics: ${e instanceof Error ? e.message : String(e)}\n`),
+        );
       default:
         return reply(404, 'not found\n');
     }

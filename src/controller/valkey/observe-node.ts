@@ -1,24 +1,23 @@
-import { LABELS } from '../api/index.js';
+import { LABELS } from '../../api/index.js';
+import type { Endpoint, NodeObservation, PodPlace } from '../cluster/observation.js';
+import type { VersionPolicy } from '../cluster/version-gate.js';
+import type { Pod } from '../kube/types.js';
 import { parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
-import type { Endpoint } from './formation.js';
 import { parseInfo, serverIdentity } from './info.js';
-import type { Pod } from './kube/types.js';
 import type { NodeSession, OpenSession } from './node-session.js';
-import type { NodeObservation, PodPlace } from './observation.js';
-import { CommandError, type TlsOptions } from './resp-client.js';
-import type { VersionPolicy } from './version-gate.js';
+import { CommandError, type TlsOptions } from './resp-connection.js';
 
 /** Where the controller dials a pod. Production: the pod IP, port 6379, bus 16379. */
 export type EndpointOf = (pod: Pod) => Endpoint | undefined;
 
-export interface ProbeContext {
+export interface ObserveContext {
   open: OpenSession;
   policy: VersionPolicy;
   endpointOf: EndpointOf;
   tls?: (pod: string) => TlsOptions;
 }
 
-export interface PodProbe {
+export interface ObservedNode {
   observation: NodeObservation;
   /** Kept open for formation commands when the node answered and passed the gate. */
   session?: NodeSession;
@@ -49,7 +48,7 @@ const describeError = (e: unknown): string => {
  * Talks to one pod: INFO server first, and only a server that passes the version policy is asked
  * about the cluster (and later sent commands). Never throws; every outcome is an observation.
  */
-export async function probePod(pod: Pod, place: PodPlace, ctx: ProbeContext): Promise<PodProbe> {
+export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext): Promise<ObservedNode> {
   const pending = pendingReason(pod);
   const endpoint = pending ? undefined : ctx.endpointOf(pod);
   if (pending || !endpoint) return { observation: { ...place, state: 'pending', reason: pending ?? 'has no address yet' } };

@@ -1,8 +1,8 @@
-import { planImageFinalizers, type ConfigFacts, type ImageFacts } from './image-protection.js';
-import type { KubeObject } from './kube/types.js';
-import type { Logger } from './log.js';
-import type { ControllerMetrics } from './metrics.js';
-import type { WorkResult } from './work-queue.js';
+import { planImageFinalizers, type ConfigFacts, type ImageFacts } from '../cluster/image-finalizers.js';
+import type { KubeObject } from '../kube/types.js';
+import type { Logger } from '../runtime/log.js';
+import type { ControllerMetrics } from '../runtime/metrics.js';
+import type { WorkResult } from '../runtime/work-queue.js';
 
 export interface ImageReconcilerDeps {
   images(): KubeObject[];

@@ -1,8 +1,8 @@
-import { microTime, type Clock } from './clock.js';
-import { isApiError, type KubeClient } from './kube/client.js';
-import { paths } from './kube/paths.js';
-import type { Lease } from './kube/types.js';
-import type { Logger } from './log.js';
+import { microTime, type Clock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/log.js';
+import { isApiError, type KubeClient } from './client.js';
+import { paths } from './paths.js';
+import type { Lease } from './types.js';
 
 export interface LeaderElectionOptions {
   client: KubeClient;

@@ -1,0 +1,6 @@
+import type { ValkeyClusterStatus } from '../../api/index.js';
+import { canonicalJson } from '../runtime/canonical-json.js';
+
+/** Whether the status a pass computed is already written: then it is not written again. */
+export const statusEquals = (a: ValkeyClusterStatus | undefined, b: ValkeyClusterStatus): boolean =>
+  a !== undefined && canonicalJson(a) === canonicalJson(b);

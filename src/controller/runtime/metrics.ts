@@ -1,0 +1,69 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every metric the controller exports (docs/controller.md lists them), on a prom-client registry:
+ * the controller's own counters and gauges, the latency of reconcile passes and of node commands,
+ * and prom-client's default process, heap, GC and event-loop metrics. Labels are always passed in
+ * alphabetical order: prom-client prints a series' labels in the order of its first update.
+ */
+export function controllerMetrics(registry = new Registry()) {
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
+
+  const nodesByCluster = new Map<string, readonly string[]>();
+  new Gauge<'version'>({
+    name: 'valkey_status_sync_nodes',
+    help: 'Nodes of all clusters by the version they run (not-valkey, unknown when unreachable).',
+    labelNames: ['version'],
+    registers,
+    collect() {
+      const counts = new Map<string, number>();
+      for (const versions of nodesByCluster.values()) for (const v of versions) counts.set(v, (counts.get(v) ?? 0) + 1);
+      this.reset();
+      for (const [version, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) this.set({ version }, n);
+    },
+  });
+
+  const nodeCommandSeconds = new Histogram<'command'>({
+    name: 'valkey_status_sync_node_command_duration_seconds',
+    help: 'Round trip of each command sent to a Valkey node (a reply, or an error reply), by command.',
+    labelNames: ['command'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+
+  return {
+    registry,
+    reconciles: counter('valkey_status_sync_reconciles_total', 'Reconcile passes, by kind (cluster, images) and result (ok, error).', ['kind', 'result']),
+    reconcileErrors: counter('valkey_status_sync_reconcile_errors_total', 'Errors met while reconciling, by kind (node, formation, api).', ['kind']),
+    statusWrites: counter('valkey_status_sync_status_writes_total', 'Status patches written to ValkeyClusters (unchanged status is never written).'),
+    formationActions: counter('valkey_status_sync_formation_actions_total', 'Cluster commands sent to form or heal clusters, by action and result.', ['action', 'result']),
+    finalizerWrites: counter('valkey_status_sync_finalizer_writes_total', 'ValkeyImage finalizers added or released, by action.', ['action']),
+    watchErrors: counter(
+      'valkey_status_sync_watch_errors_total',
+      'List/watch failures, by resource, phase and reason (gone: 410, the informer relists; error: retried with backoff).',
+      ['phase', 'reason', 'resource'],
+    ),
+    leader: new Gauge({ name: 'valkey_status_sync_leader', help: '1 while this replica holds the leader Lease.', registers }),
+    reconcileSeconds: new Histogram<'kind' | 'result'>({
+      name: 'valkey_status_sync_reconcile_duration_seconds',
+      help: 'Duration of one reconcile pass, by kind (cluster, images) and result (ok, error).',
+      labelNames: ['kind', 'result'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    nodeCommandSeconds,
+    /** For the node sessions: their command names are a closed set (valkey/node-session.ts). */
+    timeNodeCommand(command: string, seconds: number): void {
+      nodeCommandSeconds.observe({ command }, seconds);
+    },
+    /** Remember the versions a cluster's nodes run (or `not-valkey`, `unknown`) for the nodes gauge. */
+    setClusterVersions(cluster: string, versions: readonly string[] | undefined): void {
+      if (versions) nodesByCluster.set(cluster, versions);
+      else nodesByCluster.delete(cluster);
+    },
+  };
+}
+
+export type ControllerMetrics = ReturnType<typeof controllerMetrics>;
