@@ -1,8 +1,6 @@
-/**
- * What a run prints, and where it is built. Large renders are written as UTF-8 straight into
- * buffers of 1 MiB, which are written to stdout one by one: building one string of tens of MiB
- * and converting it to bytes at the end cost more time and memory than the render itself.
- */
+import type { ByteSink } from './yaml/byte-sink.js';
+
+/** What a run prints and its exit code; the CLI writes it out (cli/stdio.ts). */
 export interface RunOutput {
   /** stdout as text (decoded from the chunks on first use when it was built as bytes). */
   readonly stdout: string;
@@ -10,51 +8,6 @@ export interface RunOutput {
   readonly exitCode: number;
   /** stdout as bytes, when it was built that way. */
   readonly stdoutChunks?: readonly Uint8Array[];
-}
-
-const CHUNK = 1024 * 1024;
-
-/** An append-only UTF-8 byte sink. */
-export class ByteSink {
-  private readonly done: Buffer[] = [];
-  private buf: Buffer;
-  private len = 0;
-
-  constructor(private readonly chunkSize = CHUNK) {
-    this.buf = Buffer.allocUnsafe(chunkSize);
-  }
-
-  write(s: string): void {
-    const n = s.length;
-    if (this.len + n * 3 > this.buf.length) this.grow(n * 3);
-    const buf = this.buf;
-    let len = this.len;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) {
-        // Rare: let Node encode the rest (surrogate pairs included).
-        this.len = len + buf.write(i === 0 ? s : s.slice(i), len, 'utf8');
-        return;
-      }
-      buf[len++] = c;
-    }
-    this.len = len;
-  }
-
-  private grow(atLeast: number): void {
-    if (this.len > 0) this.done.push(this.buf.subarray(0, this.len));
-    this.buf = Buffer.allocUnsafe(Math.max(this.chunkSize, atLeast));
-    this.len = 0;
-  }
-
-  chunks(): Buffer[] {
-    return this.len > 0 ? [...this.done, this.buf.subarray(0, this.len)] : [...this.done];
-  }
-
-  toString(): string {
-    const chunks = this.chunks();
-    return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
-  }
 }
 
 /** A run's output built in `sink`, which is not written to afterwards. */

@@ -1,0 +1,48 @@
+const CHUNK = 1024 * 1024;
+
+/**
+ * An append-only UTF-8 byte sink. Large renders are written as UTF-8 straight into buffers of
+ * 1 MiB, which go to stdout one by one: building one string of tens of MiB and converting it to
+ * bytes at the end cost more time and memory than the render itself.
+ */
+export class ByteSink {
+  private readonly done: Buffer[] = [];
+  private buf: Buffer;
+  private len = 0;
+
+  constructor(private readonly chunkSize = CHUNK) {
+    this.buf = Buffer.allocUnsafe(chunkSize);
+  }
+
+  write(s: string): void {
+    const n = s.length;
+    if (this.len + n * 3 > this.buf.length) this.grow(n * 3);
+    const buf = this.buf;
+    let len = this.len;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        // Rare: let Node encode the rest (surrogate pairs included).
+        this.len = len + buf.write(i === 0 ? s : s.slice(i), len, 'utf8');
+        return;
+      }
+      buf[len++] = c;
+    }
+    this.len = len;
+  }
+
+  private grow(atLeast: number): void {
+    if (this.len > 0) this.done.push(this.buf.subarray(0, this.len));
+    this.buf = Buffer.allocUnsafe(Math.max(this.chunkSize, atLeast));
+    this.len = 0;
+  }
+
+  chunks(): Buffer[] {
+    return this.len > 0 ? [...this.done, this.buf.subarray(0, this.len)] : [...this.done];
+  }
+
+  toString(): string {
+    const chunks = this.chunks();
+    return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  }
+}
