@@ -1,7 +1,7 @@
 // Synthetic menus and clusters for the benchmark: chains up to 10 deep, clusters of 3 shards × 2 replicas.
 import { stringify } from 'yaml';
+import { API_VERSION as API } from '../src/api/group.js';
 
-const API = 'valkey.gomomento.com/v1alpha1';
 const HASH = 'a153ef84fde0607be195d513251bfcf51fe53ec5cadd6323b3f350c30d7348d8';
 
 export function menuObjects(chains = 10, depth = 10): unknown[] {

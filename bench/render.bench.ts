@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clusterObjects, menuObjects, resourceListText } from './generate.js';
-import { parseResourceList } from '../src/krm/source.js';
-import { runJob } from '../src/krm/job.js';
+import { parseResourceList } from '../src/krm/read-input.js';
+import { runFunction } from '../src/krm/run-function.js';
 import { runResourceList } from '../src/krm/resource-list.js';
 
 const EXE = 'dist/render-valkey.cjs';
@@ -43,7 +43,7 @@ for (const n of sizes) {
   const t0 = performance.now();
   const parsed = parseResourceList(input).list!;
   const t1 = performance.now();
-  const outcome = runJob(parsed.items, parsed.functionConfig, { validateOnly: false, dropLocalConfig: false });
+  const outcome = runFunction(parsed.items, parsed.functionConfig, { validateOnly: false, dropLocalConfig: false });
   const t2 = performance.now();
   runResourceList(input, 'render-valkey');
   const t3 = performance.now();

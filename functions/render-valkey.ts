@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../src/krm/cli.js';
+import { main } from '../src/krm/cli/main.js';
 
 await main('render-valkey');

@@ -7,22 +7,33 @@
 import { build } from 'esbuild';
 import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
 
 const KRM_FUNCTIONS = ['render-valkey', 'validate-valkey'];
-const common = { bundle: true, platform: 'node', target: 'node20', minify: true, legalComments: 'none', logLevel: 'warning' };
+// src/api/package-version.ts imports package.json for its version: bundle that field alone, not
+// the whole manifest (description, dependencies...).
+const packageVersionOnly = {
+  name: 'package-version-only',
+  setup(b) {
+    const own = resolve('package.json');
+    b.onLoad({ filter: /[\\/]package\.json$/ }, async (args) =>
+      args.path === own ? { contents: JSON.stringify({ version: JSON.parse(await readFile(own, 'utf8')).version }), loader: 'json' } : undefined);
+  },
+};
+const common = { bundle: true, platform: 'node', target: 'node20', minify: true, legalComments: 'none', logLevel: 'warning', plugins: [packageVersionOnly] };
 
 // Start from an empty dist/, so nothing stale ships.
 await rm('dist', { recursive: true, force: true });
 await mkdir('dist/lib', { recursive: true });
 await build({
   ...common,
-  entryPoints: ['src/krm/cli.ts'],
+  entryPoints: ['src/krm/cli/main.ts'],
   outfile: 'dist/lib/krm.cjs',
   format: 'cjs',
-  // The `yaml` package is a bundle of its own, loaded on first use (src/krm/yaml-lib.ts).
+  // The `yaml` package is a bundle of its own, loaded on first use (src/krm/yaml/yaml-package.ts).
   define: { __KRM_BUNDLE__: 'true' },
   external: ['./yaml.cjs'],
-  // yaml-lib.ts's other branch (for running from source) uses import.meta; it is dropped here.
+  // yaml-package.ts's other branch (for running from source) uses import.meta; it is dropped here.
   logOverride: { 'empty-import-meta': 'silent' },
 });
 await build({ ...common, stdin: { contents: "module.exports = require('yaml');", resolveDir: '.', loader: 'js' }, outfile: 'dist/lib/yaml.cjs', format: 'cjs' });

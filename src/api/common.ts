@@ -12,10 +12,15 @@ export interface CelRule {
 }
 export const celRules = (...rules: CelRule[]) => ({ 'x-kubernetes-validations': rules });
 
+/** A DNS-1123 label, unanchored: lowercase letters, digits and '-', a letter or digit at each end. */
+const DNS1123_LABEL_SOURCE = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+/** A DNS-1123 subdomain, unanchored: labels joined by dots (also the prefix of a qualified name). */
+const DNS1123_SUBDOMAIN_SOURCE = `${DNS1123_LABEL_SOURCE}(\\.${DNS1123_LABEL_SOURCE})*`;
 /** Names of cluster-scoped menu items (ValkeyImage, ValkeyConfig, ValkeyRole): DNS-1123 subdomains. */
-export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** Service and StatefulSet names derive from a ValkeyCluster's name: DNS-1035 labels. */
-export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+export const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_SOURCE}$`);
+/** Service and StatefulSet names derive from a ValkeyCluster's name: DNS-1035 labels (for CEL too). */
+export const DNS1035_LABEL_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
+export const DNS1035_LABEL = new RegExp(DNS1035_LABEL_PATTERN);
 
 /**
  * A ValkeyCluster name must leave room for `-<shard>-<ordinal>` pod names and the
@@ -26,8 +31,7 @@ export const CLUSTER_NAME_MAX = 40;
 /** A label value (zone names are node label values): at most 63 characters. */
 export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
 /** A label or annotation key: an optional DNS-subdomain prefix (at most 253 characters) and '/', then a name of at most 63. */
-export const QUALIFIED_NAME_PATTERN =
-  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
+export const QUALIFIED_NAME_PATTERN = `^(${DNS1123_SUBDOMAIN_SOURCE}/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`;
 const QUALIFIED_NAME = new RegExp(QUALIFIED_NAME_PATTERN);
 export const isQualifiedName = (key: string): boolean => QUALIFIED_NAME.test(key) && (!key.includes('/') || key.indexOf('/') <= 253);
 const cel = (pattern: string) => pattern.replaceAll('\\', '\\\\');

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { GROUP, VERSION } from './group.js';
+import { GROUP, LABELS, VERSION } from './group.js';
 import type { CelRule } from './common.js';
 import { valkeyImageSpec } from './valkey-image.js';
 import { valkeyConfigSpec } from './valkey-config.js';
@@ -147,7 +147,7 @@ export function customResourceDefinition(def: KindDefinition): Record<string, un
     kind: 'CustomResourceDefinition',
     metadata: {
       name: `${def.plural}.${GROUP}`,
-      labels: { 'app.kubernetes.io/name': 'valkey-krm', 'app.kubernetes.io/part-of': 'valkey-krm' },
+      labels: { [LABELS.name]: 'valkey-krm', [LABELS.partOf]: 'valkey-krm' },
     },
     spec: {
       group: GROUP,

@@ -9,6 +9,7 @@ export const LABELS = {
   name: 'app.kubernetes.io/name',
   instance: 'app.kubernetes.io/instance',
   managedBy: 'app.kubernetes.io/managed-by',
+  partOf: 'app.kubernetes.io/part-of',
   cluster: `${GROUP}/cluster`,
   shard: `${GROUP}/shard`,
 } as const;

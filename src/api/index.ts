@@ -1,5 +1,7 @@
 export * from './group.js';
 export * from './problem.js';
+export * from './order.js';
+export * from './package-version.js';
 export * from './version.js';
 export * from './quantity.js';
 export * from './common.js';

@@ -42,17 +42,6 @@ export const renderConfig = lazy(() => z.strictObject({
 
 export type RenderConfig = z.output<ReturnType<typeof renderConfigSpec>>;
 
-/** The ConfigMap form (kpt `configMap:`) uses these flattened keys. */
-export const FLAT_RENDER_CONFIG_KEYS = {
-  outputDir: ['outputDir'],
-  clusterDomain: ['clusterDomain'],
-  defaultZoneSpread: ['defaultZoneSpread'],
-  'systemUsers.replication.passwordHash': ['systemUsers', 'replication', 'passwordHash'],
-  'systemUsers.replication.secretName': ['systemUsers', 'replication', 'secretName'],
-  'systemUsers.controller.passwordHash': ['systemUsers', 'controller', 'passwordHash'],
-  'systemUsers.controller.secretName': ['systemUsers', 'controller', 'secretName'],
-} as const;
-
 export const SYSTEM_USERS_HINT = [
   'Create each password and its hash, then the Secrets, for example:',
   '  PASSWORD=$(openssl rand -hex 32); printf %s "$PASSWORD" | sha256sum | cut -d" " -f1   # -> passwordHash',

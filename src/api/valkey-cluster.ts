@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { RESERVED_ANNOTATION_PREFIX } from './group.js';
-import { celRules, CLUSTER_NAME_MAX, isQualifiedName, kindObject, LABEL_VALUE_PATTERN, qualifiedKeysRule, refName } from './common.js';
+import { celRules, CLUSTER_NAME_MAX, DNS1035_LABEL_PATTERN, isQualifiedName, kindObject, LABEL_VALUE_PATTERN, qualifiedKeysRule, refName } from './common.js';
 import { aclBindings } from './acl.js';
 
 export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
@@ -122,6 +122,6 @@ export type Condition = z.infer<ReturnType<typeof condition>>;
 
 /** Rules on the whole object that the CRD enforces with CEL at its root. */
 export const CLUSTER_NAME_RULE = {
-  rule: `self.metadata.name.size() <= ${CLUSTER_NAME_MAX} && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
+  rule: `self.metadata.name.size() <= ${CLUSTER_NAME_MAX} && self.metadata.name.matches('${DNS1035_LABEL_PATTERN}')`,
   message: `metadata.name must be a DNS-1035 label of at most ${CLUSTER_NAME_MAX} characters (it names the Service, StatefulSets and pods)`,
 };

@@ -1,5 +1,7 @@
 import { LABELS, MANAGED_BY } from '../api/index.js';
+import type { KubeObject } from '../render/object.js';
 
+/** The annotations kpt and kustomize use to say where an item came from or goes, and which items are local config. */
 export const PATH = 'internal.config.kubernetes.io/path';
 export const INDEX = 'internal.config.kubernetes.io/index';
 export const LEGACY_PATH = 'config.kubernetes.io/path';
@@ -30,4 +32,10 @@ export function fileOf(value: unknown): { path: string; index: number } | undefi
   const raw = a[INDEX] ?? a[LEGACY_INDEX];
   const index = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : typeof raw === 'number' ? raw : 0;
   return { path, index };
+}
+
+/** The path and index annotations kpt needs to write a generated object to its file (both generations of keys). */
+export function withFileAnnotations(object: KubeObject, path: string, index: number): KubeObject {
+  const annotations = { ...object.metadata.annotations, [LEGACY_PATH]: path, [LEGACY_INDEX]: String(index), [PATH]: path, [INDEX]: String(index) };
+  return { ...object, metadata: { ...object.metadata, annotations } };
 }

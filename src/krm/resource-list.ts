@@ -1,14 +1,13 @@
 import { error } from '../api/index.js';
-import { parseResourceList } from './source.js';
-import { runJob, sortItems, type JobOutcome } from './job.js';
-import { withPath } from './serialize.js';
-import { emitMappingTo, emitSequenceItemTo, emitYaml } from './emit-yaml.js';
-import { ByteSink, bytesOutput, type RunOutput } from './output.js';
-import { formatReport, toResults } from './results.js';
-
-export type Tool = 'render-valkey' | 'validate-valkey';
-
-export const failureText = (tool: Tool) => (tool === 'render-valkey' ? 'nothing was rendered' : 'invalid');
+import { withFileAnnotations } from './annotations.js';
+import { RESOURCE_LIST_API_VERSION, parseResourceList } from './read-input.js';
+import { failureText, formatReport, successText } from './report.js';
+import { toResults } from './results.js';
+import { runFunction, sortItems, type FunctionOutcome } from './run-function.js';
+import { bytesOutput, type RunOutput } from './run-output.js';
+import type { Tool } from './tool.js';
+import { ByteSink } from './yaml/byte-sink.js';
+import { emitMappingTo, emitSequenceItemTo, emitYaml } from './yaml/emitter.js';
 
 /**
  * KRM function mode: a ResourceList in, a ResourceList out. Items we do not own are written back
@@ -21,34 +20,34 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
     const problems = errors.map((e) => error(e.message));
     const results = toResults(problems, () => undefined);
     return {
-      stdout: emitYaml({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [], results }),
+      stdout: emitYaml({ apiVersion: RESOURCE_LIST_API_VERSION, kind: 'ResourceList', items: [], results }),
       stderr: formatReport(problems, () => undefined, tool, failureText(tool)),
       exitCode: 1,
     };
   }
-  const outcome = runJob(list.items, list.functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: false });
+  const outcome = runFunction(list.items, list.functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: false });
   // On failure, and when only validating, everything goes back as it came, our earlier output too.
   const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...sortItems(outcome.previous)];
   const stdout = list.format === 'json' ? jsonOutput(list.apiVersion, emitted.map((i) => i.text), outcome) : yamlOutput(list.apiVersion, list.seqIndent, emitted.map((i) => i.text), outcome);
-  const outcomeText = outcome.ok ? (tool === 'render-valkey' ? `rendered ${outcome.stats.clusters} clusters into ${outcome.generated.length} objects` : 'valid') : failureText(tool);
+  const outcomeText = outcome.ok ? successText(tool, outcome.stats, 'resource-list') : failureText(tool);
   return bytesOutput(stdout, outcome.ok ? '' : formatReport(outcome.problems, outcome.fileOf, tool, outcomeText), outcome.ok ? 0 : 1);
 }
 
-function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome: JobOutcome): ByteSink {
+function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome: FunctionOutcome): ByteSink {
   const out = new ByteSink();
   out.write(`apiVersion: ${apiVersion}\nkind: ResourceList\n`);
   if (texts.length + outcome.generated.length === 0) out.write('items: []\n');
   else {
     out.write('items:\n');
     for (const text of texts) out.write(text);
-    for (const g of outcome.generated) emitSequenceItemTo(withPath(g.object, g.path, g.index), indent, out);
+    for (const g of outcome.generated) emitSequenceItemTo(withFileAnnotations(g.object, g.path, g.index), indent, out);
   }
   const results = toResults(outcome.problems, outcome.fileOf);
   if (results.length) emitMappingTo({ results }, out);
   return out;
 }
 
-function jsonOutput(apiVersion: string, texts: string[], outcome: JobOutcome): ByteSink {
+function jsonOutput(apiVersion: string, texts: string[], outcome: FunctionOutcome): ByteSink {
   const out = new ByteSink();
   out.write(`{"apiVersion":${JSON.stringify(apiVersion)},"kind":"ResourceList","items":[`);
   texts.forEach((text, i) => {
@@ -57,7 +56,7 @@ function jsonOutput(apiVersion: string, texts: string[], outcome: JobOutcome): B
   });
   outcome.generated.forEach((g, i) => {
     if (i > 0 || texts.length > 0) out.write(',');
-    out.write(JSON.stringify(withPath(g.object, g.path, g.index)));
+    out.write(JSON.stringify(withFileAnnotations(g.object, g.path, g.index)));
   });
   out.write(']');
   const results = toResults(outcome.problems, outcome.fileOf);

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import {
-  API_VERSION, CLUSTER_NAME_MAX, DNS1035_LABEL, DNS1123_SUBDOMAIN, GROUP, error, warning,
+  API_VERSION, CLUSTER_NAME_MAX, DNS1035_LABEL, DNS1123_SUBDOMAIN, GROUP, compareStrings, error, warning,
   valkeyCluster, valkeyConfig, valkeyImage, valkeyRole,
   type ObjectRef, type Problem, type ValkeyCluster, type ValkeyConfig, type ValkeyImage, type ValkeyRole,
 } from '../api/index.js';
@@ -78,7 +78,7 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
     index.set(key, parsed.data);
   }
 
-  const sortedClusters = [...clusters.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+  const sortedClusters = [...clusters.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, c]) => c);
   return { menu: { images, configs, roles, clusters: sortedClusters, invalid }, problems };
 }
 

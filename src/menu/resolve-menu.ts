@@ -3,7 +3,7 @@ import {
   type AclBinding, type ObjectRef, type Problem, type ValkeyCluster,
 } from '../api/index.js';
 import { invalidKey, type Menu } from './menu.js';
-import { describeFailure, formatChain, mergeAllChains, type ChainResult, type MergedChain } from './resolve.js';
+import { MAX_CHAIN_LENGTH, describeFailure, formatChain, mergeAllChains, type ChainResult, type MergedChain } from './resolve.js';
 import { suggestName } from './suggest.js';
 import { lintImage, lintRole, lintResolvedConfig } from './lint.js';
 
@@ -83,7 +83,7 @@ function reportChainFailures(menu: Menu, chains: Map<string, ChainResult>, probl
     } else if (f.reason === 'cycle') {
       problems.push(error(`ValkeyConfig ${name}: spec.baseRef: the chain is a cycle: ${formatChain(f.cycle)}; one config in it must have no baseRef`, configRef(name), 'spec.baseRef'));
     } else if (f.reason === 'too-long') {
-      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: the chain ${formatChain(f.chain)} is longer than the 10 configs allowed (this config counts as one); flatten the menu so every chain has at most 10 configs`, configRef(name), 'spec.baseRef'));
+      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: the chain ${formatChain(f.chain)} is longer than the ${MAX_CHAIN_LENGTH} configs allowed (this config counts as one); flatten the menu so every chain has at most ${MAX_CHAIN_LENGTH} configs`, configRef(name), 'spec.baseRef'));
     }
   }
 }

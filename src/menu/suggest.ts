@@ -1,3 +1,5 @@
+import { compareStrings } from '../api/index.js';
+
 /** "did you mean …" for a dangling reference, or the names that do exist. */
 export function suggestName(missing: string, available: Iterable<string>, what: string): string {
   const names = [...available].sort();
@@ -5,7 +7,7 @@ export function suggestName(missing: string, available: Iterable<string>, what: 
   const close = names
     .map((n) => ({ n, d: distance(missing, n) }))
     .filter(({ d }) => d <= Math.max(2, Math.floor(missing.length / 4)))
-    .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1));
+    .sort((a, b) => a.d - b.d || compareStrings(a.n, b.n));
   if (close[0]) return `did you mean "${close[0].n}"?`;
   const shown = names.slice(0, 8).map((n) => `"${n}"`).join(', ');
   return `available: ${shown}${names.length > 8 ? `, and ${names.length - 8} more` : ''}`;

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { ApiextensionsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { GROUP } from '../../src/api/group.js';
-import { parseDocuments } from '../../src/krm/source.js';
+import { parseDocuments } from '../../src/krm/read-input.js';
 import { waitFor } from '../harness/process.js';
 import { startApiServer, type ApiServer, type KubectlResult } from '../harness/apiserver.js';
 import { REPO_ROOT, isGenerated, renderPlain, type KubeObject } from '../integration/support.js';

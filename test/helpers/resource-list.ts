@@ -1,4 +1,4 @@
-import { parseDocuments } from '../../src/krm/source.js';
+import { parseDocuments } from '../../src/krm/read-input.js';
 
 /** Splits multi-document YAML text into document texts (without `---`), comments kept. */
 export function documentTexts(text: string): string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { emitSequenceItemTo, emitYaml } from '../../src/krm/emit-yaml.js';
-import { ByteSink } from '../../src/krm/output.js';
+import { emitSequenceItemTo, emitYaml } from '../../src/krm/yaml/emitter.js';
+import { ByteSink } from '../../src/krm/yaml/byte-sink.js';
 
 /** A mapping as an item of a block sequence whose `-` is at column `col`. */
 function emitSequenceItem(value: Record<string, unknown>, col: number): string {

@@ -4,10 +4,10 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseResourceList } from '../../src/krm/source.js';
+import { parseResourceList } from '../../src/krm/read-input.js';
 import { Document, isScalar } from 'yaml';
-import { fastParse, resolvePlainScalar } from '../../src/krm/fast-yaml.js';
-import { PARSE_OPTIONS } from '../../src/krm/source.js';
+import { fastParse, resolvePlainScalar } from '../../src/krm/yaml/fast-reader.js';
+import { PARSE_OPTIONS } from '../../src/krm/yaml/yaml-package.js';
 import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
 import { HEADER } from '../helpers/resource-list.js';
 

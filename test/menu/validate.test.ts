@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { renderAll } from '../../src/render/render-all.js';
-import { parseRenderConfig } from '../../src/menu/render-config.js';
+import { validateRenderConfig } from '../../src/menu/render-config.js';
+import { readFunctionConfig } from '../../src/krm/function-config.js';
 import { binding, cluster, config, guideMenu, HASH_A, image, renderConfigObject, role } from '../helpers/objects.js';
 
-const render = parseRenderConfig(renderConfigObject()).config!;
+const render = validateRenderConfig(renderConfigObject()).config!;
 const problems = (objects: unknown[]) => renderAll(objects, render).problems;
 const errorsOf = (objects: unknown[]) => problems(objects).filter((p) => p.severity === 'error');
 const base = () => [...guideMenu(), role('reader')];
@@ -127,17 +128,17 @@ describe('references and names', () => {
 
 describe('the render config', () => {
   it('requires systemUsers and says how to create them', () => {
-    const r = parseRenderConfig({ ...renderConfigObject(), spec: {} });
+    const r = validateRenderConfig({ ...renderConfigObject(), spec: {} });
     expect(r.config).toBeUndefined();
     expect(r.problems[0]!.message).toContain('openssl rand -hex 32');
     expect(r.problems[0]!.message).toContain('kubectl -n <cluster namespace> create secret generic valkey-replication');
   });
   it('rejects a malformed hash', () => {
-    const r = parseRenderConfig(renderConfigObject({ systemUsers: { replication: { passwordHash: 'nope' }, controller: { passwordHash: HASH_A } } }));
+    const r = validateRenderConfig(renderConfigObject({ systemUsers: { replication: { passwordHash: 'nope' }, controller: { passwordHash: HASH_A } } }));
     expect(r.problems.map((p) => p.field)).toEqual(['spec.systemUsers.replication.passwordHash']);
   });
   it('accepts the flattened ConfigMap form with defaults', () => {
-    const r = parseRenderConfig({
+    const r = readFunctionConfig({
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' },
       data: { 'systemUsers.replication.passwordHash': HASH_A, 'systemUsers.controller.passwordHash': HASH_A, defaultZoneSpread: 'required' },
     });
@@ -148,9 +149,9 @@ describe('the render config', () => {
     });
   });
   it('rejects unknown ConfigMap keys and outputDir escaping the package', () => {
-    const r = parseRenderConfig({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f' }, data: { outdir: 'x' } });
+    const r = readFunctionConfig({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f' }, data: { outdir: 'x' } });
     expect(r.problems.map((p) => p.field)).toContain('data.outdir');
-    const r2 = parseRenderConfig(renderConfigObject({ outputDir: '../elsewhere' }));
+    const r2 = validateRenderConfig(renderConfigObject({ outputDir: '../elsewhere' }));
     expect(r2.problems.map((p) => p.field)).toEqual(['spec.outputDir']);
   });
 });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisServer } from '../harness/redis.js';
 import { waitFor } from '../harness/process.js';
 import { renderAll } from '../../src/render/render-all.js';
-import { parseRenderConfig } from '../../src/menu/render-config.js';
+import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { run } from '../helpers/exec.js';
 import { cluster, config, guideMenu, renderConfigObject, role } from '../helpers/objects.js';
 import { sha256, tempDirs } from '../integration/support.js';
@@ -22,7 +22,7 @@ const passwords = { replication: pw(), controller: pw(), app: pw(), monitor: pw(
 /** The controller's system user: it administers the cluster. */
 const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
 
-const render = parseRenderConfig(
+const render = validateRenderConfig(
   renderConfigObject({ systemUsers: { replication: { passwordHash: sha256(passwords.replication) }, controller: { passwordHash: sha256(passwords.controller) } } }),
 ).config!;
 

@@ -1,20 +1,10 @@
-/**
- * What a run prints, and where it is built. Large renders are written as UTF-8 straight into
- * buffers of 1 MiB, which are written to stdout one by one: building one string of tens of MiB
- * and converting it to bytes at the end cost more time and memory than the render itself.
- */
-export interface RunOutput {
-  /** stdout as text (decoded from the chunks on first use when it was built as bytes). */
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly exitCode: number;
-  /** stdout as bytes, when it was built that way. */
-  readonly stdoutChunks?: readonly Uint8Array[];
-}
-
 const CHUNK = 1024 * 1024;
 
-/** An append-only UTF-8 byte sink. */
+/**
+ * An append-only UTF-8 byte sink. Large renders are written as UTF-8 straight into buffers of
+ * 1 MiB, which go to stdout one by one: building one string of tens of MiB and converting it to
+ * bytes at the end cost more time and memory than the render itself.
+ */
 export class ByteSink {
   private readonly done: Buffer[] = [];
   private buf: Buffer;
@@ -55,19 +45,4 @@ export class ByteSink {
     const chunks = this.chunks();
     return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
   }
-}
-
-/** A run's output built in `sink`, which is not written to afterwards. */
-export function bytesOutput(sink: ByteSink, stderr: string, exitCode: number): RunOutput {
-  const chunks = sink.chunks();
-  let text: string | undefined;
-  return {
-    get stdout() {
-      text ??= sink.toString();
-      return text;
-    },
-    stderr,
-    exitCode,
-    stdoutChunks: chunks,
-  };
 }

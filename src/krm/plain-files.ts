@@ -1,12 +1,14 @@
-import { error, type Problem } from '../api/index.js';
-import { parseDocuments } from './source.js';
-import { runJob, type InputItem } from './job.js';
-import { emitMappingTo } from './emit-yaml.js';
-import { ByteSink, bytesOutput, type RunOutput } from './output.js';
-import { formatReport } from './results.js';
-import { failureText, type Tool } from './resource-list.js';
+import { compareStrings, error, type Problem } from '../api/index.js';
+import { parseDocuments } from './read-input.js';
+import { failureText, formatReport, successText } from './report.js';
+import { runFunction, type InputItem } from './run-function.js';
+import { bytesOutput, type RunOutput } from './run-output.js';
+import type { Tool } from './tool.js';
+import { ByteSink } from './yaml/byte-sink.js';
+import { emitMappingTo } from './yaml/emitter.js';
 
-export interface SourceFile {
+/** A file named on the command line (or stdin), as text. */
+export interface InputFile {
   path: string;
   text: string;
 }
@@ -16,10 +18,10 @@ export interface SourceFile {
  * YAML out, without local config (the render config, Kptfiles). On any error stdout stays empty,
  * since an empty render plus prune would delete everything, and the report goes to stderr.
  */
-export function runFiles(files: readonly SourceFile[], tool: Tool, config?: SourceFile): RunOutput {
+export function runPlainFiles(files: readonly InputFile[], tool: Tool, config?: InputFile): RunOutput {
   const problems: Problem[] = [];
   const items: InputItem[] = [];
-  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+  for (const file of [...files].sort((a, b) => compareStrings(a.path, b.path))) {
     const { docs, errors } = parseDocuments(file.text, file.path);
     problems.push(...errors.map((e) => error(e.message)));
     docs.forEach((doc, index) => items.push({ ...doc, file: { path: file.path, index } }));
@@ -31,17 +33,13 @@ export function runFiles(files: readonly SourceFile[], tool: Tool, config?: Sour
     if (!errors.length && docs.length !== 1) problems.push(error(`${config.path}: expected exactly one render config document, found ${docs.length}`));
     functionConfig = docs[0]?.value;
   }
-  const outcome = runJob(items, functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: true });
+  const outcome = runFunction(items, functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: true });
   const all = [...problems, ...outcome.problems];
   const fileOf = outcome.fileOf;
   if (all.some((p) => p.severity === 'error')) {
     return { stdout: '', stderr: formatReport(all, fileOf, tool, failureText(tool)), exitCode: 1 };
   }
-  const summary =
-    tool === 'render-valkey'
-      ? `rendered ${outcome.stats.clusters} clusters into ${outcome.generated.length} objects`
-      : `valid: ${outcome.stats.images} images, ${outcome.stats.configs} configs, ${outcome.stats.roles} roles, ${outcome.stats.clusters} clusters`;
-  const stderr = formatReport(all, fileOf, tool, summary);
+  const stderr = formatReport(all, fileOf, tool, successText(tool, outcome.stats, 'plain-files'));
   if (tool === 'validate-valkey') return { stdout: '', stderr, exitCode: 0 };
   const out = new ByteSink();
   for (const item of outcome.passthrough) {

@@ -1,9 +1,11 @@
-import { RENDER_CONFIG_KIND, error, hasErrors, type Problem, type RenderConfig } from '../api/index.js';
+import { compareKeys, error, hasErrors, type Problem } from '../api/index.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
-import { isRenderConfig, parseRenderConfig } from '../menu/render-config.js';
+import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
 import { fileOf, isGenerated, isKptfile, isLocalConfig } from './annotations.js';
+import { chooseRenderConfig } from './function-config.js';
+import type { RunCounts } from './report.js';
 import { refKey, type FileLookup } from './results.js';
 
 export interface InputItem {
@@ -19,7 +21,7 @@ export interface GeneratedObject {
   index: number;
 }
 
-export interface JobOutcome {
+export interface FunctionOutcome {
   ok: boolean;
   /** Items that go out as they came in, in a deterministic order. */
   passthrough: InputItem[];
@@ -31,22 +33,20 @@ export interface JobOutcome {
   generated: GeneratedObject[];
   problems: Problem[];
   fileOf: FileLookup;
-  stats: { images: number; configs: number; roles: number; clusters: number; objects: number };
+  stats: RunCounts;
 }
 
-export interface JobOptions {
+export interface FunctionOptions {
   validateOnly: boolean;
   /** Plain-files mode leaves local config (render config, Kptfile) out of the output. */
   dropLocalConfig: boolean;
-  /** Where the function config came from, for messages. */
-  functionConfigSource?: string;
 }
 
 /**
  * The function's whole job over items whatever the transport: sort out what is ours, render,
  * and decide what goes out. Never throws; every problem is a result.
  */
-export function runJob(items: readonly InputItem[], functionConfig: unknown, options: JobOptions): JobOutcome {
+export function runFunction(items: readonly InputItem[], functionConfig: unknown, options: FunctionOptions): FunctionOutcome {
   const problems: Problem[] = [];
   const passthrough: InputItem[] = [];
   const previous: InputItem[] = [];
@@ -75,21 +75,8 @@ export function runJob(items: readonly InputItem[], functionConfig: unknown, opt
     if (!(options.dropLocalConfig && local)) passthrough.push(item);
   });
 
-  // `kpt fn eval` without --fn-config sends an empty `ConfigMap function-input`: that is no config.
-  let config = isEmptyConfigMap(functionConfig) ? undefined : functionConfig;
-  if (config === undefined) {
-    if (renderConfigItems.length === 1) config = renderConfigItems[0]?.value;
-    else if (renderConfigItems.length > 1) {
-      const where = renderConfigItems.map((r) => r.file?.path ?? objectRefOf(r.value).name).join(', ');
-      problems.push(error(`found ${renderConfigItems.length} ${RENDER_CONFIG_KIND} objects (${where}) and no function config to choose between them; keep one, or name one explicitly (--config FILE, or the Kptfile's configPath)`));
-    }
-  }
-  let render: RenderConfig | undefined;
-  if (renderConfigItems.length <= 1 || config !== undefined) {
-    const parsed = parseRenderConfig(config);
-    problems.push(...parsed.problems);
-    render = parsed.config;
-  }
+  const { config: render, problems: configProblems } = chooseRenderConfig(functionConfig, renderConfigItems);
+  problems.push(...configProblems);
 
   const rendered = renderAll(valkeyObjects, render, { validateOnly: options.validateOnly });
   problems.push(...rendered.problems);
@@ -113,12 +100,6 @@ export function runJob(items: readonly InputItem[], functionConfig: unknown, opt
   };
 }
 
-function isEmptyConfigMap(value: unknown): boolean {
-  const v = value as { apiVersion?: unknown; kind?: unknown; data?: unknown } | null;
-  if (v?.kind !== 'ConfigMap' || v.apiVersion !== 'v1') return false;
-  return v.data === undefined || v.data === null || (typeof v.data === 'object' && Object.keys(v.data).length === 0);
-}
-
 /** Same input in any order → same output: by file and index where known, else by identity, then text. */
 export function sortItems(items: InputItem[]): InputItem[] {
   const keyed = items.map((item) => {
@@ -126,13 +107,6 @@ export function sortItems(items: InputItem[]): InputItem[] {
     const ref = objectRefOf(item.value);
     return { item, key: [file?.path ?? '\uffff', String(file?.index ?? 0).padStart(8, '0'), ref.apiVersion, ref.kind, ref.namespace ?? '', ref.name, item.text] };
   });
-  keyed.sort((a, b) => {
-    for (let i = 0; i < a.key.length; i++) {
-      const x = a.key[i] as string;
-      const y = b.key[i] as string;
-      if (x !== y) return x < y ? -1 : 1;
-    }
-    return 0;
-  });
+  keyed.sort((a, b) => compareKeys(a.key, b.key));
   return keyed.map((k) => k.item);
 }

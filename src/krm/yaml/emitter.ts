@@ -7,7 +7,7 @@
  * something else. A property test checks that `yaml.parse` reads back exactly what went in.
  */
 
-import { ByteSink } from './output.js';
+import { ByteSink } from './byte-sink.js';
 
 type Plain = null | boolean | number | string | Plain[] | { [key: string]: Plain };
 

@@ -1,7 +1,7 @@
-import type { CST, Document, Node, Tags } from 'yaml';
-import { emitYaml } from './emit-yaml.js';
-import { fastParse } from './fast-yaml.js';
-import { yamlLib } from './yaml-lib.js';
+import type { CST, Document, Node } from 'yaml';
+import { emitYaml } from './yaml/emitter.js';
+import { fastParse } from './yaml/fast-reader.js';
+import { documentErrors, parseStream, toJS, yamlLib } from './yaml/yaml-package.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
 export interface SourceItem {
@@ -23,40 +23,9 @@ export interface ParsedResourceList {
   seqIndent: number;
 }
 
-// Read plain scalars the way kubectl, Argo CD and Flux do (go-yaml v2, YAML 1.1): an unquoted
-// yes/no/on/off is a boolean there and 0755 an octal number, so they must not pass here as strings.
-// Unlike go-yaml v2, the `yaml` 1.1 schema also reads 12:30 as a number and 2024-06-01 as a date:
-// drop those two.
-const kubectlScalars = (tags: Tags): Tags =>
-  tags.filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'));
-export const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1', customTags: kubectlScalars, logLevel: 'error' } as const;
-
-function lineColumn(text: string, offset: number): string {
-  let line = 1;
-  let lastNewline = -1;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lastNewline = i;
-    }
-  }
-  return `line ${line}, column ${offset - lastNewline}`;
-}
-
-function documentErrors(text: string, doc: Document, where: string): SourceError[] {
-  return doc.errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(text, e.pos[0])}: ${e.message.split('\n')[0]}` }));
-}
-
-/** The CST tokens and composed documents of a YAML (or JSON) stream, parsed once. */
-function parseStream(text: string) {
-  const { Composer, Parser } = yamlLib();
-  const tokens = [...new Parser().parse(text)];
-  const docs = [...new Composer(PARSE_OPTIONS).compose(tokens)];
-  return { tokens: tokens.filter((t): t is CST.Document => t.type === 'document'), docs };
-}
-
-const toJS = (doc: Document, node: unknown): unknown =>
-  node && typeof node === 'object' && 'toJS' in node ? (node as Node).toJS(doc, { maxAliasCount: 1000 }) : node;
+/** The ResourceList apiVersion written back; v1beta1 is read too. */
+export const RESOURCE_LIST_API_VERSION = 'config.kubernetes.io/v1';
+const isResourceListVersion = (v: unknown): v is string => v === RESOURCE_LIST_API_VERSION || v === 'config.kubernetes.io/v1beta1';
 
 /** Start of the line holding `offset`: item texts include their indentation. */
 function lineStart(text: string, offset: number): number {
@@ -69,7 +38,7 @@ function lineStart(text: string, offset: number): number {
  * kpt's annotations survive because unchanged items are written back as the bytes that came in.
  */
 export function parseResourceList(text: string, options: { fast?: boolean } = {}): { list?: ParsedResourceList; errors: SourceError[] } {
-  if (text.trim() === '') return { errors: [{ message: 'input is empty: expected a ResourceList (apiVersion config.kubernetes.io/v1, kind ResourceList) on stdin' }] };
+  if (text.trim() === '') return { errors: [{ message: `input is empty: expected a ResourceList (apiVersion ${RESOURCE_LIST_API_VERSION}, kind ResourceList) on stdin` }] };
   const fast = options.fast === false ? undefined : fastResourceList(text);
   if (fast) return { list: fast, errors: [] };
   try {
@@ -101,7 +70,7 @@ function parseFullResourceList(text: string): { list?: ParsedResourceList; error
   const kind = field('kind');
   if (kind !== 'ResourceList' || !isResourceListVersion(apiVersion)) {
     return {
-      errors: [{ message: `input is a ${String(kind ?? 'document without a kind')} (apiVersion ${String(apiVersion ?? 'unset')}), not a ResourceList of apiVersion config.kubernetes.io/v1 or v1beta1. To render plain files, pass them as arguments instead (see --help)` }],
+      errors: [{ message: `input is a ${String(kind ?? 'document without a kind')} (apiVersion ${String(apiVersion ?? 'unset')}), not a ResourceList of apiVersion ${RESOURCE_LIST_API_VERSION} or v1beta1. To render plain files, pass them as arguments instead (see --help)` }],
     };
   }
   const itemsNode = root.get('items', true);
@@ -148,10 +117,8 @@ function parseFullResourceList(text: string): { list?: ParsedResourceList; error
 /** A ResourceList in JSON (which the fast reader leaves alone) starts with `{`. */
 const isJson = (text: string): boolean => /^\s*\{/.test(text);
 
-const isResourceListVersion = (v: unknown): v is string => v === 'config.kubernetes.io/v1' || v === 'config.kubernetes.io/v1beta1';
-
 /**
- * The common case on the fast reader (see fast-yaml.ts): a well-formed YAML ResourceList in plain
+ * The common case on the fast reader (see yaml/fast-reader.ts): a well-formed YAML ResourceList in plain
  * block style. Anything else, errors included, is left to the full parser.
  */
 function fastResourceList(text: string): ParsedResourceList | undefined {

@@ -29,7 +29,7 @@ export interface FastParse {
 
 // YAML 1.1 plain scalars as kubectl, Argo CD and Flux read them (go-yaml v2), in the order the
 // `yaml` package tries its 1.1 tags, minus sexagesimal numbers and timestamps, which the full
-// parser is told to drop too (see source.ts). A test checks both agree on thousands of scalars.
+// parser is told to drop too (see yaml-package.ts). A test checks both agree on thousands of scalars.
 const NULL = /^(?:~|[Nn]ull|NULL)?$/;
 const TRUE = /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
 const FALSE = /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;

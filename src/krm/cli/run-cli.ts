@@ -1,0 +1,53 @@
+import { PACKAGE_VERSION } from '../../api/index.js';
+import { runPlainFiles, type InputFile } from '../plain-files.js';
+import { runResourceList } from '../resource-list.js';
+import type { RunOutput } from '../run-output.js';
+import type { Tool } from '../tool.js';
+import { HELP } from './help.js';
+import { parseCliArgs } from './parse-args.js';
+import { readInputFile, readInputFiles } from './read-files.js';
+
+export interface CliIO {
+  readStdin: () => Promise<string>;
+  stdinIsTTY: boolean;
+}
+
+const usage = (tool: Tool, message: string): RunOutput => ({ stdout: '', stderr: `${tool}: ${message}\nRun ${tool} --help for usage.\n`, exitCode: 2 });
+
+/** Parses arguments and runs; never throws (an unexpected failure is a report, exit 1). */
+export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Promise<RunOutput> {
+  try {
+    const request = parseCliArgs(argv);
+    if (request.action === 'help') return { stdout: `${HELP[tool]}\n`, stderr: '', exitCode: 0 };
+    if (request.action === 'version') return { stdout: `${tool} ${PACKAGE_VERSION}\n`, stderr: '', exitCode: 0 };
+    if (request.action === 'usage-error') return usage(tool, request.message);
+    const { paths, configPath } = request;
+    if (paths.length === 0) {
+      if (configPath) return usage(tool, '--config is for the plain-files mode: also name the files or directories to read (or - for stdin)');
+      if (io.stdinIsTTY) return usage(tool, 'expected a ResourceList on stdin, or files to read');
+      return runResourceList(await io.readStdin(), tool);
+    }
+    const files: InputFile[] = [];
+    for (const p of paths) {
+      if (p === '-') files.push({ path: '<stdin>', text: await io.readStdin() });
+      else {
+        try {
+          readInputFiles(p, files);
+        } catch (e) {
+          return { stdout: '', stderr: `${tool}: cannot read ${p}: ${(e as Error).message}\n`, exitCode: 1 };
+        }
+      }
+    }
+    let config: InputFile | undefined;
+    if (configPath) {
+      try {
+        config = readInputFile(configPath);
+      } catch (e) {
+        return { stdout: '', stderr: `${tool}: cannot read the render config ${configPath}: ${(e as Error).message}\n`, exitCode: 1 };
+      }
+    }
+    return runPlainFiles(files, tool, config);
+  } catch (e) {
+    return { stdout: '', stderr: `${tool}: internal error, please report it: ${(e as Error).stack ?? String(e)}\n`, exitCode: 1 };
+  }
+}

@@ -1,0 +1,2 @@
+/** The two executables the KRM bundle serves. */
+export type Tool = 'render-valkey' | 'validate-valkey';
