@@ -1,9 +1,10 @@
+import { GROUP } from '../../api/group.js';
 /**
  * ValkeyImage protection: an image that any ValkeyConfig names in `imageRef` carries a finalizer,
  * so a delete request only marks it; the finalizer goes when the last such config does, and the
  * API server then completes the delete. Pure: decides the finalizer lists, the caller patches.
  */
-export const IMAGE_FINALIZER = 'valkey.gomomento.com/referenced-by-config';
+export const IMAGE_FINALIZER = `${GROUP}/referenced-by-config`;
 
 export interface ImageFacts {
   name: string;

@@ -14,6 +14,7 @@ import type { NodeSession, OpenSession } from '../valkey/node-session.js';
 import { observeNode, podPlace, type EndpointOf } from '../valkey/observe-node.js';
 import type { TlsOptions } from '../valkey/resp-connection.js';
 import { statusEquals } from './status-equals.js';
+import { compareStrings } from '../../api/order.js';
 
 export interface ReconcileTiming {
   /** Look again this soon while a cluster is forming or healing. */
@@ -44,7 +45,7 @@ export interface ClusterReconcilerDeps {
 const NODES_IN_FLIGHT = 32;
 
 function declaredVersion(sets: readonly StatefulSet[]): Declared | undefined {
-  for (const s of [...sets].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))) {
+  for (const s of [...sets].sort((a, b) => compareStrings(a.metadata.name, b.metadata.name))) {
     const version = s.metadata.annotations?.[ANNOTATIONS.imageVersion];
     if (version) return { version, imageRef: s.metadata.annotations?.[ANNOTATIONS.imageRef] ?? '(unknown)' };
   }

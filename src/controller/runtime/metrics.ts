@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { compareStrings } from '../../api/order.js';
 
 /**
  * Every metric the controller exports (docs/controller.md lists them), on a prom-client registry:
@@ -21,7 +22,7 @@ export function controllerMetrics(registry = new Registry()) {
       const counts = new Map<string, number>();
       for (const versions of nodesByCluster.values()) for (const v of versions) counts.set(v, (counts.get(v) ?? 0) + 1);
       this.reset();
-      for (const [version, n] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) this.set({ version }, n);
+      for (const [version, n] of [...counts].sort(([a], [b]) => compareStrings(a, b))) this.set({ version }, n);
     },
   });
 
