@@ -75,7 +75,7 @@ describe('the kpt functions SDK against render-valkey, on the same package', () 
     expect(r.stdout).toContain("featureFlag: 'on'");
     expect(Object.keys(userConfigMap(r.stdout).data ?? {})).toEqual(['10', '200', 'uploadMode', 'featureFlag']);
     // A value: js-yaml 3 does not know YAML 1.2's 0o octal form, so it writes the string "0o644"
-    // without quotes, and every YAML 1.2 reader then sees the number 420.
+    // without quotes, and YAML 1.2 readers (the `yaml` package here, go-yaml v3 in kpt) see 420.
     expect(r.stdout).toMatch(/^ {4}uploadMode: 0o644$/m);
     expect(userConfigMap(r.stdout).data?.uploadMode).toBe(420);
   });
