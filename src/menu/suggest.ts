@@ -2,14 +2,28 @@
 export function suggestName(missing: string, available: Iterable<string>, what: string): string {
   const names = [...available].sort();
   if (names.length === 0) return `no ${what} exists yet`;
-  const close = names
-    .map((n) => ({ n, d: distance(missing, n) }))
-    .filter(({ d }) => d <= Math.max(2, Math.floor(missing.length / 4)))
-    .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1));
-  if (close[0]) return `did you mean "${close[0].n}"?`;
+  const close = closestName(missing, names, Math.max(2, Math.floor(missing.length / 4)));
+  if (close !== undefined) return `did you mean "${close}"?`;
   const shown = names.slice(0, 8).map((n) => `"${n}"`).join(', ');
   return `available: ${shown}${names.length > 8 ? `, and ${names.length - 8} more` : ''}`;
 }
+
+/**
+ * The nearest name within `maxDistance` edits (ties: alphabetical), or undefined when all are
+ * farther: a far name is more likely something the list does not cover than a typo.
+ */
+export function closestName(missing: string, names: Iterable<string>, maxDistance: number): string | undefined {
+  let best: { n: string; d: number } | undefined;
+  for (const n of names) {
+    if (Math.abs(n.length - missing.length) > maxDistance) continue;
+    const d = distance(missing, n);
+    if (d <= maxDistance && (!best || d < best.d || (d === best.d && n < best.n))) best = { n, d };
+  }
+  return best?.n;
+}
+
+/** How far a Valkey name may be from a known one and still be read as a typo of it. */
+export const typoDistance = (name: string): number => Math.max(1, Math.min(2, Math.floor(name.length / 4)));
 
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
