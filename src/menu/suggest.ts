@@ -25,16 +25,23 @@ export function closestName(missing: string, names: Iterable<string>, maxDistanc
 /** How far a Valkey name may be from a known one and still be read as a typo of it. */
 export const typoDistance = (name: string): number => Math.max(1, Math.min(2, Math.floor(name.length / 4)));
 
+/**
+ * Edits between two names, a swap of neighbours counting as one (optimal string alignment): the
+ * commonest typo, `allkeys-lur` for `allkeys-lru`, is then one edit away, not two.
+ */
 function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let before = Array.from({ length: b.length + 1 }, () => 0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j] as number;
-      row[j] = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (before[j - 2] as number) + 1);
+      row.push(d);
     }
+    before = previous;
+    previous = row;
   }
-  return row[b.length] as number;
+  return previous[b.length] as number;
 }
