@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { renderAll } from '../../src/render/render-all.js';
 import { parseRenderConfig } from '../../src/menu/render-config.js';
 import { cluster, config, guideMenu, image, role } from '../helpers/objects.js';
+import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../src/render/acl.js';
+import { lookupCommand } from '../../src/api/valkey-table.js';
 
 const render = parseRenderConfig(renderConfigObject()).config!;
 function renderConfigObject() {
@@ -154,5 +156,17 @@ describe('ValkeyRole commands and categories are closed sets', () => {
     const objects = withRole(spec);
     expect(findings(objects, 'error')).toEqual([]);
     expect(findings(objects, 'warning')).toEqual([{ field, message: expect.stringContaining('module or a release newer than 9.0') }]);
+  });
+});
+
+describe("the renderer's own ACL rules name only commands Valkey 9.0 has", () => {
+  it.each([
+    ['default', DEFAULT_USER_LINE],
+    ['replication', REPLICATION_RULES],
+    ['controller', CONTROLLER_RULES],
+  ])('%s user', (_user, rules) => {
+    const commands = rules.split(' ').filter((t) => /^[+-][a-z]/.test(t)).map((t) => t.slice(1));
+    expect(commands.length).toBeGreaterThan(0);
+    expect(commands.filter((c) => !lookupCommand(c))).toEqual([]);
   });
 });
