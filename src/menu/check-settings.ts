@@ -37,9 +37,9 @@ export function checkValkeySettings(config: ValkeyConfig): Problem[] {
     const bad = badValue(map[key] as string, known.facts);
     if (bad) {
       const allowed = (known.facts.values ?? []).join(', ');
-      const hint = bad.suggestion ? `did you mean "${bad.suggestion}"? ` : '';
+      const hint = bad.suggestion ? `did you mean "${bad.suggestion}"? Use` : 'use';
       const several = known.facts.multi ? 'one or more of' : 'one of';
-      problems.push(error(`${who}: ${field}: "${bad.word}" is not a value Valkey accepts for ${known.name}, so every pod of every cluster on this config would fail to start; ${hint}use ${several}: ${allowed}`, ref, field));
+      problems.push(error(`${who}: ${field}: "${bad.word}" is not a value Valkey accepts for ${known.name}; ${hint} ${several}: ${allowed}. As written, every pod of every cluster on this config fails to start`, ref, field));
     }
   }
   return problems;
@@ -49,9 +49,9 @@ function unknownSetting(who: string, field: string, key: string, ref: ReturnType
   const lower = key.toLowerCase();
   const close = closestName(lower, knownSettingNames(), typoDistance(lower));
   if (close !== undefined) {
-    return error(`${who}: ${field}: "${key}" is not a Valkey setting, so Valkey would refuse to start ("Bad directive") on every cluster using this config; did you mean "${close}"?`, ref, field);
+    return error(`${who}: ${field}: not a Valkey setting; did you mean "${close}"? As written, Valkey refuses to start ("Bad directive") on every cluster using this config`, ref, field);
   }
-  return warning(`${who}: ${field}: "${key}" is not a setting Valkey 8.0.1, its 2024 development line or the later releases recorded here know; if it belongs to a module or a newer release, make sure the image has it, otherwise Valkey refuses to start ("Bad directive")`, ref, field);
+  return warning(`${who}: ${field}: not a setting of Valkey 8.0.1, its 2024 development line or the 8.1/9.0 additions recorded here; if a module or a newer release provides it, make sure the image has it, otherwise Valkey refuses to start ("Bad directive")`, ref, field);
 }
 
 /**

@@ -32,8 +32,8 @@ const valkeyConf = (objects: unknown[]) => {
 describe('setting names and values are checked against the Valkey tables', () => {
   it.each([
     ['maxmemory-polcy', 'allkeys-lru', 'did you mean "maxmemory-policy"?'],
-    ['maxmemory-policy', 'allkeys-lur', 'did you mean "allkeys-lru"? use one of: volatile-lru'],
-    ['appendonly', 'yse', 'did you mean "yes"? use one of: yes, no'],
+    ['maxmemory-policy', 'allkeys-lur', 'did you mean "allkeys-lru"? Use one of: volatile-lru'],
+    ['appendonly', 'yse', 'did you mean "yes"? Use one of: yes, no'],
     ['shutdown-on-sigterm', 'nosave nowe', '"nowe" is not a value Valkey accepts for shutdown-on-sigterm'],
     ['loglevel', 'loud', 'use one of: debug, verbose, notice, warning, nothing'],
     ['tcp-keepalve', '60', 'did you mean "tcp-keepalive"?'],
@@ -46,7 +46,7 @@ describe('setting names and values are checked against the Valkey tables', () =>
   it('an unknown name far from every known one is a warning (a module or a newer release)', () => {
     const objects = withSettings({ 'my-module-frobnicate': 'on' });
     expect(findings(objects, 'error')).toEqual([]);
-    expect(findings(objects, 'warning')).toEqual([{ field: 'spec.valkey.my-module-frobnicate', message: expect.stringContaining('module or a newer release') }]);
+    expect(findings(objects, 'warning')).toEqual([{ field: 'spec.valkey.my-module-frobnicate', message: expect.stringContaining('if a module or a newer release provides it') }]);
   });
 
   it('a setting the 8.0.1 release had and later builds refuse is a warning', () => {
