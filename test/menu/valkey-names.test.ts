@@ -3,7 +3,8 @@ import { renderAll } from '../../src/render/render-all.js';
 import { parseRenderConfig } from '../../src/menu/render-config.js';
 import { cluster, config, guideMenu, image, role } from '../helpers/objects.js';
 import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../src/render/acl.js';
-import { lookupCommand } from '../../src/api/valkey-table.js';
+import { lookupCommand, lookupSetting } from '../../src/api/valkey-table.js';
+import { forcedSettings, isManagedKey } from '../../src/render/settings.js';
 
 const render = parseRenderConfig(renderConfigObject()).config!;
 function renderConfigObject() {
@@ -168,5 +169,13 @@ describe("the renderer's own ACL rules name only commands Valkey 9.0 has", () =>
     const commands = rules.split(' ').filter((t) => /^[+-][a-z]/.test(t)).map((t) => t.slice(1));
     expect(commands.length).toBeGreaterThan(0);
     expect(commands.filter((c) => !lookupCommand(c))).toEqual([]);
+  });
+});
+
+describe('the forced settings', () => {
+  it.each([false, true])('are known settings and all managed, so a config can never set one twice (tls: %s)', (tls) => {
+    const names = forcedSettings({ tls }).map(([name]) => name);
+    expect(names.filter((n) => !lookupSetting(n))).toEqual([]);
+    expect(names.filter((n) => !isManagedKey(n))).toEqual([]);
   });
 });
