@@ -1,7 +1,8 @@
 import {
-  KNOWN_ACL_CATEGORIES, valkeyRef, quantityValue, valkeyMemoryBytes, warning,
+  valkeyRef, quantityValue, valkeyMemoryBytes, warning,
   type Problem, type ValkeyImage, type ValkeyRole,
 } from '../api/index.js';
+import { checkRoleNames } from './check-role.js';
 import type { Menu } from './menu.js';
 import type { MergedChain } from './resolve.js';
 
@@ -38,11 +39,7 @@ export function lintRole(role: ValkeyRole): Problem[] {
   if (categories.length === 0 && (role.spec.commands ?? []).length === 0) {
     problems.push(warning(`${who}: spec: grants nothing (no categories and no commands); add categories such as read or commands such as get`, ref, 'spec'));
   }
-  categories.forEach((c, i) => {
-    if (!KNOWN_ACL_CATEGORIES.includes(c.name)) {
-      problems.push(warning(`${who}: spec.categories[${i}].name: "${c.name}" is not an ACL category Valkey 9 knows (${KNOWN_ACL_CATEGORIES.join(', ')}); Valkey rejects the whole ACL file if it is wrong`, ref, `spec.categories[${i}].name`));
-    }
-  });
+  problems.push(...checkRoleNames(role));
   return problems;
 }
 

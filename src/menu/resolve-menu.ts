@@ -6,6 +6,7 @@ import { invalidKey, type Menu } from './menu.js';
 import { MAX_CHAIN_LENGTH, describeFailure, formatChain, mergeAllChains, type ChainResult, type MergedChain } from './resolve.js';
 import { suggestName } from './suggest.js';
 import { lintImage, lintRole, lintResolvedConfig } from './lint.js';
+import { checkValkeySettings } from './check-settings.js';
 
 /** A config whose whole chain resolved, with its image joined verbatim. */
 export interface ResolvedConfig extends MergedChain {
@@ -47,6 +48,7 @@ export function resolveMenu(menu: Menu): ResolvedMenu {
   const configs = attachImages(menu, chains, usersOf, problems);
 
   for (const [name, config] of menu.configs) checkBindings(config.spec.acl, menu, configRef(name), 'spec.acl', problems);
+  for (const config of menu.configs.values()) problems.push(...checkValkeySettings(config));
   for (const role of menu.roles.values()) problems.push(...lintRole(role));
   for (const image of menu.images.values()) problems.push(...lintImage(image));
   for (const resolved of configs.values()) problems.push(...lintResolvedConfig(resolved, menu));

@@ -1,4 +1,5 @@
 import type { AclBinding, Quantity, ValkeyConfig } from '../api/index.js';
+import { canonicalSettingName } from '../api/valkey-table.js';
 
 /** Chains longer than this fail: the selected config counts as one. */
 export const MAX_CHAIN_LENGTH = 10;
@@ -11,6 +12,7 @@ export interface MergedChain {
   /** The config in the chain that supplied imageRef. */
   imageFrom?: string;
   resources: { cpu?: Quantity; memory?: Quantity };
+  /** One key per setting, however spelled (Valkey reads names case-insensitively, and aliases). */
   valkey: Record<string, string>;
   /** For each merged Valkey key, the config whose value won. */
   valkeyFrom: Record<string, string>;
@@ -102,11 +104,29 @@ function extend(config: ValkeyConfig, base: ChainResult | undefined): ChainResul
   const merged: MergedChain = {
     chain,
     resources: {},
-    valkey: { ...parent?.valkey, ...spec.valkey },
+    valkey: { ...parent?.valkey },
     valkeyFrom: { ...parent?.valkeyFrom },
     acl: spec.acl ?? parent?.acl ?? [],
   };
-  for (const key of Object.keys(spec.valkey ?? {})) merged.valkeyFrom[key] = name;
+  // Valkey reads `MAXMEMORY`, `maxmemory` and an alias such as `slaveof` as one setting, so the
+  // child's key replaces whichever spelling its base used (the key keeps the child's spelling, so
+  // messages point at the field as written). Own keys are sorted, so that two spellings in one
+  // config (an error of their own) merge the same way whatever the input order.
+  const ownKeys = Object.keys(spec.valkey ?? {}).sort();
+  if (ownKeys.length > 0) {
+    const spelled = new Map(Object.keys(merged.valkey).map((k) => [canonicalSettingName(k), k]));
+    for (const key of ownKeys) {
+      const canonical = canonicalSettingName(key);
+      const before = spelled.get(canonical);
+      if (before !== undefined && before !== key) {
+        delete merged.valkey[before];
+        delete merged.valkeyFrom[before];
+      }
+      merged.valkey[key] = (spec.valkey as Record<string, string>)[key] as string;
+      merged.valkeyFrom[key] = name;
+      spelled.set(canonical, key);
+    }
+  }
   const imageRef = spec.imageRef ?? parent?.imageRef;
   if (imageRef !== undefined) {
     merged.imageRef = imageRef;

@@ -1,0 +1,88 @@
+import type { NameFacts, SettingFacts } from './valkey-table-types.js';
+import { GENERATED_VALKEY_SETTINGS, GENERATED_VALKEY_SETTING_ALIASES } from './valkey-settings.js';
+import { GENERATED_VALKEY_ACL_CATEGORIES, GENERATED_VALKEY_COMMANDS } from './valkey-commands.js';
+import {
+  FILE_ONLY_DIRECTIVES, LATER_ACL_CATEGORIES, LATER_COMMANDS, LATER_SETTING_CHANGES, LATER_SETTINGS,
+} from './valkey-later-releases.js';
+
+export type { NameFacts, SettingFacts, SettingType, ValkeySince } from './valkey-table-types.js';
+
+/**
+ * One view of the Valkey tables: generated from the real servers, plus what later releases added
+ * by hand. Names are case-insensitive, as Valkey reads them; aliases lead to their setting.
+ */
+export interface KnownSetting {
+  /** The canonical, lowercase name. */
+  name: string;
+  facts: SettingFacts;
+}
+
+interface Tables {
+  settings: Map<string, SettingFacts>;
+  aliases: Map<string, string>;
+  settingNames: readonly string[];
+  commands: Map<string, NameFacts>;
+  parentsWithSubcommands: Set<string>;
+  commandNames: readonly string[];
+  categories: Map<string, NameFacts>;
+  categoryNames: readonly string[];
+}
+
+let built: Tables | undefined;
+
+/** Built on first use: a run that checks no setting or role pays nothing for the tables. */
+function tables(): Tables {
+  if (built) return built;
+  const settings = new Map<string, SettingFacts>([
+    ...Object.entries(GENERATED_VALKEY_SETTINGS),
+    ...Object.entries(LATER_SETTINGS),
+    ...Object.entries(FILE_ONLY_DIRECTIVES),
+  ]);
+  for (const [name, change] of Object.entries(LATER_SETTING_CHANGES)) {
+    const facts = settings.get(name);
+    if (facts) settings.set(name, { ...facts, ...change });
+  }
+  const aliases = new Map<string, string>(Object.entries(GENERATED_VALKEY_SETTING_ALIASES));
+  const commands = new Map<string, NameFacts>([...Object.entries(GENERATED_VALKEY_COMMANDS), ...Object.entries(LATER_COMMANDS)]);
+  const parentsWithSubcommands = new Set<string>();
+  for (const name of commands.keys()) if (name.includes('|')) parentsWithSubcommands.add(name.split('|')[0] as string);
+  const categories = new Map<string, NameFacts>([...Object.entries(GENERATED_VALKEY_ACL_CATEGORIES), ...Object.entries(LATER_ACL_CATEGORIES)]);
+  built = {
+    settings,
+    aliases,
+    settingNames: [...settings.keys(), ...aliases.keys()].sort(),
+    commands,
+    parentsWithSubcommands,
+    commandNames: [...commands.keys()].sort(),
+    categories,
+    categoryNames: [...categories.keys()].sort(),
+  };
+  return built;
+}
+
+/** The lowercase name, with an alias replaced by the setting it names (`SLAVEOF` → `replicaof`). */
+export function canonicalSettingName(name: string): string {
+  const lower = name.toLowerCase();
+  return tables().aliases.get(lower) ?? lower;
+}
+
+export function lookupSetting(name: string): KnownSetting | undefined {
+  const canonical = canonicalSettingName(name);
+  const facts = tables().settings.get(canonical);
+  return facts ? { name: canonical, facts } : undefined;
+}
+
+/** Every name Valkey accepts as a directive, aliases included, sorted: for did-you-mean. */
+export const knownSettingNames = (): readonly string[] => tables().settingNames;
+
+/** A command or `parent|subcommand`, case-insensitively. */
+export const lookupCommand = (name: string): NameFacts | undefined => tables().commands.get(name.toLowerCase());
+
+/** Whether `parent|x` names a subcommand (so x must be one), or, for other commands, a first argument. */
+export const hasSubcommands = (parent: string): boolean => tables().parentsWithSubcommands.has(parent.toLowerCase());
+
+export const knownCommandNames = (): readonly string[] => tables().commandNames;
+
+export const lookupAclCategory = (name: string): NameFacts | undefined => tables().categories.get(name.toLowerCase());
+
+export const knownAclCategoryNames = (): readonly string[] => tables().categoryNames;

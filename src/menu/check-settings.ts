@@ -1,0 +1,71 @@
+import { error, valkeyRef, warning, type Problem, type ValkeyConfig } from '../api/index.js';
+import { canonicalSettingName, knownSettingNames, lookupSetting, type SettingFacts } from '../api/valkey-table.js';
+import { closestName, typoDistance } from './suggest.js';
+
+/**
+ * What Valkey would refuse at start-up, found at render time instead: a name it does not know
+ * ("Bad directive") or a value outside an enum. Either crash-loops every cluster on the config,
+ * so a near miss is an error with the fix; a name far from every known one is only a warning, as
+ * it may be a module's or a newer release's setting the tables do not cover.
+ */
+export function checkValkeySettings(config: ValkeyConfig): Problem[] {
+  const map = config.spec.valkey;
+  if (!map) return [];
+  const ref = valkeyRef('ValkeyConfig', config.metadata.name);
+  const who = `ValkeyConfig ${config.metadata.name}`;
+  const problems: Problem[] = [];
+  const spelledAs = new Map<string, string>();
+  for (const key of Object.keys(map).sort()) {
+    const field = `spec.valkey.${key}`;
+    const canonical = canonicalSettingName(key);
+    const earlier = spelledAs.get(canonical);
+    if (earlier !== undefined) {
+      const why = earlier.toLowerCase() === key.toLowerCase() ? 'Valkey reads setting names case-insensitively' : `Valkey reads both as ${canonical}`;
+      problems.push(error(`${who}: ${field}: sets the same setting as "${earlier}" (${why}), so one value would silently win; keep one of the two`, ref, field));
+      continue;
+    }
+    spelledAs.set(canonical, key);
+    const known = lookupSetting(key);
+    if (!known) {
+      problems.push(unknownSetting(who, field, key, ref));
+      continue;
+    }
+    if (known.facts.removedAfter) {
+      problems.push(warning(`${who}: ${field}: Valkey ${known.facts.removedAfter} knows "${key}" but later builds refuse it at start-up ("Bad directive"); remove it`, ref, field));
+      continue;
+    }
+    const bad = badValue(map[key] as string, known.facts);
+    if (bad) {
+      const allowed = (known.facts.values ?? []).join(', ');
+      const hint = bad.suggestion ? `did you mean "${bad.suggestion}"? Use` : 'use';
+      const several = known.facts.multi ? 'one or more of' : 'one of';
+      problems.push(error(`${who}: ${field}: "${bad.word}" is not a value Valkey accepts for ${known.name}; ${hint} ${several}: ${allowed}. As written, every pod of every cluster on this config fails to start`, ref, field));
+    }
+  }
+  return problems;
+}
+
+function unknownSetting(who: string, field: string, key: string, ref: ReturnType<typeof valkeyRef>): Problem {
+  const lower = key.toLowerCase();
+  const close = closestName(lower, knownSettingNames(), typoDistance(lower));
+  if (close !== undefined) {
+    return error(`${who}: ${field}: not a Valkey setting; did you mean "${close}"? As written, Valkey refuses to start ("Bad directive") on every cluster using this config`, ref, field);
+  }
+  return warning(`${who}: ${field}: not a setting of Valkey 8.0.1, its 2024 development line or the 8.1/9.0 additions recorded here; if a module or a newer release provides it, make sure the image has it, otherwise Valkey refuses to start ("Bad directive")`, ref, field);
+}
+
+/**
+ * The first word of `value` a bool or enum setting would refuse, with the allowed value nearest to
+ * it. Quoted values are left alone: Valkey unquotes them, and guessing how is not worth it.
+ */
+function badValue(value: string, facts: SettingFacts): { word: string; suggestion?: string } | undefined {
+  const allowed = facts.values;
+  if (!allowed || /["']/.test(value)) return undefined;
+  const words = facts.multi ? value.trim().split(/\s+/) : [value.trim()];
+  for (const word of words) {
+    if (allowed.some((v) => v === word.toLowerCase())) continue;
+    const suggestion = closestName(word.toLowerCase(), allowed, typoDistance(word));
+    return suggestion === undefined ? { word } : { word, suggestion };
+  }
+  return undefined;
+}
