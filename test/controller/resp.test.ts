@@ -6,7 +6,8 @@ import { sessionOpener } from '../../src/controller/node-session.js';
 import { RespError, RespParser, encodeCommand } from '../../src/controller/resp.js';
 import { CommandError, NodeUnavailableError, connectResp } from '../../src/controller/resp-client.js';
 import { freePort } from '../harness/process.js';
-import { startRedis, type RedisServer } from '../harness/redis.js';
+import { startRedis } from '../harness/redis.js';
+import type { RunningServer } from '../harness/server.js';
 import { CONTROLLER_PASSWORD, usersAcl } from './support/kube-world.js';
 import { startSilentServer, type SilentServer } from './support/silent-server.js';
 import { makePki, type TestPki } from './support/tls.js';
@@ -42,8 +43,8 @@ describe('RespParser', () => {
 });
 
 describe('the RESP client against a real redis-server', () => {
-  let redis: RedisServer;
-  let tlsRedis: RedisServer;
+  let redis: RunningServer;
+  let tlsRedis: RunningServer;
   let tlsPort: number;
   let pki: TestPki;
   let silent: SilentServer | undefined;

@@ -1,5 +1,5 @@
-// The controller in-process, with its production parts except two test-only injections: where
-// a pod listens (several servers share loopback) and, where a test says so, the version policy.
+// The controller in-process, with its production parts, the strict version policy included,
+// except one test-only injection: where a pod listens (several servers share loopback).
 import { KubeConfig } from '@kubernetes/client-node';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import { startApp, type App, type AppOptions } from '../../../src/controller/app.js';
@@ -8,7 +8,7 @@ import { kubeClientFromConfig } from '../../../src/controller/kube/client.js';
 import { jsonLogger } from '../../../src/controller/log.js';
 import { controllerMetrics, type ControllerMetrics } from '../../../src/controller/metrics.js';
 import { sessionOpener, type OpenSession } from '../../../src/controller/node-session.js';
-import type { VersionPolicy } from '../../../src/controller/version-gate.js';
+import { strictPolicy } from '../../../src/controller/version-gate.js';
 import { CONTROLLER_PASSWORD, type World } from './kube-world.js';
 import type { EndpointBook } from './nodes.js';
 
@@ -23,7 +23,6 @@ export interface TestControllerOptions {
   world: World;
   book: EndpointBook;
   namespace?: string;
-  policy: VersionPolicy;
   /** Wraps the production session opener (to simulate a crash mid-formation, for instance). */
   wrapOpen?: (open: OpenSession) => OpenSession;
   leaderElection?: AppOptions['leaderElection'];
@@ -43,7 +42,7 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
   const app = await startApp({
     client,
     ...(o.namespace ? { namespace: o.namespace } : {}),
-    policy: o.policy,
+    policy: strictPolicy,
     endpointOf: o.book.endpointOf,
     open: o.wrapOpen ? o.wrapOpen(open) : open,
     clusterDomain: 'cluster.local',
