@@ -1,10 +1,9 @@
-// The controller against a real kube-apiserver and real redis-servers (Debian's, cluster mode)
-// standing in for pods. The formation tests inject a policy that accepts Redis (it has no
-// valkey_version); everything else is the production code path, authenticated as the
-// controller's ServiceAccount with the RBAC from deploy/controller/.
+// The controller against a real kube-apiserver and real Valkey servers (the development build,
+// valkey_version 255.255.255, cluster mode) standing in for pods. Everything is the production
+// code path, the strict version policy included, authenticated as the controller's
+// ServiceAccount with the RBAC from deploy/controller/.
 import { describe, expect, it } from 'vitest';
 import type { NodeSession, OpenSession } from '../../src/controller/valkey/node-session.js';
-import { acceptRedisForTests } from './support/redis-policy.js';
 import {
   appCli, clusterInfo, clusterNodes, createCluster, deletePod, getCluster, myId, patchClusterSpec, inNamespace, useKubeWorld,
   startController, waitForCluster, waitUntil, applyStatefulSet, type ClusterObject, type NodeServer,
@@ -29,31 +28,31 @@ describe('cluster formation against a real API server and real servers', () => {
     const replacePod = async (shard: number, ordinal: number) => {
       const old = pods.get(`sessions-${shard}-${ordinal}`)!;
       const oldId = await myId(old.port);
-      await old.redis.stop();
+      await old.server.stop();
       await deletePod(api, ns, old.name);
       const fresh = await addPod(shard, ordinal);
       return { oldId, newId: await myId(fresh.port), fresh };
     };
     for (let s = 0; s < 3; s++) for (let o = 0; o < 2; o++) await addPod(s, o);
-    const controller = await startController({ world, book, namespace: ns, policy: acceptRedisForTests });
+    const controller = await startController({ world, book, namespace: ns });
     try {
       const formed = await waitForCluster(api, ns, 'sessions', 'Active', active, 60_000);
       expect(formed.status?.message).toBe('3 shard(s) with 1 replica(s) each serve all 16384 slots; cluster_state ok');
       expect(formed.status?.conditions?.map((c) => `${c.type}=${c.status}/${c.reason}`)).toEqual([
         'VersionCheck=True/AtLeastFloor',
-        // The StatefulSets declare 9.0.1; Redis reports itself: the drift is reported, not hidden.
+        // The StatefulSets declare 9.0.1; the development build reports 255.255.255: the drift is reported, not hidden.
         'VersionMatchesImage=False/DeclaredVersionDiffers',
         'ClusterFormed=True/Formed',
         'Ready=True/Active',
       ]);
       const nodes = formed.status?.nodes ?? [];
       expect(nodes.map((n) => `${n.pod}:${n.shard}:${n.role}:${n.health}:${n.version}`)).toEqual([
-        'sessions-0-0:0:primary:online:redis-7.0.15', 'sessions-0-1:0:replica:online:redis-7.0.15',
-        'sessions-1-0:1:primary:online:redis-7.0.15', 'sessions-1-1:1:replica:online:redis-7.0.15',
-        'sessions-2-0:2:primary:online:redis-7.0.15', 'sessions-2-1:2:replica:online:redis-7.0.15',
+        'sessions-0-0:0:primary:online:255.255.255', 'sessions-0-1:0:replica:online:255.255.255',
+        'sessions-1-0:1:primary:online:255.255.255', 'sessions-1-1:1:replica:online:255.255.255',
+        'sessions-2-0:2:primary:online:255.255.255', 'sessions-2-1:2:replica:online:255.255.255',
       ]);
 
-      // What the servers themselves say, through redis-cli.
+      // What the servers themselves say, through valkey-cli.
       for (const p of pods.values()) {
         const info = await clusterInfo(p.port);
         expect(info).toMatchObject({ cluster_state: 'ok', cluster_slots_assigned: '16384', cluster_known_nodes: '6', cluster_size: '3' });
@@ -143,7 +142,7 @@ describe('cluster formation against a real API server and real servers', () => {
         },
       };
     };
-    const first = await startController({ world, book, namespace: ns, policy: acceptRedisForTests, wrapOpen: crashAfterFirstSlots });
+    const first = await startController({ world, book, namespace: ns, wrapOpen: crashAfterFirstSlots });
     await waitUntil('the first controller met all nodes and assigned shard 0', async () =>
       (await clusterInfo(port('orders-0-0'))).cluster_slots_assigned === '8192' && (await clusterInfo(port('orders-1-1'))).cluster_known_nodes === '4', 30_000);
     await first.stop();
@@ -158,7 +157,7 @@ describe('cluster formation against a real API server and real servers', () => {
     const before = await getCluster(api, ns, 'orders');
     expect(before.status?.state).toBe('Creating');
 
-    const second = await startController({ world, book, namespace: ns, policy: acceptRedisForTests });
+    const second = await startController({ world, book, namespace: ns });
     try {
       const done = await waitForCluster(api, ns, 'orders', 'Active after the restart', active, 60_000);
       expect(done.status?.nodes?.map((n) => `${n.pod}:${n.role}`)).toEqual(['orders-0-0:primary', 'orders-0-1:replica', 'orders-1-0:primary', 'orders-1-1:replica']);

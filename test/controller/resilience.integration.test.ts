@@ -7,7 +7,6 @@ import { IMAGE_FINALIZER } from '../../src/controller/cluster/image-finalizers.j
 import type { ApiServer } from '../harness/apiserver.js';
 import { freePort } from '../harness/process.js';
 import { config, image } from '../helpers/objects.js';
-import { acceptRedisForTests } from './support/redis-policy.js';
 import { startSilentServer, type SilentServer } from './support/silent-server.js';
 import { makePki, type TestPki } from './support/tls.js';
 import {
@@ -45,7 +44,7 @@ describe('resilience and operations', () => {
     await startPod({ ns, cluster: 'late', shard: 0, ordinal: 0, ip: null });
     for (const o of [0, 1]) await startPod({ ns, cluster: 'fine', shard: 0, ordinal: o });
 
-    const controller = await startController({ world, book, namespace: ns, policy: acceptRedisForTests });
+    const controller = await startController({ world, book, namespace: ns });
     try {
       const t0 = Date.now();
       await waitForCluster(api, ns, 'fine', 'Active', active, 30_000);
@@ -93,7 +92,7 @@ describe('resilience and operations', () => {
       const node = await startNode({ extraArgs: pki.tlsArgs(tlsPort) });
       book.set(await createPod(api, { ns, cluster: name, shard: 0, ordinal: 0, ip: '127.0.0.1' }), tlsPort, node.busPort);
     }
-    const controller = await startController({ world, book, namespace: ns, policy: acceptRedisForTests });
+    const controller = await startController({ world, book, namespace: ns });
     try {
       await waitForCluster(api, ns, 'secure', 'Active over TLS', active, 30_000);
       const forged = await waitForCluster(api, ns, 'forged', 'unreachable', (c) => c.status?.nodes?.[0]?.health === 'unreachable', 30_000);
@@ -111,8 +110,8 @@ describe('resilience and operations', () => {
       leaderElection: { namespace: CONTROLLER_NAMESPACE, name: 'valkey-status-sync', identity, leaseDurationSeconds: 2, renewDeadlineMs: 1_500, retryPeriodMs: 200 },
       http: { host: '127.0.0.1', port: 0 },
     });
-    const a = await startController({ world, book, namespace: ns, policy: acceptRedisForTests, ...election('replica-a') });
-    const b = await startController({ world, book, namespace: ns, policy: acceptRedisForTests, ...election('replica-b') });
+    const a = await startController({ world, book, namespace: ns, ...election('replica-a') });
+    const b = await startController({ world, book, namespace: ns, ...election('replica-b') });
     try {
       await waitUntil('exactly one leader', () => Number(a.app.isLeader()) + Number(b.app.isLeader()) === 1, 15_000);
       const [leader, standby] = a.app.isLeader() ? [a, b] : [b, a];
@@ -152,7 +151,7 @@ describe('resilience and operations', () => {
     }
     const get = () => api.request('GET', `/apis/valkey.gomomento.com/v1alpha1/valkeyimages/${imageName}`);
     const finalizers = async () => (JSON.parse((await get()).body) as { metadata: { finalizers?: string[] } }).metadata.finalizers ?? [];
-    const controller = await startController({ world, book: new EndpointBook(), namespace: 'protect-none', policy: acceptRedisForTests });
+    const controller = await startController({ world, book: new EndpointBook(), namespace: 'protect-none' });
     try {
       await waitUntil('finalizer added', async () => (await finalizers()).includes(IMAGE_FINALIZER), 15_000);
       const del = await api.kubectl(['delete', 'valkeyimage', imageName, '--wait=false']);

@@ -6,7 +6,8 @@ import { sessionOpener } from '../../src/controller/valkey/node-session.js';
 import { RespError, RespParser, encodeCommand } from '../../src/controller/valkey/resp.js';
 import { CommandError, NodeUnavailableError, connectResp } from '../../src/controller/valkey/resp-connection.js';
 import { freePort } from '../harness/process.js';
-import { startRedis, type RedisServer } from '../harness/redis.js';
+import type { RunningServer } from '../harness/server.js';
+import { DEV_BUILD, startValkey } from '../harness/valkey.js';
 import { CONTROLLER_PASSWORD, usersAcl } from './support/kube-world.js';
 import { startSilentServer, type SilentServer } from './support/silent-server.js';
 import { makePki, type TestPki } from './support/tls.js';
@@ -41,9 +42,9 @@ describe('RespParser', () => {
   });
 });
 
-describe('the RESP client against a real redis-server', () => {
-  let redis: RedisServer;
-  let tlsRedis: RedisServer;
+describe(`the RESP client against a real Valkey (${DEV_BUILD})`, () => {
+  let node: RunningServer;
+  let tlsNode: RunningServer;
   let tlsPort: number;
   let pki: TestPki;
   let silent: SilentServer | undefined;
@@ -53,10 +54,11 @@ describe('the RESP client against a real redis-server', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'valkey-krm-acl-'));
     await writeFile(join(dir, 'users.acl'), usersAcl());
-    redis = await startRedis({ args: ['--aclfile', join(dir, 'users.acl')] });
+    node = await startValkey({ build: DEV_BUILD, args: ['--aclfile', join(dir, 'users.acl')] });
     pki = makePki(['*.tlsc.shop.svc.cluster.local']);
     tlsPort = await freePort();
-    tlsRedis = await startRedis({
+    tlsNode = await startValkey({
+      build: DEV_BUILD,
       args: ['--aclfile', join(dir, 'users.acl'), ...pki.tlsArgs(tlsPort)],
     });
     silent = await startSilentServer();
@@ -65,8 +67,8 @@ describe('the RESP client against a real redis-server', () => {
 
   afterAll(async () => {
     await silent?.close();
-    await redis?.stop();
-    await tlsRedis?.stop();
+    await node?.stop();
+    await tlsNode?.stop();
     pki?.remove();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -74,22 +76,22 @@ describe('the RESP client against a real redis-server', () => {
   const open = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: CONTROLLER_PASSWORD }), { connectMs: 2000, commandMs: 2000 });
 
   it('authenticates as the controller user with the rules the renderer gives it, and reads INFO server', async () => {
-    const s = await open({ host: '127.0.0.1', port: redis.port, busPort: 0 }, undefined);
+    const s = await open({ host: '127.0.0.1', port: node.port, busPort: 0 }, undefined);
     const info = await s.infoServer();
-    expect(info).toContain('redis_version:7.0.15');
+    expect(info).toContain('valkey_version:255.255.255');
     s.close();
   });
 
   it('reports a wrong password as a command error (WRONGPASS), not as an unreachable node', async () => {
     const bad = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: 'nope' }), { connectMs: 2000, commandMs: 2000 });
-    const err = await bad({ host: '127.0.0.1', port: redis.port, busPort: 0 }, undefined).catch((e: unknown) => e);
+    const err = await bad({ host: '127.0.0.1', port: node.port, busPort: 0 }, undefined).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CommandError);
     expect((err as CommandError).code).toBe('WRONGPASS');
     expect((err as CommandError).message).not.toContain('nope');
   });
 
   it('pipelines commands and keeps replies in order', async () => {
-    const c = await connectResp({ host: '127.0.0.1', port: redis.port, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
+    const c = await connectResp({ host: '127.0.0.1', port: node.port, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
     const replies = await Promise.all([c.call(['PING']), c.call(['AUTH', 'valkey-krm-controller', CONTROLLER_PASSWORD]), c.call(['ACL', 'WHOAMI']), c.call(['GET', 'k']).catch((e: Error) => e.message)]);
     expect(replies).toEqual(['PONG', 'OK', 'valkey-krm-controller', expect.stringMatching(/^GET k: NOPERM/)]);
     c.close();

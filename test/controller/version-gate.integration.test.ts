@@ -1,5 +1,6 @@
-// The runtime version check against real servers: Debian's redis-server has no valkey_version,
-// so the strict policy (the only one production can use) must refuse it before it joins anything.
+// The runtime version check against real servers, with the strict policy (the only one production
+// can use): Debian's redis-server has no valkey_version and Valkey 8.0.1 is below the floor, so
+// both must be refused before they join anything; a refused pod does not hold up the good ones.
 // The second half runs the shipped bundle, dist/valkey-status-sync.mjs, exactly as deployed:
 // production wiring (pod IP, port 6379, strict policy), the ServiceAccount's RBAC, leader
 // election, probes, metrics and a graceful SIGTERM.
@@ -7,11 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
 import { run } from '../helpers/exec.js';
 import {
   clusterInfo, clusterNodes, createCluster, getLease, inNamespace, useKubeWorld, startController,
-  createPod, waitForCluster, waitUntil, CONTROLLER_NAMESPACE,
+  createPod, waitForCluster, waitUntil, CONTROLLER_NAMESPACE, type ClusterObject,
 } from './support/world.js';
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/valkey-status-sync.mjs');
@@ -23,9 +23,9 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
   it('strict policy: Debian redis-server is rejected, the cluster is Failed, no node is joined', async () => {
     const { api, world, ns, book, startPod } = await inNamespace(suite, 'gate');
     await createCluster(api, { ns, name: 'legacy', shards: 1, replicasPerShard: 1 });
-    const a = await startPod({ ns, cluster: 'legacy', shard: 0, ordinal: 0 });
-    const b = await startPod({ ns, cluster: 'legacy', shard: 0, ordinal: 1 });
-    const controller = await startController({ world, book, namespace: ns, policy: strictPolicy });
+    const a = await startPod({ ns, cluster: 'legacy', shard: 0, ordinal: 0, runs: 'redis' });
+    const b = await startPod({ ns, cluster: 'legacy', shard: 0, ordinal: 1, runs: 'redis' });
+    const controller = await startController({ world, book, namespace: ns });
     try {
       const c = await waitForCluster(api, ns, 'legacy', 'Failed', (x) => failed(x) && x.status?.nodes?.length === 2, 30_000);
       expect(c.status?.message).toBe(
@@ -51,6 +51,79 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
     }
   }, 60_000);
 
+  it('strict policy: Valkey 8.0.1 is rejected with its version named, the cluster is Failed, no node is joined', async () => {
+    const { api, world, ns, book, startPod } = await inNamespace(suite, 'gate-801');
+    await createCluster(api, { ns, name: 'old', shards: 1, replicasPerShard: 1 });
+    const a = await startPod({ ns, cluster: 'old', shard: 0, ordinal: 0, runs: '8.0.1' });
+    const b = await startPod({ ns, cluster: 'old', shard: 0, ordinal: 1, runs: '8.0.1' });
+    const controller = await startController({ world, book, namespace: ns });
+    try {
+      const c = await waitForCluster(api, ns, 'old', 'Failed', (x) => failed(x) && x.status?.nodes?.length === 2, 30_000);
+      expect(c.status?.message).toBe(
+        'Pod gate-801/old-0-0 runs valkey_version 8.0.1; valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined; ' +
+          'Pod gate-801/old-0-1 runs valkey_version 8.0.1; valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+      );
+      expect(c.status?.nodes).toEqual([
+        { pod: 'old-0-0', shard: 0, ip: '127.0.0.1', role: 'unknown', health: 'failed', version: '8.0.1' },
+        { pod: 'old-0-1', shard: 0, ip: '127.0.0.1', role: 'unknown', health: 'failed', version: '8.0.1' },
+      ]);
+      expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'BelowFloor' });
+      expect(c.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
+      // Several passes later, still nothing was sent: no MEET, no slots.
+      await waitUntil('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, 15_000);
+      for (const s of [a, b]) {
+        expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0', cluster_state: 'fail' });
+        expect(await clusterNodes(s.port)).toHaveLength(1);
+      }
+      expect(controller.logs.filter((l) => l.includes('"formation step'))).toEqual([]);
+      expect(controller.metrics.registry.render()).toContain('valkey_status_sync_nodes{version="8.0.1"} 2');
+    } finally {
+      await controller.stop();
+    }
+  }, 60_000);
+
+  it('one 8.0.1 pod among good ones: the others form without it, and status names it', async () => {
+    const { api, world, ns, book, startPod } = await inNamespace(suite, 'gate-mixed');
+    await createCluster(api, { ns, name: 'mixed', shards: 2, replicasPerShard: 1 });
+    // The rejected pod is shard 0's ordinal 0, the one a new shard would otherwise take as its primary.
+    const old = await startPod({ ns, cluster: 'mixed', shard: 0, ordinal: 0, runs: '8.0.1' });
+    const good = [
+      await startPod({ ns, cluster: 'mixed', shard: 0, ordinal: 1 }),
+      await startPod({ ns, cluster: 'mixed', shard: 1, ordinal: 0 }),
+      await startPod({ ns, cluster: 'mixed', shard: 1, ordinal: 1 }),
+    ];
+    const controller = await startController({ world, book, namespace: ns });
+    const roles = (c: ClusterObject) => c.status?.nodes?.map((n) => `${n.pod}:${n.role}:${n.health}:${n.version ?? '-'}`);
+    const expectedRoles = ['mixed-0-0:unknown:failed:8.0.1', 'mixed-0-1:primary:online:255.255.255', 'mixed-1-0:primary:online:255.255.255', 'mixed-1-1:replica:online:255.255.255'];
+    try {
+      const c = await waitForCluster(api, ns, 'mixed', 'Failed, the good pods formed', (x) => failed(x) && JSON.stringify(roles(x)) === JSON.stringify(expectedRoles), 60_000);
+      expect(c.status?.message).toBe(
+        'Pod gate-mixed/mixed-0-0 runs valkey_version 8.0.1; valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+      );
+      expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'BelowFloor', message: c.status?.message });
+      // Formed without it: shard 0 lacks the replica the rejected pod would have been.
+      expect(c.status?.conditions?.find((x) => x.type === 'ClusterFormed')).toMatchObject({ status: 'False', message: expect.stringContaining('shard 0 has 0 of 1 replicas') });
+      await waitUntil('the good pods serve every slot', async () => {
+        for (const s of good) if ((await clusterInfo(s.port)).cluster_state !== 'ok') return false;
+        return true;
+      }, 15_000);
+      for (const s of good) expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '3', cluster_slots_assigned: '16384' });
+      const view = await clusterNodes(good[0]!.port);
+      const idOf = (pod: string) => c.status?.nodes?.find((n) => n.pod === pod)?.nodeId;
+      expect(view.find((n) => n.id === idOf('mixed-0-1'))?.slots).toEqual(['0-8191']);
+      expect(view.find((n) => n.id === idOf('mixed-1-0'))?.slots).toEqual(['8192-16383']);
+      expect(view.find((n) => n.id === idOf('mixed-1-1'))?.primary).toBe(idOf('mixed-1-0'));
+      // The 8.0.1 node was never met and holds nothing.
+      expect(await clusterInfo(old.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0' });
+      expect(controller.logs.filter((l) => l.includes('"formation step') && l.includes('mixed-0-0'))).toEqual([]);
+      const metrics = controller.metrics.registry.render();
+      expect(metrics).toContain('valkey_status_sync_nodes{version="8.0.1"} 1');
+      expect(metrics).toContain('valkey_status_sync_nodes{version="255.255.255"} 3');
+    } finally {
+      await controller.stop();
+    }
+  }, 90_000);
+
   it('the shipped executable has no way to accept anything else', async () => {
     const bundle = readFileSync(BUNDLE, 'utf8');
     expect(bundle).not.toContain('test-only-accept-redis');
@@ -68,7 +141,7 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
     const { api, world, ns, startNode } = await inNamespace(suite, 'binary');
     await createCluster(api, { ns, name: 'prod', shards: 1, replicasPerShard: 0 });
     // Production dials podIP:6379, so this server takes 127.0.0.1:6379 and the pod says 127.0.0.1.
-    const node = await startNode({ port: 6379 });
+    const node = await startNode({ port: 6379, runs: 'redis' });
     await createPod(api, { ns, cluster: 'prod', shard: 0, ordinal: 0, ip: '127.0.0.1' });
 
     const proc = spawn(process.execPath, [

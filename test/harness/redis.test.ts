@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { rawCommand, startRedis, type RedisServer } from "./redis.js";
+import { startRedis } from "./redis.js";
+import { rawCommand, type RunningServer } from "./server.js";
 
 describe("redis harness", () => {
-  const started: RedisServer[] = [];
+  const started: RunningServer[] = [];
   afterAll(async () => {
     await Promise.all(started.map((r) => r.stop()));
   });

@@ -7,9 +7,9 @@ export type GateVerdict =
   | { ok: false; reason: 'NotValkey' | 'BelowFloor' | 'UnreadableVersion'; found: string };
 
 /**
- * Decides whether a running server may join. Production has exactly one policy, `strictPolicy`;
- * the type exists so formation tests can run real Redis servers (which have no valkey_version)
- * with a policy of their own. Nothing in the production entry point can select another.
+ * Decides whether a running server may join. There is exactly one policy, `strictPolicy`: the
+ * integration tests run real Valkey builds under it too. Nothing in the production entry point
+ * can select another.
  */
 export interface VersionPolicy {
   readonly name: string;

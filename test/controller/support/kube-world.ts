@@ -10,6 +10,7 @@ import type { Pod } from '../../../src/controller/kube/types.js';
 import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../../src/render/acl.js';
 import type { ApiServer } from '../../harness/apiserver.js';
 import { waitFor } from '../../harness/process.js';
+import { aclForPre9Builds } from '../../harness/valkey.js';
 import { cluster } from '../../helpers/objects.js';
 
 const REPO = resolve(import.meta.dirname, '../../..');
@@ -23,20 +24,18 @@ export const CONTROLLER_NAMESPACE = 'valkey-system';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /**
- * Redis 7.0 refuses `+cluster|syncslots` (a Valkey 9 subcommand) in the replication user's rules:
- * "Error in applying operation '+cluster|syncslots': Unknown command or category name in ACL".
- * Everything else the renderer writes, the controller's rules included, loads as is.
+ * The system users as the renderer writes them, plus an application user. The servers here
+ * (the pre-9.0 Valkey builds, and Redis 7.0 for the not-Valkey cases) lack `cluster|syncslots`
+ * and would refuse the whole file over it, so it goes through aclForPre9Builds.
  */
-export const REDIS7_REPLICATION_RULES = REPLICATION_RULES.replace(' +cluster|syncslots', '');
-
 export function usersAcl(): string {
-  return [
+  return aclForPre9Builds([
     DEFAULT_USER_LINE,
-    `user ${SYSTEM_USERNAMES.replication} on #${sha256(REPLICATION_PASSWORD)} resetchannels ${REDIS7_REPLICATION_RULES}`,
+    `user ${SYSTEM_USERNAMES.replication} on #${sha256(REPLICATION_PASSWORD)} resetchannels ${REPLICATION_RULES}`,
     `user ${SYSTEM_USERNAMES.controller} on #${sha256(CONTROLLER_PASSWORD)} resetchannels ${CONTROLLER_RULES}`,
     `user ${APP_USER} on #${sha256(APP_PASSWORD)} resetchannels ~* +@all`,
     '',
-  ].join('\n');
+  ].join('\n'));
 }
 
 export interface World {

@@ -1,5 +1,5 @@
 // The lifecycle every controller integration file shares: one prepared API server per file, and
-// every redis-server a test records in `servers` stopped afterwards, even when a test fails.
+// every server a test records in `servers` stopped afterwards, even when a test fails.
 import { afterAll, beforeAll } from 'vitest';
 import { ensureTools, startApiServer, type ApiServer } from '../../harness/apiserver.js';
 import { createNamespace, prepareWorld, type World } from './kube-world.js';
@@ -22,7 +22,7 @@ export function useKubeWorld(): KubeSuite {
     suite.world = await prepareWorld(suite.api);
   }, 180_000);
   afterAll(async () => {
-    await Promise.all(suite.servers.map((s) => s.redis.stop()));
+    await Promise.all(suite.servers.map((s) => s.server.stop()));
     suite.world?.cleanup();
     await suite.api?.stop();
   });

@@ -1,5 +1,5 @@
-// The controller in-process, with its production parts except two test-only injections: where
-// a pod listens (several servers share loopback) and, where a test says so, the version policy.
+// The controller in-process, with its production parts, the strict version policy included,
+// except one test-only injection: where a pod listens (several servers share loopback).
 import { KubeConfig } from '@kubernetes/client-node';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import { startApp, type App, type AppOptions } from '../../../src/controller/app.js';
@@ -8,7 +8,7 @@ import { kubeClientFromConfig } from '../../../src/controller/kube/client.js';
 import { jsonLogger } from '../../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
 import { sessionOpener, type OpenSession } from '../../../src/controller/valkey/node-session.js';
-import type { VersionPolicy } from '../../../src/controller/cluster/version-gate.js';
+import { strictPolicy } from '../../../src/controller/cluster/version-gate.js';
 import { CONTROLLER_PASSWORD, type World } from './kube-world.js';
 import { readMetrics, type MetricsReadout } from './metrics-readout.js';
 import type { EndpointBook } from './nodes.js';
@@ -25,7 +25,6 @@ export interface TestControllerOptions {
   world: World;
   book: EndpointBook;
   namespace?: string;
-  policy: VersionPolicy;
   /** Wraps the production session opener (to simulate a crash mid-formation, for instance). */
   wrapOpen?: (open: OpenSession) => OpenSession;
   leaderElection?: AppOptions['leaderElection'];
@@ -49,7 +48,7 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
   const app = await startApp({
     client,
     ...(o.namespace ? { namespace: o.namespace } : {}),
-    policy: o.policy,
+    policy: strictPolicy,
     endpointOf: o.book.endpointOf,
     open: o.wrapOpen ? o.wrapOpen(open) : open,
     clusterDomain: 'cluster.local',

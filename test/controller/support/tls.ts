@@ -11,7 +11,7 @@ export interface TestPki {
   ca: string;
   cert: string;
   key: string;
-  /** redis-server flags serving TLS on `port` with this certificate, requiring client certificates from this CA. */
+  /** Server flags (valkey-server and redis-server alike) serving TLS on `port` with this certificate, requiring client certificates from this CA. */
   tlsArgs(port: number): string[];
   remove(): void;
 }

@@ -1,16 +1,19 @@
-// Loads the rendered users.acl and valkey.conf into Debian's redis-server, the real server of the
-// same protocol available here. What Redis 7.0 cannot check, and so what this test leaves out:
-//  - `+cluster|syncslots` in the replication user: a Valkey 9 subcommand (atomic slot migration)
-//    that Redis 7.0 does not know, so it would reject the whole ACL file; it is removed here;
-//  - the per-pod arguments (`--cluster-announce-human-nodename` is Valkey-only), which are not
-//    in valkey.conf anyway, and the TLS settings (tested without TLS);
+// Loads the rendered users.acl and valkey.conf into a real Valkey: the development build
+// (../shared/valkey/unstable-2024-10, valkey_version 255.255.255), which predates Valkey 9.0.
+// What this test leaves out:
+//  - `+cluster|syncslots` in the replication user: the subcommand Valkey 9.0 added for atomic
+//    slot migration. These pre-9.0 builds lack it and refuse the whole ACL file over it (the last
+//    test shows it), so it is dropped by aclForPre9Builds; a 9.x server loads the file unchanged;
+//  - the per-pod arguments (announce settings, masterauth), which are not in valkey.conf, and the
+//    TLS settings (tested without TLS);
 //  - paths: /data and /etc/valkey/conf are rewritten to a temp dir.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../harness/redis.js';
 import { waitFor } from '../harness/process.js';
+import type { RunningServer } from '../harness/server.js';
+import { DEV_BUILD, VALKEY_BUILDS, aclForPre9Builds, startValkey, valkeyCliPath } from '../harness/valkey.js';
 import { renderAll } from '../../src/render/render-all.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { run } from '../helpers/exec.js';
@@ -50,14 +53,16 @@ const menu = [
 
 const out = renderAll(menu, render);
 const configMap = out.clusters[0]!.objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
-const usersAcl = configMap.data['users.acl']!.replace(' +cluster|syncslots', '');
+const renderedAcl = configMap.data['users.acl']!;
+// Pre-9.0 builds refuse `+cluster|syncslots`; see aclForPre9Builds.
+const usersAcl = aclForPre9Builds(renderedAcl);
 const valkeyConf = configMap.data['valkey.conf']!;
 
-let primary: RedisServer;
-const dirs = tempDirs('redis');
+let primary: RunningServer;
+const dirs = tempDirs('valkey');
 
-function confFor(dir: string, overrides: Record<string, string> = {}): string {
-  writeFileSync(join(dir, 'users.acl'), usersAcl);
+function confFor(dir: string, overrides: Record<string, string> = {}, acl = usersAcl): string {
+  writeFileSync(join(dir, 'users.acl'), acl);
   let text = valkeyConf.replaceAll('/etc/valkey/conf', dir).replaceAll('/data', dir);
   for (const [k, v] of Object.entries(overrides)) text = text.replace(new RegExp(`^${k} .*$`, 'm'), `${k} ${v}`);
   return text;
@@ -66,14 +71,14 @@ function confFor(dir: string, overrides: Record<string, string> = {}): string {
 const cli = async (port: number, auth: [string, string] | undefined, ...command: string[]) => {
   const args = ['-h', '127.0.0.1', '-p', String(port), '--no-auth-warning'];
   if (auth) args.push('--user', auth[0], '--pass', auth[1]);
-  const r = await run('redis-cli', [...args, ...command]);
+  const r = await run(valkeyCliPath(), [...args, ...command]);
   return (r.stdout + r.stderr).trim();
 };
 
-describe('rendered valkey.conf and users.acl on a real redis-server', () => {
+describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, () => {
   beforeAll(async () => {
     // The harness passes --port and --dir after the file; everything else is the rendered conf.
-    primary = await startRedis({ confText: confFor(dirs.make('acl')) });
+    primary = await startValkey({ build: DEV_BUILD, confText: confFor(dirs.make('acl')) });
     // One node owning every slot: the controller user is enough to make the cluster serve.
     expect(await cli(primary.port, ctl, 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383')).toBe('OK');
     await waitFor('cluster_state:ok', async () => (await cli(primary.port, ctl, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), { timeoutMs: 10_000, intervalMs: 100 });
@@ -122,7 +127,9 @@ describe('rendered valkey.conf and users.acl on a real redis-server', () => {
   });
 
   it('the controller user administers the cluster but cannot touch keys', async () => {
-    expect(await cli(primary.port, ctl, 'INFO', 'server')).toContain('redis_version:');
+    const info = await cli(primary.port, ctl, 'INFO', 'server');
+    expect(info).toContain('redis_version:');
+    expect(info).toContain('valkey_version:255.255.255');
     expect(await cli(primary.port, ctl, 'CLUSTER', 'MYID')).toMatch(/^[0-9a-f]{40}$/);
     expect(await cli(primary.port, ctl, 'ACL', 'LOAD')).toBe('OK');
     expect(await cli(primary.port, ctl, 'GET', 'cart:1')).toMatch(/NOPERM/);
@@ -131,8 +138,8 @@ describe('rendered valkey.conf and users.acl on a real redis-server', () => {
   it('a replica syncs through the replication user alone', async () => {
     // Replication is checked outside cluster mode (REPLICAOF is refused in cluster mode; the
     // controller uses CLUSTER REPLICATE there), with the same ACL file on the primary.
-    const plainPrimary = await startRedis({ confText: confFor(dirs.make('acl-plain'), { 'cluster-enabled': 'no' }) });
-    const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(plainPrimary.port), '--masteruser', 'valkey-krm-replication', '--masterauth', passwords.replication] });
+    const plainPrimary = await startValkey({ build: DEV_BUILD, confText: confFor(dirs.make('acl-plain'), { 'cluster-enabled': 'no' }) });
+    const replica = await startValkey({ build: DEV_BUILD, args: ['--replicaof', '127.0.0.1', String(plainPrimary.port), '--masteruser', 'valkey-krm-replication', '--masterauth', passwords.replication] });
     try {
       let info = '';
       await waitFor(
@@ -147,4 +154,16 @@ describe('rendered valkey.conf and users.acl on a real redis-server', () => {
       await plainPrimary.stop();
     }
   }, 60_000);
+});
+
+// What the day-2 work relies on: a pre-9.0 server does not start on the ACL file as rendered
+// (it names `cluster|syncslots`), so such a server can never be rolled onto a 9.x ConfigMap.
+describe('the unmodified rendered users.acl on the pre-9.0 builds', () => {
+  it.each(VALKEY_BUILDS)('%s refuses it at start-up, naming +cluster|syncslots', async (build) => {
+    expect(renderedAcl).toContain(' +cluster|syncslots');
+    const confText = confFor(dirs.make(`acl-as-rendered-${build}`), {}, renderedAcl);
+    await expect(startValkey({ build, confText, quietFailure: true })).rejects.toThrow(
+      /Aborting Valkey startup because of ACL errors: .*users\.acl:2: Error in applying operation '\+cluster\|syncslots': Unknown command or category name in ACL/,
+    );
+  });
 });
