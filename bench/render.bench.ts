@@ -13,7 +13,12 @@ import { runResourceList } from '../src/krm/resource-list.js';
 const EXE = 'dist/render-valkey.cjs';
 const sizes = (process.env.BENCH_SIZES ?? '10,100,1000,5000').split(',').map(Number);
 
-interface Measured { ms: number; maxRssMiB: number; stdoutBytes: number; exit: number }
+interface Measured {
+  ms: number;
+  maxRssMiB: number;
+  stdoutBytes: number;
+  exit: number;
+}
 
 const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
@@ -57,13 +62,19 @@ for (const n of sizes) {
 // re-render reads the whole previous output too (and replaces it).
 const rerenderSize = sizes.includes(1000) ? 1000 : sizes[0];
 if (rerenderSize !== undefined) {
-  const first = spawnSync(process.execPath, [EXE], { input: resourceListText([...menu, ...clusterObjects(rerenderSize)]), maxBuffer: 2 ** 31 - 1, encoding: 'utf8' });
+  const first = spawnSync(process.execPath, [EXE], {
+    input: resourceListText([...menu, ...clusterObjects(rerenderSize)]),
+    maxBuffer: 2 ** 31 - 1,
+    encoding: 'utf8',
+  });
   const functionConfig = resourceListText([]).split('\nfunctionConfig:\n')[1] as string;
   const again = `${first.stdout.replace(/\nresults:\n[\s\S]*$/, '\n')}functionConfig:\n${functionConfig}`;
   const runs = [runExe(again), runExe(again), runExe(again)];
   const best = runs.reduce((a, b) => (a.ms < b.ms ? a : b));
   if (best.exit !== 0) throw new Error(`re-render of ${rerenderSize} clusters failed with exit ${best.exit}`);
-  console.log(`re-render of ${rerenderSize} clusters with their previous output in the input (${fmt(Buffer.byteLength(again) / 2 ** 20, 1)} MiB in): ${fmt(best.ms)} ms, peak RSS ${fmt(best.maxRssMiB)} MiB`);
+  console.log(
+    `re-render of ${rerenderSize} clusters with their previous output in the input (${fmt(Buffer.byteLength(again) / 2 ** 20, 1)} MiB in): ${fmt(best.ms)} ms, peak RSS ${fmt(best.maxRssMiB)} MiB`,
+  );
 }
 
 // Start-up: the same empty ResourceList many times, interleaved with Node running an empty
@@ -79,9 +90,15 @@ for (let i = 0; i < 31; i++) {
   spawnSync(process.execPath, [emptyScript], { input: empty });
   nodeAlone.push(performance.now() - t);
 }
-console.log(`cold start (empty ResourceList, median of 31): ${fmt(median(starts))} ms; Node alone on an empty script: ${fmt(median(nodeAlone))} ms`);
-const ks = Object.keys(figures).map(Number).sort((a, b) => a - b);
+console.log(
+  `cold start (empty ResourceList, median of 31): ${fmt(median(starts))} ms; Node alone on an empty script: ${fmt(median(nodeAlone))} ms`,
+);
+const ks = Object.keys(figures)
+  .map(Number)
+  .sort((a, b) => a - b);
 if (ks.length >= 2) {
   const [a, b] = [ks[ks.length - 2] as number, ks[ks.length - 1] as number];
-  console.log(`growth ${a} → ${b} clusters: ×${fmt((figures[b] as number) / (figures[a] as number), 2)} time for ×${fmt(b / a, 0)} clusters`);
+  console.log(
+    `growth ${a} → ${b} clusters: ×${fmt((figures[b] as number) / (figures[a] as number), 2)} time for ×${fmt(b / a, 0)} clusters`,
+  );
 }

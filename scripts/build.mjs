@@ -17,10 +17,21 @@ const packageVersionOnly = {
   setup(b) {
     const own = resolve('package.json');
     b.onLoad({ filter: /[\\/]package\.json$/ }, async (args) =>
-      args.path === own ? { contents: JSON.stringify({ version: JSON.parse(await readFile(own, 'utf8')).version }), loader: 'json' } : undefined);
+      args.path === own
+        ? { contents: JSON.stringify({ version: JSON.parse(await readFile(own, 'utf8')).version }), loader: 'json' }
+        : undefined,
+    );
   },
 };
-const common = { bundle: true, platform: 'node', target: 'node20', minify: true, legalComments: 'none', logLevel: 'warning', plugins: [packageVersionOnly] };
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [packageVersionOnly],
+};
 
 // Start from an empty dist/, so nothing stale ships.
 await rm('dist', { recursive: true, force: true });
@@ -36,7 +47,12 @@ await build({
   // yaml-package.ts's other branch (for running from source) uses import.meta; it is dropped here.
   logOverride: { 'empty-import-meta': 'silent' },
 });
-await build({ ...common, stdin: { contents: "module.exports = require('yaml');", resolveDir: '.', loader: 'js' }, outfile: 'dist/lib/yaml.cjs', format: 'cjs' });
+await build({
+  ...common,
+  stdin: { contents: "module.exports = require('yaml');", resolveDir: '.', loader: 'js' },
+  outfile: 'dist/lib/yaml.cjs',
+  format: 'cjs',
+});
 await writeFile('dist/lib/load.cjs', await readFile('scripts/load.cjs', 'utf8'));
 // load.cjs reads the bundles as latin1, which is exact only for ASCII (esbuild escapes the rest).
 for (const file of ['dist/lib/krm.cjs', 'dist/lib/yaml.cjs']) {
@@ -50,7 +66,10 @@ for (const name of KRM_FUNCTIONS) {
   await chmod(`dist/${name}.cjs`, 0o755);
 }
 
-const others = (await readdir('functions')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).filter((n) => !KRM_FUNCTIONS.includes(n));
+const others = (await readdir('functions'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .filter((n) => !KRM_FUNCTIONS.includes(n));
 for (const name of others) {
   const outfile = `dist/${name}.mjs`;
   await build({

@@ -26,7 +26,9 @@ function load(dir, name, scripts) {
   const script = new Script(wrap(readFileSync(file, 'latin1')), { filename: file, cachedData });
   if (scripts) scripts.set(file, script);
   if (process.env.VALKEY_KRM_CACHE_REPORT) {
-    process.stderr.write(`code cache ${name}: ${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted'}\n`);
+    process.stderr.write(
+      `code cache ${name}: ${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted'}\n`,
+    );
   }
   let yaml;
   const bundleRequire = (id) => (id === './yaml.cjs' ? (yaml ??= load(dir, 'yaml.cjs', scripts)) : require(id));

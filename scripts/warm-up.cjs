@@ -21,7 +21,10 @@ function documents(dir) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) return documents(p);
     if (!/\.ya?ml$/.test(e.name)) return [];
-    return fs.readFileSync(p, 'utf8').split(/^---[^\n]*\n/m).filter((d) => d.replace(/#.*$/gm, '').trim() !== '');
+    return fs
+      .readFileSync(p, 'utf8')
+      .split(/^---[^\n]*\n/m)
+      .filter((d) => d.replace(/#.*$/gm, '').trim() !== '');
   });
 }
 
@@ -29,12 +32,18 @@ async function warmUp(dir) {
   const io = { readStdin: async () => '', stdinIsTTY: false };
   const docs = documents(dir);
   const config = docs.find((d) => /^kind: ValkeyRenderConfig$/m.test(d));
-  const items = docs.filter((d) => d !== config).map((d) => `- ${d.trimEnd().replace(/\n/g, '\n  ')}\n`).join('');
+  const items = docs
+    .filter((d) => d !== config)
+    .map((d) => `- ${d.trimEnd().replace(/\n/g, '\n  ')}\n`)
+    .join('');
   const list = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${items}functionConfig:\n  ${config.trimEnd().replace(/\n/g, '\n  ')}\n`;
   for (const tool of ['render-valkey', 'validate-valkey']) {
     const plain = await runCli(tool, [dir], io);
     const krm = runResourceList(list, tool);
-    for (const [mode, out] of [['files', plain], ['ResourceList', krm]]) {
+    for (const [mode, out] of [
+      ['files', plain],
+      ['ResourceList', krm],
+    ]) {
       if (out.exitCode !== 0 || (tool === 'render-valkey' && !out.stdout.includes('kind: StatefulSet'))) {
         throw new Error(`warm-up: ${tool} on ${dir} (${mode}) failed: ${out.stderr}`);
       }

@@ -37,7 +37,8 @@ export async function collect(binary: string): Promise<Snapshot> {
       if (aliases.has(name)) continue;
       const set = await tryCall(server, ['CONFIG', 'SET', name, value]);
       const refusal = set instanceof Error ? set.message : '';
-      if (refusal && !/can't set (immutable|protected) config/.test(refusal)) throw new Error(`${binary}: CONFIG SET ${name} <current value>: ${refusal}`);
+      if (refusal && !/can't set (immutable|protected) config/.test(refusal))
+        throw new Error(`${binary}: CONFIG SET ${name} <current value>: ${refusal}`);
       settings.set(name, {
         live: !refusal.includes('immutable'),
         protected: refusal.includes('protected'),
@@ -87,7 +88,11 @@ async function configValues(server: RunningServer, binary: string): Promise<Map<
 /** Legacy spellings lose to current ones when naming an alias group (lua-time-limit is busy-reply-threshold's old name). */
 const legacyScore = (name: string) => (/slave|master|ziplist|_|^lua-time-limit$/.test(name) ? 1 : 0);
 const modernSpelling = (name: string) =>
-  name.replace(/_/g, '-').replace(/slave/g, 'replica').replace(/master/g, 'primary').replace(/ziplist/g, 'listpack');
+  name
+    .replace(/_/g, '-')
+    .replace(/slave/g, 'replica')
+    .replace(/master/g, 'primary')
+    .replace(/ziplist/g, 'listpack');
 
 /** A different value the setting probably accepts, to see which other names follow it. */
 const otherValue = (v: string) =>
@@ -126,7 +131,8 @@ async function findAliases(server: RunningServer, current: Map<string, { value: 
   const aliases = new Map<string, string>();
   for (const group of new Set(groupOf.values())) {
     const ranked = [...group].sort((x, y) => legacyScore(x) - legacyScore(y) || (x < y ? -1 : 1));
-    if (legacyScore(ranked[0] as string) === legacyScore(ranked[1] as string)) throw new Error(`cannot tell the canonical name among ${ranked.join(', ')}`);
+    if (legacyScore(ranked[0] as string) === legacyScore(ranked[1] as string))
+      throw new Error(`cannot tell the canonical name among ${ranked.join(', ')}`);
     for (const alias of ranked.slice(1)) aliases.set(alias, ranked[0] as string);
   }
   return aliases;

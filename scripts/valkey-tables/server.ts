@@ -30,7 +30,8 @@ export async function startServer(binary: string): Promise<RunningServer> {
   const dir = await mkdtemp(join(tmpdir(), 'valkey-tables-'));
   const port = await freePort();
   const child: ChildProcess = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    cwd: dir, stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
@@ -41,7 +42,13 @@ export async function startServer(binary: string): Promise<RunningServer> {
   for (let attempt = 0; attempt < 100; attempt++) {
     try {
       const connection = await connectResp({ host: '127.0.0.1', port, connectTimeoutMs: 1000, commandTimeoutMs: 10_000 });
-      return { connection, stop: async () => { connection.close(); await stop(); } };
+      return {
+        connection,
+        stop: async () => {
+          connection.close();
+          await stop();
+        },
+      };
     } catch {
       if (child.exitCode !== null) break;
       await delay(50);

@@ -20,39 +20,54 @@ const token = (what: string) =>
   );
 
 export const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@:-]*$/;
-export const username = lazy(() => z.string({ error: 'must be a username' }).check(
-  z.minLength(1),
-  z.maxLength(128),
-  z.regex(USERNAME, { error: "must be a username of letters, digits, '.', '_', '@', ':' and '-'" }),
-));
+export const username = lazy(() =>
+  z
+    .string({ error: 'must be a username' })
+    .check(
+      z.minLength(1),
+      z.maxLength(128),
+      z.regex(USERNAME, { error: "must be a username of letters, digits, '.', '_', '@', ':' and '-'" }),
+    ),
+);
 
 export const keyAccess = lazy(() => z.enum(['read', 'write', 'readwrite'], { error: 'must be one of read, write, readwrite' }));
 
-export const keyPermission = lazy(() => z.strictObject({
-  pattern: token('a key pattern such as "sessions:*"').check(z.meta({ description: 'A glob over key names, e.g. sessions:*.' })),
-  access: keyAccess().check(z.meta({ description: 'read (%R~), write (%W~) or readwrite (~).' })),
-}));
+export const keyPermission = lazy(() =>
+  z.strictObject({
+    pattern: token('a key pattern such as "sessions:*"').check(z.meta({ description: 'A glob over key names, e.g. sessions:*.' })),
+    access: keyAccess().check(z.meta({ description: 'read (%R~), write (%W~) or readwrite (~).' })),
+  }),
+);
 
-export const aclPermission = lazy(() => z.strictObject({
-  roleRef: refName('ValkeyRole').check(z.meta({ description: 'The ValkeyRole whose commands this permission grants.' })),
-  keys: z.array(keyPermission()).check(z.maxLength(64), z.meta({ description: 'The keys the role applies to.' })),
-  channels: z.optional(z.array(token('a channel pattern')).check(z.maxLength(64)))
-    .check(z.meta({ description: 'Pub/sub channel patterns the user may use.' })),
-}));
+export const aclPermission = lazy(() =>
+  z.strictObject({
+    roleRef: refName('ValkeyRole').check(z.meta({ description: 'The ValkeyRole whose commands this permission grants.' })),
+    keys: z.array(keyPermission()).check(z.maxLength(64), z.meta({ description: 'The keys the role applies to.' })),
+    channels: z
+      .optional(z.array(token('a channel pattern')).check(z.maxLength(64)))
+      .check(z.meta({ description: 'Pub/sub channel patterns the user may use.' })),
+  }),
+);
 
-export const aclBinding = lazy(() => z.strictObject({
-  username: username().check(z.meta({ description: 'The ACL user name clients authenticate as.' })),
-  passwordHashes: z.array(passwordHash()).check(
-    z.minLength(1, { error: 'needs at least one password hash' }),
-    z.maxLength(16),
-    z.meta({ description: 'SHA-256 hex digests of the accepted passwords; several allow rotation.' }),
-  ),
-  permissions: z.array(aclPermission()).check(
-    z.minLength(1, { error: 'needs at least one permission' }),
-    z.maxLength(32),
-    z.meta({ description: 'One ACL selector per permission: the role, on these keys and channels.' }),
-  ),
-}));
+export const aclBinding = lazy(() =>
+  z.strictObject({
+    username: username().check(z.meta({ description: 'The ACL user name clients authenticate as.' })),
+    passwordHashes: z
+      .array(passwordHash())
+      .check(
+        z.minLength(1, { error: 'needs at least one password hash' }),
+        z.maxLength(16),
+        z.meta({ description: 'SHA-256 hex digests of the accepted passwords; several allow rotation.' }),
+      ),
+    permissions: z
+      .array(aclPermission())
+      .check(
+        z.minLength(1, { error: 'needs at least one permission' }),
+        z.maxLength(32),
+        z.meta({ description: 'One ACL selector per permission: the role, on these keys and channels.' }),
+      ),
+  }),
+);
 
 export const aclBindings = lazy(() => z.array(aclBinding()).check(z.maxLength(256)));
 

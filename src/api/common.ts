@@ -41,37 +41,54 @@ export const qualifiedKeysRule = (message: string): CelRule => ({
   message,
 });
 /** The CEL check that every key of a map matches `pattern`. */
-export const keysMatchRule = (pattern: string, message: string): CelRule => ({ rule: `self.all(k, k.matches('${cel(pattern)}'))`, message });
+export const keysMatchRule = (pattern: string, message: string): CelRule => ({
+  rule: `self.all(k, k.matches('${cel(pattern)}'))`,
+  message,
+});
 
 export const refName = (what: string) =>
-  z.string({ error: `must be the name of a ${what}` }).check(
-    z.minLength(1, { error: `must be the name of a ${what}` }),
-    z.maxLength(253),
-    z.regex(DNS1123_SUBDOMAIN, { error: `must be the name of a ${what} (lowercase letters, digits, '-' and '.')` }),
-  );
+  z
+    .string({ error: `must be the name of a ${what}` })
+    .check(
+      z.minLength(1, { error: `must be the name of a ${what}` }),
+      z.maxLength(253),
+      z.regex(DNS1123_SUBDOMAIN, { error: `must be the name of a ${what} (lowercase letters, digits, '-' and '.')` }),
+    );
 
 /** Resource quantities as Kubernetes writes them: a string like "500m" or "2Gi", or a plain integer. */
-export const quantity = lazy(() => z
-  .union([
-    z.string().check(z.regex(new RegExp(RESOURCE_QUANTITY_PATTERN), {
-      error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"',
-    })),
-    z.number().check(z.int(), z.gte(0)),
-  ], { error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"' })
-  .check(z.meta({ 'x-kubernetes-int-or-string': true })));
+export const quantity = lazy(() =>
+  z
+    .union(
+      [
+        z.string().check(
+          z.regex(new RegExp(RESOURCE_QUANTITY_PATTERN), {
+            error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"',
+          }),
+        ),
+        z.number().check(z.int(), z.gte(0)),
+      ],
+      { error: 'must be a Kubernetes quantity such as "500m", "2" or "2Gi"' },
+    )
+    .check(z.meta({ 'x-kubernetes-int-or-string': true })),
+);
 
-export const objectMeta = lazy(() => z.looseObject({
-  name: z.string({ error: 'is required: every object needs a name' }).check(z.minLength(1, { error: 'is required: every object needs a name' })),
-  namespace: z.optional(z.string()),
-  labels: z.optional(z.record(z.string(), z.string())),
-  annotations: z.optional(z.record(z.string(), z.string())),
-}));
+export const objectMeta = lazy(() =>
+  z.looseObject({
+    name: z
+      .string({ error: 'is required: every object needs a name' })
+      .check(z.minLength(1, { error: 'is required: every object needs a name' })),
+    namespace: z.optional(z.string()),
+    labels: z.optional(z.record(z.string(), z.string())),
+    annotations: z.optional(z.record(z.string(), z.string())),
+  }),
+);
 
 /** One of the menu and cluster kinds: our apiVersion, its kind, metadata, the spec, and a status the function ignores. */
-export const kindObject = <K extends string, S extends z.ZodMiniType>(kind: K, spec: S) => z.strictObject({
-  apiVersion: z.literal(API_VERSION),
-  kind: z.literal(kind),
-  metadata: objectMeta(),
-  spec,
-  status: z.optional(z.unknown()),
-});
+export const kindObject = <K extends string, S extends z.ZodMiniType>(kind: K, spec: S) =>
+  z.strictObject({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal(kind),
+    metadata: objectMeta(),
+    spec,
+    status: z.optional(z.unknown()),
+  });

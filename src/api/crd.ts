@@ -151,7 +151,14 @@ export function customResourceDefinition(def: KindDefinition): Record<string, un
     },
     spec: {
       group: GROUP,
-      names: { kind: def.kind, listKind: `${def.kind}List`, plural: def.plural, singular: def.singular, shortNames: def.shortNames, categories: ['valkey'] },
+      names: {
+        kind: def.kind,
+        listKind: `${def.kind}List`,
+        plural: def.plural,
+        singular: def.singular,
+        shortNames: def.shortNames,
+        categories: ['valkey'],
+      },
       scope: def.scope,
       versions: [
         {

@@ -7,38 +7,46 @@ import { zoneSpread } from './valkey-cluster.js';
 
 export const RENDER_CONFIG_KIND = 'ValkeyRenderConfig';
 
-const systemUser = (defaultSecret: string) => z.strictObject({
-  passwordHash: passwordHash(),
-  secretName: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), defaultSecret),
-});
+const systemUser = (defaultSecret: string) =>
+  z.strictObject({
+    passwordHash: passwordHash(),
+    secretName: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), defaultSecret),
+  });
 
-export const renderConfigSpec = lazy(() => z.strictObject({
-  outputDir: z._default(
-    z.string().check(
-      z.minLength(1),
-      z.refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
-        error: 'must be a relative path inside the package (no leading "/" and no "..")',
-      }),
+export const renderConfigSpec = lazy(() =>
+  z.strictObject({
+    outputDir: z._default(
+      z.string().check(
+        z.minLength(1),
+        z.refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
+          error: 'must be a relative path inside the package (no leading "/" and no "..")',
+        }),
+      ),
+      'rendered',
     ),
-    'rendered',
-  ),
-  clusterDomain: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a DNS domain such as cluster.local' })), 'cluster.local'),
-  defaultZoneSpread: z._default(zoneSpread(), 'bestEffort'),
-  systemUsers: z.strictObject(
-    {
-      replication: systemUser('valkey-replication'),
-      controller: systemUser('valkey-controller'),
-    },
-    { error: 'is required: the password hashes of the replication and controller users' },
-  ),
-}));
+    clusterDomain: z._default(
+      z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a DNS domain such as cluster.local' })),
+      'cluster.local',
+    ),
+    defaultZoneSpread: z._default(zoneSpread(), 'bestEffort'),
+    systemUsers: z.strictObject(
+      {
+        replication: systemUser('valkey-replication'),
+        controller: systemUser('valkey-controller'),
+      },
+      { error: 'is required: the password hashes of the replication and controller users' },
+    ),
+  }),
+);
 
-export const renderConfig = lazy(() => z.strictObject({
-  apiVersion: z.literal(API_VERSION),
-  kind: z.literal(RENDER_CONFIG_KIND),
-  metadata: objectMeta(),
-  spec: renderConfigSpec(),
-}));
+export const renderConfig = lazy(() =>
+  z.strictObject({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal(RENDER_CONFIG_KIND),
+    metadata: objectMeta(),
+    spec: renderConfigSpec(),
+  }),
+);
 
 export type RenderConfig = z.output<ReturnType<typeof renderConfigSpec>>;
 

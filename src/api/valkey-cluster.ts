@@ -1,7 +1,16 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { RESERVED_ANNOTATION_PREFIX } from './group.js';
-import { celRules, CLUSTER_NAME_MAX, DNS1035_LABEL_PATTERN, isQualifiedName, kindObject, LABEL_VALUE_PATTERN, qualifiedKeysRule, refName } from './common.js';
+import {
+  celRules,
+  CLUSTER_NAME_MAX,
+  DNS1035_LABEL_PATTERN,
+  isQualifiedName,
+  kindObject,
+  LABEL_VALUE_PATTERN,
+  qualifiedKeysRule,
+  refName,
+} from './common.js';
 import { aclBindings } from './acl.js';
 
 export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
@@ -9,19 +18,26 @@ export const zoneSpread = lazy(() => z.enum(ZONE_SPREAD, { error: 'must be bestE
 export type ZoneSpread = z.infer<ReturnType<typeof zoneSpread>>;
 
 const RESERVED_MESSAGE = `keys under ${RESERVED_ANNOTATION_PREFIX} are reserved for valkey-krm; use another prefix`;
-const KEY_MESSAGE = "keys must be Kubernetes label/annotation keys: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
-const LABEL_VALUE_MESSAGE = "must be a Kubernetes label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+const KEY_MESSAGE =
+  "keys must be Kubernetes label/annotation keys: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+const LABEL_VALUE_MESSAGE =
+  "must be a Kubernetes label value: at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 const MAX_POD_ANNOTATIONS = 64;
-const labelValue = lazy(() => z.string().check(z.maxLength(63, { error: LABEL_VALUE_MESSAGE }), z.regex(new RegExp(LABEL_VALUE_PATTERN), { error: LABEL_VALUE_MESSAGE })));
+const labelValue = lazy(() =>
+  z
+    .string()
+    .check(z.maxLength(63, { error: LABEL_VALUE_MESSAGE }), z.regex(new RegExp(LABEL_VALUE_PATTERN), { error: LABEL_VALUE_MESSAGE })),
+);
 
-export const podAnnotations = lazy(() => z
-  .record(z.string(), z.string({ error: 'each value must be a string; quote numbers and booleans in YAML' }))
-  .check(
+export const podAnnotations = lazy(() =>
+  z.record(z.string(), z.string({ error: 'each value must be a string; quote numbers and booleans in YAML' })).check(
     z.superRefine((map, ctx) => {
       const keys = Object.keys(map);
-      if (keys.length > MAX_POD_ANNOTATIONS) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_POD_ANNOTATIONS} annotations; got ${keys.length}` });
+      if (keys.length > MAX_POD_ANNOTATIONS)
+        ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_POD_ANNOTATIONS} annotations; got ${keys.length}` });
       for (const key of keys) {
-        if (key.startsWith(RESERVED_ANNOTATION_PREFIX)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${RESERVED_MESSAGE}` });
+        if (key.startsWith(RESERVED_ANNOTATION_PREFIX))
+          ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${RESERVED_MESSAGE}` });
         else if (!isQualifiedName(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${KEY_MESSAGE}` });
       }
     }),
@@ -33,84 +49,118 @@ export const podAnnotations = lazy(() => z
         qualifiedKeysRule(KEY_MESSAGE),
       ),
     }),
-  ));
+  ),
+);
 
 const MAX_NODE_SELECTOR = 32;
-export const nodeSelector = lazy(() => z
-  .record(z.string(), labelValue())
-  .check(
+export const nodeSelector = lazy(() =>
+  z.record(z.string(), labelValue()).check(
     z.superRefine((map, ctx) => {
       const keys = Object.keys(map);
-      if (keys.length > MAX_NODE_SELECTOR) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_NODE_SELECTOR} labels; got ${keys.length}` });
+      if (keys.length > MAX_NODE_SELECTOR)
+        ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_NODE_SELECTOR} labels; got ${keys.length}` });
       for (const key of keys) if (!isQualifiedName(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${KEY_MESSAGE}` });
     }),
     z.meta({ description: 'Copied verbatim to the pods.', maxProperties: MAX_NODE_SELECTOR, ...celRules(qualifiedKeysRule(KEY_MESSAGE)) }),
-  ));
+  ),
+);
 
-export const placement = lazy(() => z.strictObject({
-  zones: z
-    .optional(z.array(labelValue().check(z.minLength(1))).check(
-      z.minLength(1, { error: 'must list at least one zone, or be left out' }),
-      z.maxLength(16),
-      z.superRefine((zones, ctx) => {
-        if (new Set(zones).size !== zones.length) ctx.addIssue({ code: 'custom', message: 'lists a zone twice' });
-      }),
-    ))
-    .check(z.meta({ description: 'Zones the pods may run in (required node affinity on topology.kubernetes.io/zone).', 'x-kubernetes-list-type': 'set' })),
-  zoneSpread: z.optional(zoneSpread()).check(z.meta({ description: 'bestEffort or required; unset uses the render config default.' })),
-  nodeSelector: z.optional(nodeSelector()),
-}));
+export const placement = lazy(() =>
+  z.strictObject({
+    zones: z
+      .optional(
+        z.array(labelValue().check(z.minLength(1))).check(
+          z.minLength(1, { error: 'must list at least one zone, or be left out' }),
+          z.maxLength(16),
+          z.superRefine((zones, ctx) => {
+            if (new Set(zones).size !== zones.length) ctx.addIssue({ code: 'custom', message: 'lists a zone twice' });
+          }),
+        ),
+      )
+      .check(
+        z.meta({
+          description: 'Zones the pods may run in (required node affinity on topology.kubernetes.io/zone).',
+          'x-kubernetes-list-type': 'set',
+        }),
+      ),
+    zoneSpread: z.optional(zoneSpread()).check(z.meta({ description: 'bestEffort or required; unset uses the render config default.' })),
+    nodeSelector: z.optional(nodeSelector()),
+  }),
+);
 
 /** A whole number from `min` to `max`, with the messages people see when it is not. */
 const count = (what: string, min: number, minMessage: string, max: number) =>
   z.number({ error: what }).check(z.int({ error: what }), z.gte(min, { error: minMessage }), z.lte(max));
 
-export const valkeyClusterSpec = lazy(() => z
-  .strictObject({
-    configRef: refName('ValkeyConfig').check(z.meta({ description: 'The ValkeyConfig (menu item) this cluster runs.' })),
-    shards: count('must be a whole number of shards, at least 1', 1, 'must be at least 1', 1000)
-      .check(z.meta({ description: 'Number of shards; each is a StatefulSet with one primary and replicasPerShard replicas. 16384 slots are spread evenly over them.' })),
-    replicasPerShard: count('must be a whole number of replicas per shard, 0 or more', 0, 'must be 0 or more', 10)
-      .check(z.meta({ description: 'Replicas per shard, in addition to its primary.' })),
-    acl: z.optional(aclBindings()).check(z.meta({ description: "The team's ACL bindings, added to the config's." })),
-    tls: z
-      .optional(z.strictObject({ secretRef: refName('Secret').check(z.meta({ description: 'A Secret with tls.crt, tls.key and ca.crt in the cluster namespace.' })) }))
-      .check(z.meta({ description: 'TLS only: clients, replication and the cluster bus use TLS with the certificate in this Secret.' })),
-    placement: z.optional(placement()).check(z.meta({ description: 'Where the pods may run: zones, zone spread and a node selector.' })),
-    podAnnotations: z.optional(podAnnotations()),
-  })
-  .check(z.meta({ description: 'A Valkey cluster built from a ValkeyConfig on the menu. The image, sizing and settings come from the config.' })));
+export const valkeyClusterSpec = lazy(() =>
+  z
+    .strictObject({
+      configRef: refName('ValkeyConfig').check(z.meta({ description: 'The ValkeyConfig (menu item) this cluster runs.' })),
+      shards: count('must be a whole number of shards, at least 1', 1, 'must be at least 1', 1000).check(
+        z.meta({
+          description:
+            'Number of shards; each is a StatefulSet with one primary and replicasPerShard replicas. 16384 slots are spread evenly over them.',
+        }),
+      ),
+      replicasPerShard: count('must be a whole number of replicas per shard, 0 or more', 0, 'must be 0 or more', 10).check(
+        z.meta({ description: 'Replicas per shard, in addition to its primary.' }),
+      ),
+      acl: z.optional(aclBindings()).check(z.meta({ description: "The team's ACL bindings, added to the config's." })),
+      tls: z
+        .optional(
+          z.strictObject({
+            secretRef: refName('Secret').check(
+              z.meta({ description: 'A Secret with tls.crt, tls.key and ca.crt in the cluster namespace.' }),
+            ),
+          }),
+        )
+        .check(z.meta({ description: 'TLS only: clients, replication and the cluster bus use TLS with the certificate in this Secret.' })),
+      placement: z.optional(placement()).check(z.meta({ description: 'Where the pods may run: zones, zone spread and a node selector.' })),
+      podAnnotations: z.optional(podAnnotations()),
+    })
+    .check(
+      z.meta({
+        description: 'A Valkey cluster built from a ValkeyConfig on the menu. The image, sizing and settings come from the config.',
+      }),
+    ),
+);
 
 export const nodeRole = lazy(() => z.enum(['primary', 'replica', 'unknown']));
 export const nodeHealth = lazy(() => z.enum(['online', 'loading', 'failed', 'unreachable', 'pending']));
 export const clusterState = lazy(() => z.enum(['Creating', 'Active', 'Updating', 'Failed']));
 
-export const condition = lazy(() => z.object({
-  type: z.string(),
-  status: z.enum(['True', 'False', 'Unknown']),
-  reason: z.string(),
-  message: z.string(),
-  lastTransitionTime: z.string(),
-  observedGeneration: z.optional(z.number().check(z.int())),
-}));
+export const condition = lazy(() =>
+  z.object({
+    type: z.string(),
+    status: z.enum(['True', 'False', 'Unknown']),
+    reason: z.string(),
+    message: z.string(),
+    lastTransitionTime: z.string(),
+    observedGeneration: z.optional(z.number().check(z.int())),
+  }),
+);
 
-export const nodeStatus = lazy(() => z.object({
-  pod: z.string(),
-  shard: z.number().check(z.int()),
-  role: nodeRole(),
-  nodeId: z.optional(z.string()),
-  ip: z.optional(z.string()),
-  version: z.optional(z.string()),
-  health: nodeHealth(),
-}));
+export const nodeStatus = lazy(() =>
+  z.object({
+    pod: z.string(),
+    shard: z.number().check(z.int()),
+    role: nodeRole(),
+    nodeId: z.optional(z.string()),
+    ip: z.optional(z.string()),
+    version: z.optional(z.string()),
+    health: nodeHealth(),
+  }),
+);
 
-export const valkeyClusterStatus = lazy(() => z.object({
-  state: z.optional(clusterState()),
-  message: z.optional(z.string()),
-  observedGeneration: z.optional(z.number().check(z.int())),
-  nodes: z.optional(z.array(nodeStatus())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['pod'] })),
-  conditions: z.optional(z.array(condition())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
-}));
+export const valkeyClusterStatus = lazy(() =>
+  z.object({
+    state: z.optional(clusterState()),
+    message: z.optional(z.string()),
+    observedGeneration: z.optional(z.number().check(z.int())),
+    nodes: z.optional(z.array(nodeStatus())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['pod'] })),
+    conditions: z.optional(z.array(condition())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
+  }),
+);
 
 export const valkeyCluster = lazy(() => kindObject('ValkeyCluster', valkeyClusterSpec()));
 

@@ -9,33 +9,45 @@ export const VALKEY_KEY = new RegExp(VALKEY_KEY_PATTERN);
 const VALKEY_KEY_MESSAGE = 'each key must be a Valkey directive name such as maxmemory-policy';
 const MAX_VALKEY_SETTINGS = 256;
 
-export const valkeySettings = lazy(() => z
-  .record(
-    z.string().check(z.maxLength(128, { error: VALKEY_KEY_MESSAGE }), z.regex(VALKEY_KEY, { error: VALKEY_KEY_MESSAGE })),
-    z.string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' }).check(
-      z.maxLength(4096),
-      z.regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
+export const valkeySettings = lazy(() =>
+  z
+    .record(
+      z.string().check(z.maxLength(128, { error: VALKEY_KEY_MESSAGE }), z.regex(VALKEY_KEY, { error: VALKEY_KEY_MESSAGE })),
+      z
+        .string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' })
+        .check(
+          z.maxLength(4096),
+          z.regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
+        ),
+    )
+    .check(
+      z.refine((map) => Object.keys(map).length <= MAX_VALKEY_SETTINGS, { error: `must have at most ${MAX_VALKEY_SETTINGS} settings` }),
+      z.meta({
+        description: 'Valkey settings, merged per key down the baseRef chain. Forced settings always win.',
+        maxProperties: MAX_VALKEY_SETTINGS,
+        ...celRules(keysMatchRule(VALKEY_KEY_PATTERN, VALKEY_KEY_MESSAGE)),
+      }),
     ),
-  )
-  .check(
-    z.refine((map) => Object.keys(map).length <= MAX_VALKEY_SETTINGS, { error: `must have at most ${MAX_VALKEY_SETTINGS} settings` }),
-    z.meta({
-      description: 'Valkey settings, merged per key down the baseRef chain. Forced settings always win.',
-      maxProperties: MAX_VALKEY_SETTINGS,
-      ...celRules(keysMatchRule(VALKEY_KEY_PATTERN, VALKEY_KEY_MESSAGE)),
-    }),
-  ));
+);
 
-export const valkeyConfigSpec = lazy(() => z.strictObject({
-  baseRef: z.optional(refName('ValkeyConfig')).check(z.meta({ description: 'The config this one derives from.' })),
-  imageRef: z.optional(refName('ValkeyImage')).check(z.meta({ description: 'The ValkeyImage to run; may be inherited through baseRef.' })),
-  resources: z.optional(z.strictObject({
-    cpu: z.optional(quantity()).check(z.meta({ description: 'CPU request and limit of the valkey container.' })),
-    memory: z.optional(quantity()).check(z.meta({ description: 'Memory request and limit of the valkey container.' })),
-  })),
-  valkey: z.optional(valkeySettings()),
-  acl: z.optional(aclBindings()).check(z.meta({ description: 'Platform ACL bindings. The first config in the chain that sets acl supplies the whole list.' })),
-}));
+export const valkeyConfigSpec = lazy(() =>
+  z.strictObject({
+    baseRef: z.optional(refName('ValkeyConfig')).check(z.meta({ description: 'The config this one derives from.' })),
+    imageRef: z
+      .optional(refName('ValkeyImage'))
+      .check(z.meta({ description: 'The ValkeyImage to run; may be inherited through baseRef.' })),
+    resources: z.optional(
+      z.strictObject({
+        cpu: z.optional(quantity()).check(z.meta({ description: 'CPU request and limit of the valkey container.' })),
+        memory: z.optional(quantity()).check(z.meta({ description: 'Memory request and limit of the valkey container.' })),
+      }),
+    ),
+    valkey: z.optional(valkeySettings()),
+    acl: z
+      .optional(aclBindings())
+      .check(z.meta({ description: 'Platform ACL bindings. The first config in the chain that sets acl supplies the whole list.' })),
+  }),
+);
 
 export const valkeyConfig = lazy(() => kindObject('ValkeyConfig', valkeyConfigSpec()));
 

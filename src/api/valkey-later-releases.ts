@@ -50,7 +50,10 @@ export const LATER_COMMANDS = {
   'cluster|cancelslotmigrations': { since: '9.0', source: ASM_TOPIC },
   'cluster|getslotmigrations': { since: '9.0', source: ASM_TOPIC },
   'cluster|migrateslots': { since: '9.0', source: ASM_TOPIC },
-  'cluster|syncslots': { since: '9.0', source: 'valkey-doc commands/cluster-syncslots.md (internal command of atomic slot migration, 9.0)' },
+  'cluster|syncslots': {
+    since: '9.0',
+    source: 'valkey-doc commands/cluster-syncslots.md (internal command of atomic slot migration, 9.0)',
+  },
   delifeq: { since: '9.0', source: `${RN_90_RC1} ("Add DELIFEQ command", #1975)` },
   hexpire: { since: '9.0', source: `${RN_90_RC1} ("Introduce HASH items expiration", #2089)` },
   hexpireat: { since: '9.0', source: `${RN_90_RC1} (#2089)` },

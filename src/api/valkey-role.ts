@@ -4,24 +4,34 @@ import { kindObject } from './common.js';
 
 export const access = lazy(() => z.enum(['allow', 'deny'], { error: 'must be allow or deny' }));
 
-export const roleCategory = lazy(() => z.strictObject({
-  name: z.string().check(z.regex(/^[a-z]+$/, { error: 'must be an ACL category name without "@", such as read, write or dangerous' })),
-  access: access(),
-}));
+export const roleCategory = lazy(() =>
+  z.strictObject({
+    name: z.string().check(z.regex(/^[a-z]+$/, { error: 'must be an ACL category name without "@", such as read, write or dangerous' })),
+    access: access(),
+  }),
+);
 
-export const roleCommand = lazy(() => z.strictObject({
-  name: z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9_.-]*(\|[A-Za-z0-9_.-]+)?$/, {
-    error: 'must be a command name such as get, or command|subcommand such as config|get',
-  })),
-  access: access(),
-}));
+export const roleCommand = lazy(() =>
+  z.strictObject({
+    name: z.string().check(
+      z.regex(/^[A-Za-z][A-Za-z0-9_.-]*(\|[A-Za-z0-9_.-]+)?$/, {
+        error: 'must be a command name such as get, or command|subcommand such as config|get',
+      }),
+    ),
+    access: access(),
+  }),
+);
 
-export const valkeyRoleSpec = lazy(() => z.strictObject({
-  categories: z.optional(z.array(roleCategory()).check(z.maxLength(64)))
-    .check(z.meta({ description: 'ACL categories, applied in order as +@name or -@name.' })),
-  commands: z.optional(z.array(roleCommand()).check(z.maxLength(256)))
-    .check(z.meta({ description: 'Commands, applied after the categories as +name or -name.' })),
-}));
+export const valkeyRoleSpec = lazy(() =>
+  z.strictObject({
+    categories: z
+      .optional(z.array(roleCategory()).check(z.maxLength(64)))
+      .check(z.meta({ description: 'ACL categories, applied in order as +@name or -@name.' })),
+    commands: z
+      .optional(z.array(roleCommand()).check(z.maxLength(256)))
+      .check(z.meta({ description: 'Commands, applied after the categories as +name or -name.' })),
+  }),
+);
 
 export const valkeyRole = lazy(() => kindObject('ValkeyRole', valkeyRoleSpec()));
 
@@ -30,7 +40,26 @@ export type ValkeyRoleSpec = z.infer<ReturnType<typeof valkeyRoleSpec>>;
 
 /** ACL categories Valkey 9 knows; others still pass (newer releases add some) but earn a warning. */
 export const KNOWN_ACL_CATEGORIES: readonly string[] = [
-  'all', 'admin', 'bitmap', 'blocking', 'connection', 'dangerous', 'fast', 'geo', 'hash', 'hyperloglog',
-  'keyspace', 'list', 'pubsub', 'read', 'scripting', 'set', 'slow', 'sortedset', 'stream', 'string',
-  'transaction', 'write',
+  'all',
+  'admin',
+  'bitmap',
+  'blocking',
+  'connection',
+  'dangerous',
+  'fast',
+  'geo',
+  'hash',
+  'hyperloglog',
+  'keyspace',
+  'list',
+  'pubsub',
+  'read',
+  'scripting',
+  'set',
+  'slow',
+  'sortedset',
+  'stream',
+  'string',
+  'transaction',
+  'write',
 ];

@@ -2,7 +2,11 @@ import type { NameFacts, SettingFacts } from './valkey-table-types.js';
 import { GENERATED_VALKEY_SETTINGS, GENERATED_VALKEY_SETTING_ALIASES } from './valkey-settings.js';
 import { GENERATED_VALKEY_ACL_CATEGORIES, GENERATED_VALKEY_COMMANDS } from './valkey-commands.js';
 import {
-  FILE_ONLY_DIRECTIVES, LATER_ACL_CATEGORIES, LATER_COMMANDS, LATER_SETTING_CHANGES, LATER_SETTINGS,
+  FILE_ONLY_DIRECTIVES,
+  LATER_ACL_CATEGORIES,
+  LATER_COMMANDS,
+  LATER_SETTING_CHANGES,
+  LATER_SETTINGS,
 } from './valkey-later-releases.js';
 
 export type { NameFacts, SettingFacts, SettingType, ValkeySince } from './valkey-table-types.js';
@@ -46,7 +50,10 @@ function tables(): Tables {
   const commands = new Map<string, NameFacts>([...Object.entries(GENERATED_VALKEY_COMMANDS), ...Object.entries(LATER_COMMANDS)]);
   const parentsWithSubcommands = new Set<string>();
   for (const name of commands.keys()) if (name.includes('|')) parentsWithSubcommands.add(name.split('|')[0] as string);
-  const categories = new Map<string, NameFacts>([...Object.entries(GENERATED_VALKEY_ACL_CATEGORIES), ...Object.entries(LATER_ACL_CATEGORIES)]);
+  const categories = new Map<string, NameFacts>([
+    ...Object.entries(GENERATED_VALKEY_ACL_CATEGORIES),
+    ...Object.entries(LATER_ACL_CATEGORIES),
+  ]);
   built = {
     settings,
     aliases,

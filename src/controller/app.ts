@@ -47,7 +47,14 @@ export async function startApp(opts: AppOptions): Promise<App> {
   };
 
   const elector = opts.leaderElection
-    ? new LeaderElector({ ...opts.leaderElection, client: opts.client, clock: opts.clock, log, onStartedLeading: lead, onStoppedLeading: unlead })
+    ? new LeaderElector({
+        ...opts.leaderElection,
+        client: opts.client,
+        clock: opts.clock,
+        log,
+        onStartedLeading: lead,
+        onStoppedLeading: unlead,
+      })
     : undefined;
 
   let server: HealthServer | undefined;

@@ -53,14 +53,24 @@ export class Controller {
   constructor(private readonly opts: ControllerOptions) {
     const informer = <T extends KubeObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
       new Informer<T>({
-        name, client: opts.client, path, clock: opts.clock, backoff: opts.watchBackoff, onEvent,
+        name,
+        client: opts.client,
+        path,
+        clock: opts.clock,
+        backoff: opts.watchBackoff,
+        onEvent,
         onError: (e) => this.onInformerError(e),
         ...(labelSelector ? { labelSelector } : {}),
         ...(opts.watchTimeoutSeconds ? { watchTimeoutSeconds: opts.watchTimeoutSeconds } : {}),
       });
     this.clusters = informer('valkeyclusters', paths.valkeyClusters(opts.namespace), (e) => this.onClusterEvent(e));
     this.pods = informer<Pod>('pods', paths.pods(opts.namespace), (e) => this.enqueueOwner(e.object), MANAGED_SELECTOR);
-    this.statefulSets = informer<StatefulSet>('statefulsets', paths.statefulSets(opts.namespace), (e) => this.enqueueOwner(e.object), MANAGED_SELECTOR);
+    this.statefulSets = informer<StatefulSet>(
+      'statefulsets',
+      paths.statefulSets(opts.namespace),
+      (e) => this.enqueueOwner(e.object),
+      MANAGED_SELECTOR,
+    );
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
     this.queue = new WorkQueue({
@@ -153,7 +163,10 @@ export class Controller {
       statefulSets: (ns, name) => this.ofCluster(this.statefulSets, ns, name),
       readSecret: (ns, name) => o.client.request<Secret>('GET', paths.secret(ns, name)),
       patchStatus: async (ns, name, status: ValkeyClusterStatus) => {
-        await o.client.request('PATCH', paths.valkeyClusterStatus(ns, name), { body: { status }, contentType: 'application/merge-patch+json' });
+        await o.client.request('PATCH', paths.valkeyClusterStatus(ns, name), {
+          body: { status },
+          contentType: 'application/merge-patch+json',
+        });
       },
       open: o.open,
       policy: o.policy,

@@ -34,7 +34,8 @@ The version floor (Valkey ${VERSION_FLOOR}) and the version check itself are not
 `;
 
 /** Production wiring: a pod is reached at its IP on the client port, its bus on the bus port. */
-export const podEndpoint: EndpointOf = (pod) => (pod.status?.podIP ? { host: pod.status.podIP, port: CLIENT_PORT, busPort: BUS_PORT } : undefined);
+export const podEndpoint: EndpointOf = (pod) =>
+  pod.status?.podIP ? { host: pod.status.podIP, port: CLIENT_PORT, busPort: BUS_PORT } : undefined;
 
 class UsageError extends Error {}
 
@@ -47,7 +48,8 @@ function positiveInt(name: string, value: string): number {
 function hostPort(value: string): { host: string; port: number } {
   const colon = value.lastIndexOf(':');
   const port = Number(value.slice(colon + 1));
-  if (colon < 0 || !Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--http-address must be HOST:PORT, got "${value}"`);
+  if (colon < 0 || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--http-address must be HOST:PORT, got "${value}"`);
   return { host: value.slice(0, colon) || '0.0.0.0', port };
 }
 
@@ -103,7 +105,9 @@ async function readPassword(file: string): Promise<string> {
   try {
     return (await readFile(file, 'utf8')).replace(/\r?\n$/, '');
   } catch (e) {
-    throw new Error(`cannot read the controller password from ${file} (mount the controller's Secret there): ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `cannot read the controller password from ${file} (mount the controller's Secret there): ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }
 
@@ -146,7 +150,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       log,
       metrics,
       leaderElection: options.leaderElect
-        ? { namespace: options.leaseNamespace, name: options.leaseName, identity: options.identity, leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }
+        ? {
+            namespace: options.leaseNamespace,
+            name: options.leaseName,
+            identity: options.identity,
+            leaseDurationSeconds: 15,
+            renewDeadlineMs: 10_000,
+            retryPeriodMs: 2_000,
+          }
         : false,
       http: options.http,
     });
@@ -165,10 +176,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       }
       signalled = true;
       log.info('shutting down', { signal });
-      app.stop().then(() => resolve(0), (e: unknown) => {
-        log.error('unclean shutdown', { error: e });
-        resolve(1);
-      });
+      app.stop().then(
+        () => resolve(0),
+        (e: unknown) => {
+          log.error('unclean shutdown', { error: e });
+          resolve(1);
+        },
+      );
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);

@@ -36,6 +36,12 @@ export function fileOf(value: unknown): { path: string; index: number } | undefi
 
 /** The path and index annotations kpt needs to write a generated object to its file (both generations of keys). */
 export function withFileAnnotations(object: KubeObject, path: string, index: number): KubeObject {
-  const annotations = { ...object.metadata.annotations, [LEGACY_PATH]: path, [LEGACY_INDEX]: String(index), [PATH]: path, [INDEX]: String(index) };
+  const annotations = {
+    ...object.metadata.annotations,
+    [LEGACY_PATH]: path,
+    [LEGACY_INDEX]: String(index),
+    [PATH]: path,
+    [INDEX]: String(index),
+  };
   return { ...object, metadata: { ...object.metadata, annotations } };
 }

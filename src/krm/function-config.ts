@@ -31,7 +31,11 @@ export function chooseRenderConfig(functionConfig: unknown, items: readonly Rend
   if (config === undefined && items.length > 1) {
     const where = items.map((r) => r.file?.path ?? objectRefOf(r.value).name).join(', ');
     return {
-      problems: [error(`found ${items.length} ${RENDER_CONFIG_KIND} objects (${where}) and no function config to choose between them; keep one, or name one explicitly (--config FILE, or the Kptfile's configPath)`)],
+      problems: [
+        error(
+          `found ${items.length} ${RENDER_CONFIG_KIND} objects (${where}) and no function config to choose between them; keep one, or name one explicitly (--config FILE, or the Kptfile's configPath)`,
+        ),
+      ],
     };
   }
   return readFunctionConfig(config);
@@ -52,7 +56,13 @@ export function readFunctionConfig(value: unknown): RenderConfigCheck {
     for (const [key, v] of Object.entries(data)) {
       const path = FLAT_RENDER_CONFIG_KEYS[key as keyof typeof FLAT_RENDER_CONFIG_KEYS];
       if (!path) {
-        problems.push(error(`ConfigMap ${ref.name}: data.${key}: not a render config setting; use one of ${Object.keys(FLAT_RENDER_CONFIG_KEYS).join(', ')}`, ref, `data.${key}`));
+        problems.push(
+          error(
+            `ConfigMap ${ref.name}: data.${key}: not a render config setting; use one of ${Object.keys(FLAT_RENDER_CONFIG_KEYS).join(', ')}`,
+            ref,
+            `data.${key}`,
+          ),
+        );
         continue;
       }
       setPath(spec, path, v);
@@ -61,7 +71,14 @@ export function readFunctionConfig(value: unknown): RenderConfigCheck {
     problems.push(...checked.problems);
     return problems.length ? { problems } : checked;
   }
-  return { problems: [error(`The function config is a ${ref.kind || 'document without a kind'}; expected a ${RENDER_CONFIG_KIND} (apiVersion ${API_VERSION}) or a ConfigMap. ${MISSING}`, ref.kind ? ref : undefined)] };
+  return {
+    problems: [
+      error(
+        `The function config is a ${ref.kind || 'document without a kind'}; expected a ${RENDER_CONFIG_KIND} (apiVersion ${API_VERSION}) or a ConfigMap. ${MISSING}`,
+        ref.kind ? ref : undefined,
+      ),
+    ],
+  };
 }
 
 function isEmptyConfigMap(value: unknown): boolean {

@@ -30,7 +30,8 @@ export function runPlainFiles(files: readonly InputFile[], tool: Tool, config?: 
   if (config) {
     const { docs, errors } = parseDocuments(config.text, config.path);
     problems.push(...errors.map((e) => error(e.message)));
-    if (!errors.length && docs.length !== 1) problems.push(error(`${config.path}: expected exactly one render config document, found ${docs.length}`));
+    if (!errors.length && docs.length !== 1)
+      problems.push(error(`${config.path}: expected exactly one render config document, found ${docs.length}`));
     functionConfig = docs[0]?.value;
   }
   const outcome = runFunction(items, functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: true });

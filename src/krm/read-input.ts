@@ -38,7 +38,12 @@ function lineStart(text: string, offset: number): number {
  * kpt's annotations survive because unchanged items are written back as the bytes that came in.
  */
 export function parseResourceList(text: string, options: { fast?: boolean } = {}): { list?: ParsedResourceList; errors: SourceError[] } {
-  if (text.trim() === '') return { errors: [{ message: `input is empty: expected a ResourceList (apiVersion ${RESOURCE_LIST_API_VERSION}, kind ResourceList) on stdin` }] };
+  if (text.trim() === '')
+    return {
+      errors: [
+        { message: `input is empty: expected a ResourceList (apiVersion ${RESOURCE_LIST_API_VERSION}, kind ResourceList) on stdin` },
+      ],
+    };
   const fast = options.fast === false ? undefined : fastResourceList(text);
   if (fast) return { list: fast, errors: [] };
   try {
@@ -56,7 +61,13 @@ function parseFullResourceList(text: string): { list?: ParsedResourceList; error
   if (errors.length) return { errors };
   const real = docs.filter((d) => d.contents !== null).length;
   if (real !== 1) {
-    return { errors: [{ message: `input has ${real} YAML documents: expected exactly one ResourceList. To render plain files, pass them as arguments instead (see --help)` }] };
+    return {
+      errors: [
+        {
+          message: `input has ${real} YAML documents: expected exactly one ResourceList. To render plain files, pass them as arguments instead (see --help)`,
+        },
+      ],
+    };
   }
   const docIndex = docs.findIndex((d) => d.contents !== null);
   const doc = docs[docIndex] as Document;
@@ -70,7 +81,11 @@ function parseFullResourceList(text: string): { list?: ParsedResourceList; error
   const kind = field('kind');
   if (kind !== 'ResourceList' || !isResourceListVersion(apiVersion)) {
     return {
-      errors: [{ message: `input is a ${String(kind ?? 'document without a kind')} (apiVersion ${String(apiVersion ?? 'unset')}), not a ResourceList of apiVersion ${RESOURCE_LIST_API_VERSION} or v1beta1. To render plain files, pass them as arguments instead (see --help)` }],
+      errors: [
+        {
+          message: `input is a ${String(kind ?? 'document without a kind')} (apiVersion ${String(apiVersion ?? 'unset')}), not a ResourceList of apiVersion ${RESOURCE_LIST_API_VERSION} or v1beta1. To render plain files, pass them as arguments instead (see --help)`,
+        },
+      ],
     };
   }
   const itemsNode = root.get('items', true);
@@ -178,7 +193,10 @@ function parseFullDocuments(text: string, where: string): { docs: SourceItem[]; 
     const start = i === 0 ? 0 : token.offset;
     const end = i + 1 < tokens.length ? (tokens[i + 1] as CST.Document).offset : text.length;
     let body = text.slice(start, end);
-    body = body.replace(/^((?:[ \t]*(?:#[^\n]*)?\r?\n)*)---(?:[ \t]+(#[^\n]*))?[ \t]*\r?\n/, (_m, before: string, comment?: string) => `${before}${comment ? `${comment}\n` : ''}`);
+    body = body.replace(
+      /^((?:[ \t]*(?:#[^\n]*)?\r?\n)*)---(?:[ \t]+(#[^\n]*))?[ \t]*\r?\n/,
+      (_m, before: string, comment?: string) => `${before}${comment ? `${comment}\n` : ''}`,
+    );
     body = body.replace(/(^|\n)\.\.\.[ \t]*(\r?\n)?$/, '$1');
     if (!body.endsWith('\n')) body += '\n';
     out.push({ text: body, value: toJS(doc, doc.contents) });

@@ -19,7 +19,9 @@ export interface RunCounts {
  */
 export function successText(tool: Tool, counts: RunCounts, mode: 'resource-list' | 'plain-files'): string {
   if (tool === 'render-valkey') return `rendered ${counts.clusters} clusters into ${counts.objects} objects`;
-  return mode === 'plain-files' ? `valid: ${counts.images} images, ${counts.configs} configs, ${counts.roles} roles, ${counts.clusters} clusters` : 'valid';
+  return mode === 'plain-files'
+    ? `valid: ${counts.images} images, ${counts.configs} configs, ${counts.roles} roles, ${counts.clusters} clusters`
+    : 'valid';
 }
 
 /** The report people read on stderr: one block per problem, then a count. */
@@ -33,6 +35,8 @@ export function formatReport(problems: readonly Problem[], fileOf: FileLookup, t
   }
   const count = (s: Severity) => problems.filter((p) => p.severity === s).length;
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-  lines.push(`${tool}: ${plural(count('error'), 'error')}, ${plural(count('warning'), 'warning')}, ${plural(count('info'), 'info')}; ${outcome}`);
+  lines.push(
+    `${tool}: ${plural(count('error'), 'error')}, ${plural(count('warning'), 'warning')}, ${plural(count('info'), 'info')}; ${outcome}`,
+  );
   return `${lines.join('\n')}\n`;
 }

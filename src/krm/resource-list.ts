@@ -28,7 +28,19 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
   const outcome = runFunction(list.items, list.functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: false });
   // On failure, and when only validating, everything goes back as it came, our earlier output too.
   const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...sortItems(outcome.previous)];
-  const stdout = list.format === 'json' ? jsonOutput(list.apiVersion, emitted.map((i) => i.text), outcome) : yamlOutput(list.apiVersion, list.seqIndent, emitted.map((i) => i.text), outcome);
+  const stdout =
+    list.format === 'json'
+      ? jsonOutput(
+          list.apiVersion,
+          emitted.map((i) => i.text),
+          outcome,
+        )
+      : yamlOutput(
+          list.apiVersion,
+          list.seqIndent,
+          emitted.map((i) => i.text),
+          outcome,
+        );
   const outcomeText = outcome.ok ? successText(tool, outcome.stats, 'resource-list') : failureText(tool);
   return bytesOutput(stdout, outcome.ok ? '' : formatReport(outcome.problems, outcome.fileOf, tool, outcomeText), outcome.ok ? 0 : 1);
 }

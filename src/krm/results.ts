@@ -17,7 +17,14 @@ const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
 /** Errors first, then by object, field and message: the same order whatever the input order. */
 export function sortProblems(problems: readonly Problem[]): Problem[] {
-  const key = (p: Problem) => [RANK[p.severity], p.object?.kind ?? '', p.object?.namespace ?? '', p.object?.name ?? '', p.field ?? '', p.message];
+  const key = (p: Problem) => [
+    RANK[p.severity],
+    p.object?.kind ?? '',
+    p.object?.namespace ?? '',
+    p.object?.name ?? '',
+    p.field ?? '',
+    p.message,
+  ];
   return [...problems].sort((a, b) => compareKeys(key(a), key(b)));
 }
 

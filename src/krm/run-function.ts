@@ -105,7 +105,18 @@ export function sortItems(items: InputItem[]): InputItem[] {
   const keyed = items.map((item) => {
     const file = item.file ?? fileOf(item.value);
     const ref = objectRefOf(item.value);
-    return { item, key: [file?.path ?? '\uffff', String(file?.index ?? 0).padStart(8, '0'), ref.apiVersion, ref.kind, ref.namespace ?? '', ref.name, item.text] };
+    return {
+      item,
+      key: [
+        file?.path ?? '\uffff',
+        String(file?.index ?? 0).padStart(8, '0'),
+        ref.apiVersion,
+        ref.kind,
+        ref.namespace ?? '',
+        ref.name,
+        item.text,
+      ],
+    };
   });
   keyed.sort((a, b) => compareKeys(a.key, b.key));
   return keyed.map((k) => k.item);

@@ -1,7 +1,5 @@
 import { error, valkeyRef, warning, type Problem, type ValkeyRole } from '../api/index.js';
-import {
-  hasSubcommands, knownAclCategoryNames, knownCommandNames, lookupAclCategory, lookupCommand,
-} from '../api/valkey-table.js';
+import { hasSubcommands, knownAclCategoryNames, knownCommandNames, lookupAclCategory, lookupCommand } from '../api/valkey-table.js';
 import { closestName, typoDistance } from './suggest.js';
 
 /** Why a wrong name matters: Valkey loads the ACL file all or nothing. */
@@ -21,9 +19,15 @@ export function checkRoleNames(role: ValkeyRole): Problem[] {
     if (lookupAclCategory(c.name)) return;
     const field = `spec.categories[${i}].name`;
     const close = closestName(c.name.toLowerCase(), knownAclCategoryNames(), typoDistance(c.name));
-    problems.push(close !== undefined
-      ? error(`${who}: ${field}: "${c.name}" is not an ACL category; did you mean "${close}"? ${CONSEQUENCE}`, ref, field)
-      : warning(`${who}: ${field}: "${c.name}" is not an ACL category Valkey knows (${knownAclCategoryNames().join(', ')}); ${FAR} ${CONSEQUENCE}`, ref, field));
+    problems.push(
+      close !== undefined
+        ? error(`${who}: ${field}: "${c.name}" is not an ACL category; did you mean "${close}"? ${CONSEQUENCE}`, ref, field)
+        : warning(
+            `${who}: ${field}: "${c.name}" is not an ACL category Valkey knows (${knownAclCategoryNames().join(', ')}); ${FAR} ${CONSEQUENCE}`,
+            ref,
+            field,
+          ),
+    );
   });
   (role.spec.commands ?? []).forEach((c, i) => {
     const field = `spec.commands[${i}].name`;
@@ -42,12 +46,14 @@ function commandProblem(name: string, access: 'allow' | 'deny', where: string): 
   if (sub !== undefined && lookupCommand(parent) && !hasSubcommands(parent)) {
     // `+get|x` allows a command for one first argument (deprecated, still accepted); Valkey refuses
     // the same form to deny.
-    return access === 'allow' ? undefined
-      : error(`${where}: "${name}": Valkey cannot deny ${parent} for one first argument (it has no subcommands); deny "${parent}" or allow only what is needed. ${CONSEQUENCE}`);
+    return access === 'allow'
+      ? undefined
+      : error(
+          `${where}: "${name}": Valkey cannot deny ${parent} for one first argument (it has no subcommands); deny "${parent}" or allow only what is needed. ${CONSEQUENCE}`,
+        );
   }
-  const candidates = sub !== undefined && lookupCommand(parent)
-    ? knownCommandNames().filter((n) => n.startsWith(`${parent}|`))
-    : knownCommandNames();
+  const candidates =
+    sub !== undefined && lookupCommand(parent) ? knownCommandNames().filter((n) => n.startsWith(`${parent}|`)) : knownCommandNames();
   const close = closestName(lower, candidates, typoDistance(sub ?? lower));
   if (close !== undefined) return error(`${where}: "${name}" is not a Valkey command; did you mean "${close}"? ${CONSEQUENCE}`);
   if (sub !== undefined && lookupCommand(parent)) {

@@ -20,8 +20,15 @@ export function checkValkeySettings(config: ValkeyConfig): Problem[] {
     const canonical = canonicalSettingName(key);
     const earlier = spelledAs.get(canonical);
     if (earlier !== undefined) {
-      const why = earlier.toLowerCase() === key.toLowerCase() ? 'Valkey reads setting names case-insensitively' : `Valkey reads both as ${canonical}`;
-      problems.push(error(`${who}: ${field}: sets the same setting as "${earlier}" (${why}), so one value would silently win; keep one of the two`, ref, field));
+      const why =
+        earlier.toLowerCase() === key.toLowerCase() ? 'Valkey reads setting names case-insensitively' : `Valkey reads both as ${canonical}`;
+      problems.push(
+        error(
+          `${who}: ${field}: sets the same setting as "${earlier}" (${why}), so one value would silently win; keep one of the two`,
+          ref,
+          field,
+        ),
+      );
       continue;
     }
     spelledAs.set(canonical, key);
@@ -31,7 +38,13 @@ export function checkValkeySettings(config: ValkeyConfig): Problem[] {
       continue;
     }
     if (known.facts.removedAfter) {
-      problems.push(warning(`${who}: ${field}: Valkey ${known.facts.removedAfter} knows "${key}" but later builds refuse it at start-up ("Bad directive"); remove it`, ref, field));
+      problems.push(
+        warning(
+          `${who}: ${field}: Valkey ${known.facts.removedAfter} knows "${key}" but later builds refuse it at start-up ("Bad directive"); remove it`,
+          ref,
+          field,
+        ),
+      );
       continue;
     }
     const bad = badValue(map[key] as string, known.facts);
@@ -39,7 +52,13 @@ export function checkValkeySettings(config: ValkeyConfig): Problem[] {
       const allowed = (known.facts.values ?? []).join(', ');
       const hint = bad.suggestion ? `did you mean "${bad.suggestion}"? Use` : 'use';
       const several = known.facts.multi ? 'one or more of' : 'one of';
-      problems.push(error(`${who}: ${field}: "${bad.word}" is not a value Valkey accepts for ${known.name}; ${hint} ${several}: ${allowed}. As written, every pod of every cluster on this config fails to start`, ref, field));
+      problems.push(
+        error(
+          `${who}: ${field}: "${bad.word}" is not a value Valkey accepts for ${known.name}; ${hint} ${several}: ${allowed}. As written, every pod of every cluster on this config fails to start`,
+          ref,
+          field,
+        ),
+      );
     }
   }
   return problems;
@@ -49,9 +68,17 @@ function unknownSetting(who: string, field: string, key: string, ref: ReturnType
   const lower = key.toLowerCase();
   const close = closestName(lower, knownSettingNames(), typoDistance(lower));
   if (close !== undefined) {
-    return error(`${who}: ${field}: not a Valkey setting; did you mean "${close}"? As written, Valkey refuses to start ("Bad directive") on every cluster using this config`, ref, field);
+    return error(
+      `${who}: ${field}: not a Valkey setting; did you mean "${close}"? As written, Valkey refuses to start ("Bad directive") on every cluster using this config`,
+      ref,
+      field,
+    );
   }
-  return warning(`${who}: ${field}: not a setting of Valkey 8.0.1, its 2024 development line or the 8.1/9.0 additions recorded here; if a module or a newer release provides it, make sure the image has it, otherwise Valkey refuses to start ("Bad directive")`, ref, field);
+  return warning(
+    `${who}: ${field}: not a setting of Valkey 8.0.1, its 2024 development line or the 8.1/9.0 additions recorded here; if a module or a newer release provides it, make sure the image has it, otherwise Valkey refuses to start ("Bad directive")`,
+    ref,
+    field,
+  );
 }
 
 /**

@@ -1,8 +1,23 @@
 import type * as z from 'zod/mini';
 import {
-  API_VERSION, CLUSTER_NAME_MAX, DNS1035_LABEL, DNS1123_SUBDOMAIN, GROUP, compareStrings, error, warning,
-  valkeyCluster, valkeyConfig, valkeyImage, valkeyRole,
-  type ObjectRef, type Problem, type ValkeyCluster, type ValkeyConfig, type ValkeyImage, type ValkeyRole,
+  API_VERSION,
+  CLUSTER_NAME_MAX,
+  DNS1035_LABEL,
+  DNS1123_SUBDOMAIN,
+  GROUP,
+  compareStrings,
+  error,
+  warning,
+  valkeyCluster,
+  valkeyConfig,
+  valkeyImage,
+  valkeyRole,
+  type ObjectRef,
+  type Problem,
+  type ValkeyCluster,
+  type ValkeyConfig,
+  type ValkeyImage,
+  type ValkeyRole,
 } from '../api/index.js';
 import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
 import { issuesToProblems } from './zod-problems.js';
@@ -56,7 +71,12 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
     }
     const parsed = SCHEMAS[kind]().safeParse(value, { reportInput: true });
     if (!parsed.success) {
-      problems.push(...issuesToProblems(parsed.error.issues, { object: ref, unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {} }));
+      problems.push(
+        ...issuesToProblems(parsed.error.issues, {
+          object: ref,
+          unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {},
+        }),
+      );
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
       continue;
     }
@@ -67,12 +87,16 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
       continue;
     }
     if (kind !== 'ValkeyCluster' && ref.namespace) {
-      problems.push(warning(`${kind} ${ref.name}: metadata.namespace is ignored: ${kind} is cluster-scoped; remove it`, ref, 'metadata.namespace'));
+      problems.push(
+        warning(`${kind} ${ref.name}: metadata.namespace is ignored: ${kind} is cluster-scoped; remove it`, ref, 'metadata.namespace'),
+      );
     }
     const key = kind === 'ValkeyCluster' ? `${ref.namespace}/${ref.name}` : ref.name;
     const index = { ValkeyImage: images, ValkeyConfig: configs, ValkeyRole: roles, ValkeyCluster: clusters }[kind] as Map<string, unknown>;
     if (index.has(key)) {
-      problems.push(error(`${kind} ${key} is defined more than once; names must be unique, so remove or rename one of them`, ref, 'metadata.name'));
+      problems.push(
+        error(`${kind} ${key} is defined more than once; names must be unique, so remove or rename one of them`, ref, 'metadata.name'),
+      );
       continue;
     }
     index.set(key, parsed.data);
@@ -87,19 +111,25 @@ function checkName(kind: ValkeyKind, ref: ObjectRef): Problem | undefined {
     if (!ref.namespace) {
       return error(
         `ValkeyCluster ${ref.name}: metadata.namespace is required: the rendered objects, pod DNS names and TLS names depend on it. Set it in the file (or run set-namespace before this function)`,
-        ref, 'metadata.namespace',
+        ref,
+        'metadata.namespace',
       );
     }
     if (!DNS1035_LABEL.test(ref.name) || ref.name.length > CLUSTER_NAME_MAX) {
       return error(
         `ValkeyCluster ${ref.namespace}/${ref.name}: metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter) of at most ${CLUSTER_NAME_MAX} characters, since it names the Service, StatefulSets and pods`,
-        ref, 'metadata.name',
+        ref,
+        'metadata.name',
       );
     }
     return undefined;
   }
   if (!DNS1123_SUBDOMAIN.test(ref.name) || ref.name.length > 253) {
-    return error(`${kind} ${ref.name}: metadata.name must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')`, ref, 'metadata.name');
+    return error(
+      `${kind} ${ref.name}: metadata.name must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')`,
+      ref,
+      'metadata.name',
+    );
   }
   return undefined;
 }

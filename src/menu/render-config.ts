@@ -1,6 +1,12 @@
 import {
-  GROUP, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, renderConfig, renderConfigSpec,
-  type ObjectRef, type Problem, type RenderConfig,
+  GROUP,
+  RENDER_CONFIG_KIND,
+  SYSTEM_USERS_HINT,
+  renderConfig,
+  renderConfigSpec,
+  type ObjectRef,
+  type Problem,
+  type RenderConfig,
 } from '../api/index.js';
 import { objectRefOf } from './parse.js';
 import { issuesToProblems } from './zod-problems.js';
@@ -33,6 +39,8 @@ export function validateRenderConfigSpec(spec: unknown, ref: ObjectRef, relocate
 
 function withHint(problems: Problem[], ref: ObjectRef): Problem[] {
   return problems.map((p) =>
-    p.field?.includes('systemUsers') || p.message.includes('systemUsers') ? { ...p, message: `${p.message}\n${SYSTEM_USERS_HINT}`, object: p.object ?? ref } : p,
+    p.field?.includes('systemUsers') || p.message.includes('systemUsers')
+      ? { ...p, message: `${p.message}\n${SYSTEM_USERS_HINT}`, object: p.object ?? ref }
+      : p,
   );
 }

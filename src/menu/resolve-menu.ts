@@ -1,6 +1,13 @@
 import {
-  RESERVED_USERNAMES, describeRef, error, valkeyRef, warning,
-  type AclBinding, type ObjectRef, type Problem, type ValkeyCluster,
+  RESERVED_USERNAMES,
+  describeRef,
+  error,
+  valkeyRef,
+  warning,
+  type AclBinding,
+  type ObjectRef,
+  type Problem,
+  type ValkeyCluster,
 } from '../api/index.js';
 import { invalidKey, type Menu } from './menu.js';
 import { MAX_CHAIN_LENGTH, describeFailure, formatChain, mergeAllChains, type ChainResult, type MergedChain } from './resolve.js';
@@ -78,19 +85,48 @@ function reportChainFailures(menu: Menu, chains: Map<string, ChainResult>, probl
     const f = result.failure;
     if (f.reason === 'missing-base' && f.invalid) {
       // The base has its own errors; saying it does not exist would send people the wrong way.
-      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" is invalid, so this config cannot be resolved; fix the errors reported on ${f.missing}`, configRef(name), 'spec.baseRef'));
+      problems.push(
+        error(
+          `ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" is invalid, so this config cannot be resolved; fix the errors reported on ${f.missing}`,
+          configRef(name),
+          'spec.baseRef',
+        ),
+      );
     } else if (f.reason === 'missing-base') {
       const hint = suggestName(f.missing, menu.configs.keys(), 'ValkeyConfig');
-      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" does not exist (chain walked: ${formatChain(f.chain)}); create it or point baseRef at an existing config (${hint})`, configRef(name), 'spec.baseRef'));
+      problems.push(
+        error(
+          `ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" does not exist (chain walked: ${formatChain(f.chain)}); create it or point baseRef at an existing config (${hint})`,
+          configRef(name),
+          'spec.baseRef',
+        ),
+      );
     } else if (f.reason === 'cycle') {
-      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: the chain is a cycle: ${formatChain(f.cycle)}; one config in it must have no baseRef`, configRef(name), 'spec.baseRef'));
+      problems.push(
+        error(
+          `ValkeyConfig ${name}: spec.baseRef: the chain is a cycle: ${formatChain(f.cycle)}; one config in it must have no baseRef`,
+          configRef(name),
+          'spec.baseRef',
+        ),
+      );
     } else if (f.reason === 'too-long') {
-      problems.push(error(`ValkeyConfig ${name}: spec.baseRef: the chain ${formatChain(f.chain)} is longer than the ${MAX_CHAIN_LENGTH} configs allowed (this config counts as one); flatten the menu so every chain has at most ${MAX_CHAIN_LENGTH} configs`, configRef(name), 'spec.baseRef'));
+      problems.push(
+        error(
+          `ValkeyConfig ${name}: spec.baseRef: the chain ${formatChain(f.chain)} is longer than the ${MAX_CHAIN_LENGTH} configs allowed (this config counts as one); flatten the menu so every chain has at most ${MAX_CHAIN_LENGTH} configs`,
+          configRef(name),
+          'spec.baseRef',
+        ),
+      );
     }
   }
 }
 
-function attachImages(menu: Menu, chains: Map<string, ChainResult>, usersOf: Map<string, ValkeyCluster[]>, problems: Problem[]): Map<string, ResolvedConfig> {
+function attachImages(
+  menu: Menu,
+  chains: Map<string, ChainResult>,
+  usersOf: Map<string, ValkeyCluster[]>,
+  problems: Problem[],
+): Map<string, ResolvedConfig> {
   const resolved = new Map<string, ResolvedConfig>();
   const hasChildren = new Set<string>();
   for (const c of menu.configs.values()) if (c.spec.baseRef) hasChildren.add(c.spec.baseRef);
@@ -103,7 +139,13 @@ function attachImages(menu: Menu, chains: Map<string, ChainResult>, usersOf: Map
     if (chain.imageRef === undefined || chain.imageFrom === undefined) {
       // A base without an image is fine as long as nothing runs it directly.
       if (!hasChildren.has(name) && !usersOf.has(name)) {
-        problems.push(warning(`ValkeyConfig ${name}: no config in its chain (${formatChain(chain.chain)}) sets spec.imageRef, so no cluster can use it; set imageRef here or on a base`, configRef(name), 'spec.imageRef'));
+        problems.push(
+          warning(
+            `ValkeyConfig ${name}: no config in its chain (${formatChain(chain.chain)}) sets spec.imageRef, so no cluster can use it; set imageRef here or on a base`,
+            configRef(name),
+            'spec.imageRef',
+          ),
+        );
       }
       continue;
     }
@@ -133,17 +175,24 @@ function attachImages(menu: Menu, chains: Map<string, ChainResult>, usersOf: Map
     const clusterText = clusters.length ? `ValkeyClusters that depend on it: ${clusters.join(', ')}` : 'no ValkeyCluster uses it yet';
     const hint = suggestName(image, menu.images.keys(), 'ValkeyImage');
     for (const from of setters) {
-      problems.push(error(
-        `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ValkeyConfigs that depend on it: ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
-        configRef(from), 'spec.imageRef',
-      ));
+      problems.push(
+        error(
+          `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ValkeyConfigs that depend on it: ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
+          configRef(from),
+          'spec.imageRef',
+        ),
+      );
     }
   }
   return resolved;
 }
 
 function resolveCluster(
-  cluster: ValkeyCluster, menu: Menu, chains: Map<string, ChainResult>, configs: Map<string, ResolvedConfig>, problems: Problem[],
+  cluster: ValkeyCluster,
+  menu: Menu,
+  chains: Map<string, ChainResult>,
+  configs: Map<string, ResolvedConfig>,
+  problems: Problem[],
 ): ResolvedCluster | undefined {
   const ref = clusterRef(cluster);
   const who = `ValkeyCluster ${clusterName(cluster)}`;
@@ -151,22 +200,35 @@ function resolveCluster(
   let ok = checkBindings(cluster.spec.acl, menu, ref, 'spec.acl', problems);
   const chain = chains.get(name);
   if (!chain) {
-    problems.push(menu.invalid.has(invalidKey('ValkeyConfig', name))
-      ? error(`${who}: spec.configRef: ValkeyConfig "${name}" is invalid, so this cluster cannot be rendered; see the errors reported on ${name}`, ref, 'spec.configRef')
-      : error(`${who}: spec.configRef: ValkeyConfig "${name}" does not exist; pick a config from the menu (${suggestName(name, menu.configs.keys(), 'ValkeyConfig')})`, ref, 'spec.configRef'));
+    problems.push(
+      menu.invalid.has(invalidKey('ValkeyConfig', name))
+        ? error(
+            `${who}: spec.configRef: ValkeyConfig "${name}" is invalid, so this cluster cannot be rendered; see the errors reported on ${name}`,
+            ref,
+            'spec.configRef',
+          )
+        : error(
+            `${who}: spec.configRef: ValkeyConfig "${name}" does not exist; pick a config from the menu (${suggestName(name, menu.configs.keys(), 'ValkeyConfig')})`,
+            ref,
+            'spec.configRef',
+          ),
+    );
     return undefined;
   }
   if (!chain.ok) {
-    problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${describeFailure(chain.failure)}`, ref, 'spec.configRef'));
+    problems.push(
+      error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${describeFailure(chain.failure)}`, ref, 'spec.configRef'),
+    );
     return undefined;
   }
   const config = configs.get(name);
   if (!config) {
-    const why = chain.value.imageRef === undefined
-      ? `no config in its chain (${formatChain(chain.value.chain)}) sets spec.imageRef; the platform team must set one`
-      : menu.invalid.has(invalidKey('ValkeyImage', chain.value.imageRef))
-        ? `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) is invalid; see the errors reported on ValkeyImage ${chain.value.imageRef}`
-        : `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) has no ValkeyImage`;
+    const why =
+      chain.value.imageRef === undefined
+        ? `no config in its chain (${formatChain(chain.value.chain)}) sets spec.imageRef; the platform team must set one`
+        : menu.invalid.has(invalidKey('ValkeyImage', chain.value.imageRef))
+          ? `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) is invalid; see the errors reported on ValkeyImage ${chain.value.imageRef}`
+          : `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) has no ValkeyImage`;
     problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${why}`, ref, 'spec.configRef'));
     return undefined;
   }
@@ -174,14 +236,26 @@ function resolveCluster(
   (cluster.spec.acl ?? []).forEach((binding, i) => {
     if (platformUsers.has(binding.username)) {
       ok = false;
-      problems.push(error(`${who}: spec.acl[${i}].username: user "${binding.username}" is already defined by the platform in ValkeyConfig ${config.aclFrom} (spec.acl); a team cannot redefine a platform user, so choose another username`, ref, `spec.acl[${i}].username`));
+      problems.push(
+        error(
+          `${who}: spec.acl[${i}].username: user "${binding.username}" is already defined by the platform in ValkeyConfig ${config.aclFrom} (spec.acl); a team cannot redefine a platform user, so choose another username`,
+          ref,
+          `spec.acl[${i}].username`,
+        ),
+      );
     }
   });
   return ok ? { cluster, config } : undefined;
 }
 
 /** Role references, reserved and repeated usernames within one binding list. */
-function checkBindings(bindings: readonly AclBinding[] | undefined, menu: Menu, ref: ObjectRef, path: string, problems: Problem[]): boolean {
+function checkBindings(
+  bindings: readonly AclBinding[] | undefined,
+  menu: Menu,
+  ref: ObjectRef,
+  path: string,
+  problems: Problem[],
+): boolean {
   if (!bindings) return true;
   const before = problems.length;
   const who = describeRef(ref);
@@ -189,7 +263,13 @@ function checkBindings(bindings: readonly AclBinding[] | undefined, menu: Menu, 
   bindings.forEach((binding, i) => {
     const field = `${path}[${i}].username`;
     if (RESERVED_USERNAMES.includes(binding.username)) {
-      problems.push(error(`${who}: ${field}: "${binding.username}" is reserved by valkey-krm (${RESERVED_USERNAMES.join(', ')}); choose another username`, ref, field));
+      problems.push(
+        error(
+          `${who}: ${field}: "${binding.username}" is reserved by valkey-krm (${RESERVED_USERNAMES.join(', ')}); choose another username`,
+          ref,
+          field,
+        ),
+      );
     } else if (seen.has(binding.username)) {
       problems.push(error(`${who}: ${field}: user "${binding.username}" is bound twice in this list; merge the two bindings`, ref, field));
     }
@@ -197,12 +277,17 @@ function checkBindings(bindings: readonly AclBinding[] | undefined, menu: Menu, 
     binding.permissions.forEach((perm, j) => {
       if (!menu.roles.has(perm.roleRef)) {
         const f = `${path}[${i}].permissions[${j}].roleRef`;
-        problems.push(menu.invalid.has(invalidKey('ValkeyRole', perm.roleRef))
-          ? error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" is invalid; see the errors reported on it`, ref, f)
-          : error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" does not exist; create it or use an existing role (${suggestName(perm.roleRef, menu.roles.keys(), 'ValkeyRole')})`, ref, f));
+        problems.push(
+          menu.invalid.has(invalidKey('ValkeyRole', perm.roleRef))
+            ? error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" is invalid; see the errors reported on it`, ref, f)
+            : error(
+                `${who}: ${f}: ValkeyRole "${perm.roleRef}" does not exist; create it or use an existing role (${suggestName(perm.roleRef, menu.roles.keys(), 'ValkeyRole')})`,
+                ref,
+                f,
+              ),
+        );
       }
     });
   });
   return problems.length === before;
 }
-

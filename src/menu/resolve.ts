@@ -60,7 +60,10 @@ export function mergeAllChains(
         const cycle = [...path.slice(seenAt), current];
         for (const member of path.slice(seenAt)) {
           const rotated = rotate(cycle.slice(0, -1), member);
-          memo.set(member, { ok: false, failure: { reason: 'cycle', chain: [...rotated, member].slice(0, SHOWN), cycle: [...rotated, member] } });
+          memo.set(member, {
+            ok: false,
+            failure: { reason: 'cycle', chain: [...rotated, member].slice(0, SHOWN), cycle: [...rotated, member] },
+          });
         }
         path.length = seenAt;
         tail = memo.get(current);
@@ -71,7 +74,10 @@ export function mergeAllChains(
       const base = (configs.get(current) as ValkeyConfig).spec.baseRef;
       if (base === undefined) break;
       if (!configs.has(base)) {
-        tail = { ok: false, failure: { reason: 'missing-base', chain: [current, base], config: current, missing: base, invalid: isInvalid(base) } };
+        tail = {
+          ok: false,
+          failure: { reason: 'missing-base', chain: [current, base], config: current, missing: base, invalid: isInvalid(base) },
+        };
         const own = path.pop() as string;
         memo.set(own, tail);
         break;
@@ -96,7 +102,8 @@ function rotate(cycle: string[], start: string): string[] {
 /** Puts `config` in front of its base's merged result: the child wins field by field. */
 function extend(config: ValkeyConfig, base: ChainResult | undefined): ChainResult {
   const name = config.metadata.name;
-  if (base && !base.ok) return { ok: false, failure: { reason: 'base-failed', chain: [name, ...base.failure.chain].slice(0, SHOWN), cause: base.failure } };
+  if (base && !base.ok)
+    return { ok: false, failure: { reason: 'base-failed', chain: [name, ...base.failure.chain].slice(0, SHOWN), cause: base.failure } };
   const parent = base?.value;
   const chain = [name, ...(parent?.chain ?? [])];
   if (chain.length > MAX_CHAIN_LENGTH) return { ok: false, failure: { reason: 'too-long', chain: chain.slice(0, SHOWN) } };

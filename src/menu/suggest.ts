@@ -6,7 +6,10 @@ export function suggestName(missing: string, available: Iterable<string>, what: 
   if (names.length === 0) return `no ${what} exists yet`;
   const close = closestName(missing, names, Math.max(2, Math.floor(missing.length / 4)));
   if (close !== undefined) return `did you mean "${close}"?`;
-  const shown = names.slice(0, 8).map((n) => `"${n}"`).join(', ');
+  const shown = names
+    .slice(0, 8)
+    .map((n) => `"${n}"`)
+    .join(', ');
   return `available: ${shown}${names.length > 8 ? `, and ${names.length - 8} more` : ''}`;
 }
 

@@ -28,7 +28,9 @@ export function issuesToProblems(issues: readonly z.core.$ZodIssue[], ctx: Issue
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const field = where ? `${where}.${key}` : key;
-        const hint = ctx.unknownFieldHints?.[where] ?? `remove it, or check its spelling against \`kubectl explain ${ctx.object.kind.toLowerCase()}.${where || 'spec'}\``;
+        const hint =
+          ctx.unknownFieldHints?.[where] ??
+          `remove it, or check its spelling against \`kubectl explain ${ctx.object.kind.toLowerCase()}.${where || 'spec'}\``;
         problems.push(error(`${describeRef(ctx.object)}: ${field}: unknown field; ${hint}`, ctx.object, field));
       }
       continue;
@@ -56,5 +58,3 @@ function branchMessage(issue: z.core.$ZodIssueInvalidUnion): string {
   const first = issue.errors[0]?.[0];
   return first?.message ?? issue.message;
 }
-
-

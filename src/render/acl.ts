@@ -41,7 +41,10 @@ export function renderBinding(binding: AclBinding, roles: ReadonlyMap<string, Va
  * ACL file has no comments, so the order is the only structure.
  */
 export function renderUsersAcl(
-  platform: readonly AclBinding[], team: readonly AclBinding[], roles: ReadonlyMap<string, ValkeyRole>, hashes: SystemUserHashes,
+  platform: readonly AclBinding[],
+  team: readonly AclBinding[],
+  roles: ReadonlyMap<string, ValkeyRole>,
+  hashes: SystemUserHashes,
 ): string {
   const lines = [
     DEFAULT_USER_LINE,

@@ -16,7 +16,11 @@ export interface RenderedCluster {
 }
 
 /** One resolved cluster → its objects. Pure and deterministic. */
-export function renderCluster({ cluster, config }: ResolvedCluster, roles: ReadonlyMap<string, ValkeyRole>, render: RenderConfig): RenderedCluster {
+export function renderCluster(
+  { cluster, config }: ResolvedCluster,
+  roles: ReadonlyMap<string, ValkeyRole>,
+  render: RenderConfig,
+): RenderedCluster {
   const name = cluster.metadata.name;
   const namespace = cluster.metadata.namespace as string;
   const tls = cluster.spec.tls !== undefined;

@@ -25,10 +25,20 @@ export function renderPlacement(cluster: string, shard: number, placement: Valke
       whenUnsatisfiable: spread === 'required' ? 'DoNotSchedule' : 'ScheduleAnyway',
       labelSelector: { matchLabels: shardSelector(cluster, shard) },
     },
-    { maxSkew: 1, topologyKey: HOSTNAME_KEY, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: shardSelector(cluster, shard) } },
+    {
+      maxSkew: 1,
+      topologyKey: HOSTNAME_KEY,
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: shardSelector(cluster, shard) },
+    },
   ];
   if (spread === 'required') {
-    constraints.push({ maxSkew: 1, topologyKey: ZONE_KEY, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: clusterSelector(cluster) } });
+    constraints.push({
+      maxSkew: 1,
+      topologyKey: ZONE_KEY,
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: clusterSelector(cluster) },
+    });
   }
   out.topologySpreadConstraints = constraints;
   return out;

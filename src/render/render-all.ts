@@ -16,7 +16,11 @@ export interface RenderedSet {
  * cluster. Any error anywhere means nothing is rendered: a partial render would make Argo CD or
  * Flux prune the clusters that failed.
  */
-export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfig | undefined, options: { validateOnly?: boolean } = {}): RenderedSet {
+export function renderAll(
+  valkeyObjects: readonly unknown[],
+  render: RenderConfig | undefined,
+  options: { validateOnly?: boolean } = {},
+): RenderedSet {
   const { menu, problems } = parseMenu(valkeyObjects);
   const resolved = resolveMenu(menu);
   problems.push(...resolved.problems);
@@ -26,7 +30,8 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
     for (const rc of resolved.clusters) {
       const out = renderCluster(rc, menu.roles, render);
       problems.push(...out.problems);
-      if (!options.validateOnly) clusters.push({ namespace: rc.cluster.metadata.namespace as string, name: rc.cluster.metadata.name, objects: out.objects });
+      if (!options.validateOnly)
+        clusters.push({ namespace: rc.cluster.metadata.namespace as string, name: rc.cluster.metadata.name, objects: out.objects });
     }
   }
   const unique = dedupe(problems);

@@ -13,20 +13,50 @@ export type Setting = readonly [key: string, value: string];
  */
 export const MANAGED_KEYS: readonly string[] = [
   // Cluster mode, ports and addresses: the Service, probes and controller depend on them.
-  'cluster-enabled', 'port', 'tls-port', 'cluster-port', 'bind', 'protected-mode', 'cluster-allow-replica-migration',
-  'cluster-preferred-endpoint-type', 'tls-cluster', 'tls-replication',
+  'cluster-enabled',
+  'port',
+  'tls-port',
+  'cluster-port',
+  'bind',
+  'protected-mode',
+  'cluster-allow-replica-migration',
+  'cluster-preferred-endpoint-type',
+  'tls-cluster',
+  'tls-replication',
   // The pod's own outgoing address: a shared value is wrong on every pod but one.
   'bind-source-addr',
   // Files: /data and the config directory are laid out by valkey-krm; nodes.conf lives in /data,
   // logs must reach the container's output (kubectl logs, the termination message), and any other
   // path does not exist in the pod.
-  'dir', 'cluster-config-file', 'aclfile', 'daemonize', 'pidfile', 'logfile', 'dbfilename', 'appendfilename', 'appenddirname',
-  'unixsocket', 'unixsocketgroup', 'unixsocketperm', 'include',
+  'dir',
+  'cluster-config-file',
+  'aclfile',
+  'daemonize',
+  'pidfile',
+  'logfile',
+  'dbfilename',
+  'appendfilename',
+  'appenddirname',
+  'unixsocket',
+  'unixsocketgroup',
+  'unixsocketperm',
+  'include',
   // TLS material comes from the cluster's Secret, mounted at one path; passphrases would be secrets in git.
-  'tls-cert-file', 'tls-key-file', 'tls-ca-cert-file', 'tls-ca-cert-dir', 'tls-client-cert-file', 'tls-client-key-file',
-  'tls-dh-params-file', 'tls-key-file-pass', 'tls-client-key-file-pass',
+  'tls-cert-file',
+  'tls-key-file',
+  'tls-ca-cert-file',
+  'tls-ca-cert-dir',
+  'tls-client-cert-file',
+  'tls-client-key-file',
+  'tls-dh-params-file',
+  'tls-key-file-pass',
+  'tls-client-key-file-pass',
   // Replication identity and access control.
-  'primaryuser', 'primaryauth', 'replicaof', 'requirepass', 'user',
+  'primaryuser',
+  'primaryauth',
+  'replicaof',
+  'requirepass',
+  'user',
   // Where a node is: per pod (the zone comes from the node it is scheduled on).
   'availability-zone',
 ];

@@ -41,10 +41,14 @@ export function renderShardStatefulSet({ cluster, config, render, shard, confHas
     command: ['valkey-server'],
     args: [
       `${CONF_DIR}/valkey.conf`,
-      '--cluster-announce-ip', '$(POD_IP)',
-      '--cluster-announce-hostname', fqdn,
-      '--cluster-announce-human-nodename', '$(POD_NAME)',
-      '--masterauth', `$(${REPLICATION_PASSWORD_ENV})`,
+      '--cluster-announce-ip',
+      '$(POD_IP)',
+      '--cluster-announce-hostname',
+      fqdn,
+      '--cluster-announce-human-nodename',
+      '$(POD_NAME)',
+      '--masterauth',
+      `$(${REPLICATION_PASSWORD_ENV})`,
     ],
     env: [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },

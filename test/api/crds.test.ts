@@ -13,7 +13,9 @@ describe('generated CRDs', () => {
     const text = JSON.stringify(KINDS.map(customResourceDefinition));
     expect(text).not.toContain('"additionalProperties":false');
     expect(text).not.toContain('9007199254740991');
-    expect(toStructural({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'string', pattern: 'x' }, { type: 'number' }], description: 'd' })).toEqual({
+    expect(
+      toStructural({ 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'string', pattern: 'x' }, { type: 'number' }], description: 'd' }),
+    ).toEqual({
       'x-kubernetes-int-or-string': true,
       anyOf: [{ type: 'integer' }, { type: 'string' }],
       pattern: 'x',
@@ -33,9 +35,19 @@ describe('generated CRDs', () => {
   it('ValkeyCluster prints State, Config, Shards, Replicas and rejects reserved podAnnotations with CEL', () => {
     const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyCluster')!) as any;
     const version = crd.spec.versions[0];
-    expect(version.additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual(['State', 'Config', 'Shards', 'Replicas', 'Message', 'Age']);
+    expect(version.additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual([
+      'State',
+      'Config',
+      'Shards',
+      'Replicas',
+      'Message',
+      'Age',
+    ]);
     const podAnnotations = version.schema.openAPIV3Schema.properties.spec.properties.podAnnotations;
     expect(podAnnotations['x-kubernetes-validations'][0].rule).toContain("startsWith('valkey.gomomento.com/')");
-    expect(version.schema.openAPIV3Schema.properties.spec.properties.placement.properties.zoneSpread.enum).toEqual(['bestEffort', 'required']);
+    expect(version.schema.openAPIV3Schema.properties.spec.properties.placement.properties.zoneSpread.enum).toEqual([
+      'bestEffort',
+      'required',
+    ]);
   });
 });

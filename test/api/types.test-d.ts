@@ -1,5 +1,13 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { AclBinding, RenderConfig, ValkeyCluster, ValkeyClusterSpec, ValkeyConfigSpec, ValkeyImageSpec, ZoneSpread } from '../../src/api/index.js';
+import type {
+  AclBinding,
+  RenderConfig,
+  ValkeyCluster,
+  ValkeyClusterSpec,
+  ValkeyConfigSpec,
+  ValkeyImageSpec,
+  ZoneSpread,
+} from '../../src/api/index.js';
 
 describe('types inferred from the schemas', () => {
   it('ValkeyCluster spec fields', () => {

@@ -12,7 +12,14 @@ describe('version parsing', () => {
 
 describe('the version floor', () => {
   it.each([
-    ['9.0.0', false], ['8.1.9', false], ['7.2.4', false], ['9.0.1', true], ['9.0.2', true], ['9.1.0', true], ['10.0.0', true], ['11.2.3', true],
+    ['9.0.0', false],
+    ['8.1.9', false],
+    ['7.2.4', false],
+    ['9.0.1', true],
+    ['9.0.2', true],
+    ['9.1.0', true],
+    ['10.0.0', true],
+    ['11.2.3', true],
   ])('%s meets the floor: %s', (v, ok) => {
     expect(meetsVersionFloor(parseVersion(v)!)).toBe(ok);
   });
@@ -35,7 +42,9 @@ describe('the version floor', () => {
   it('names the problem in the zod message', () => {
     const r = valkeyImageVersion().safeParse('9.0.0');
     expect(r.success).toBe(false);
-    expect(r.error?.issues[0]?.message).toMatchInlineSnapshot(`"must be at least 9.0.1, the oldest Valkey release valkey-krm runs; got "9.0.0""`);
+    expect(r.error?.issues[0]?.message).toMatchInlineSnapshot(
+      `"must be at least 9.0.1, the oldest Valkey release valkey-krm runs; got "9.0.0""`,
+    );
     expect(valkeyImageVersion().safeParse('9.0').error?.issues[0]?.message).toMatchInlineSnapshot(
       `"must be a full MAJOR.MINOR.PATCH version such as 9.0.1 (no "v" prefix, pre-release suffix or leading zeros); got "9.0""`,
     );

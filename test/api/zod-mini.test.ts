@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { renderConfigSpec } from '../../src/api/index.js';
 
 const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 
 describe('the schemas use zod/mini', () => {
   // One import of the classic API would bring its chainable methods back into the bundle and with
@@ -20,6 +22,8 @@ describe('the schemas use zod/mini', () => {
       'must be 64 lowercase hex characters, the SHA-256 of the password: printf %s "$PASSWORD" | sha256sum | cut -d" " -f1',
       'Invalid input: expected object, received undefined',
     ]);
-    expect(renderConfigSpec().safeParse({ systemUsers: {}, outputDir: 5 }).error?.issues[0]?.message).toBe('Invalid input: expected string, received number');
+    expect(renderConfigSpec().safeParse({ systemUsers: {}, outputDir: 5 }).error?.issues[0]?.message).toBe(
+      'Invalid input: expected string, received number',
+    );
   });
 });

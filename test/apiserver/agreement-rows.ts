@@ -25,13 +25,17 @@ const json = (o: unknown): string => `${JSON.stringify(o, null, 2)}\n`;
 const probe = (spec: Obj): KubeObject => cluster('row-probe', spec, AGREEMENT_NAMESPACE) as KubeObject;
 const probeBinding = (roleRef: string) => binding('probe', roleRef, [{ pattern: 'probe:*', access: 'read' }]);
 const CONTEXT = {
-  ValkeyImage: [config('row-image-config', { imageRef: 'row-image', resources: { cpu: '1', memory: '2Gi' } }) as KubeObject, probe({ configRef: 'row-image-config' })],
+  ValkeyImage: [
+    config('row-image-config', { imageRef: 'row-image', resources: { cpu: '1', memory: '2Gi' } }) as KubeObject,
+    probe({ configRef: 'row-image-config' }),
+  ],
   ValkeyConfig: [probe({ configRef: 'row-config' })],
   ValkeyRole: [probe({ acl: [probeBinding('row-role')] })],
   ValkeyCluster: [],
 } as const;
 
-const kindOf = (text: string): keyof typeof CONTEXT => (/"?kind"?:\s*"?(Valkey\w+)/.exec(text)?.[1] ?? 'ValkeyCluster') as keyof typeof CONTEXT;
+const kindOf = (text: string): keyof typeof CONTEXT =>
+  (/"?kind"?:\s*"?(Valkey\w+)/.exec(text)?.[1] ?? 'ValkeyCluster') as keyof typeof CONTEXT;
 
 const reject = (name: string, subject: Obj | string, field: string): AgreementRow => {
   const text = typeof subject === 'string' ? subject : json(subject);
@@ -59,14 +63,21 @@ const clusterWithout = (field: string): Obj => {
 /** A spec with one acl binding for user `app` (role reader, readwrite on app:*), with `overrides` over it. */
 const aclWith = (overrides: Obj): Obj => ({ acl: [{ ...binding('app'), ...overrides }] });
 const keyRule = (key: Obj): Obj => aclWith(binding('app', 'reader', [{ pattern: 'app:*', access: 'readwrite', ...key }]));
-const annotations = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`example.com/a${i}`, `v${i}`]));
+const annotations = (n: number): Record<string, string> =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`example.com/a${i}`, `v${i}`]));
 
 const KEY = 'spec.acl[0].permissions[0].keys[0]';
 
 export const ROWS: readonly AgreementRow[] = [
   // ValkeyImage: the version rule of the ValkeyImage reference, and the required fields.
-  ...['9.0.0', '9.0', '9.0.1-rc1', 'v9.0.1', '09.0.1', '8.1.4', '9.0.01', ' 9.0.1'].map((v) => reject(`ValkeyImage version "${v}"`, rowImage({ version: v }), 'spec.version')),
-  reject('ValkeyImage version as a YAML number (9.1)', `apiVersion: ${API}\nkind: ValkeyImage\nmetadata:\n  name: row-image\nspec:\n  repository: valkey/valkey\n  tag: "9.1"\n  version: 9.1\n`, 'spec.version'),
+  ...['9.0.0', '9.0', '9.0.1-rc1', 'v9.0.1', '09.0.1', '8.1.4', '9.0.01', ' 9.0.1'].map((v) =>
+    reject(`ValkeyImage version "${v}"`, rowImage({ version: v }), 'spec.version'),
+  ),
+  reject(
+    'ValkeyImage version as a YAML number (9.1)',
+    `apiVersion: ${API}\nkind: ValkeyImage\nmetadata:\n  name: row-image\nspec:\n  repository: valkey/valkey\n  tag: "9.1"\n  version: 9.1\n`,
+    'spec.version',
+  ),
   reject('ValkeyImage without repository', imageWithout('repository'), 'spec.repository'),
   reject('ValkeyImage without tag', imageWithout('tag'), 'spec.tag'),
   reject('ValkeyImage without version', imageWithout('version'), 'spec.version'),
@@ -91,17 +102,28 @@ export const ROWS: readonly AgreementRow[] = [
   ),
   reject('ValkeyConfig setting value with a line break', rowConfig({ valkey: { maxmemory: '1gb\nrequirepass x' } }), 'spec.valkey'),
   reject('ValkeyConfig setting name with a space', rowConfig({ valkey: { 'max memory': '1gb' } }), 'spec.valkey'),
-  reject('ValkeyConfig acl password hash in upper case', rowConfig(aclWith({ passwordHashes: [HASH_A.toUpperCase()] })), 'spec.acl[0].passwordHashes[0]'),
+  reject(
+    'ValkeyConfig acl password hash in upper case',
+    rowConfig(aclWith({ passwordHashes: [HASH_A.toUpperCase()] })),
+    'spec.acl[0].passwordHashes[0]',
+  ),
   reject('ValkeyConfig acl password hash too short', rowConfig(aclWith({ passwordHashes: ['abc123'] })), 'spec.acl[0].passwordHashes[0]'),
   reject('ValkeyConfig acl without password hashes', rowConfig(aclWith({ passwordHashes: [] })), 'spec.acl[0].passwordHashes'),
   reject('ValkeyConfig acl key access admin', rowConfig(keyRule({ access: 'admin' })), `${KEY}.access`),
   reject('ValkeyConfig acl key pattern with a space', rowConfig(keyRule({ pattern: 'app: *' })), `${KEY}.pattern`),
   reject('ValkeyConfig acl key pattern with a vertical tab', rowConfig(keyRule({ pattern: 'app:\u000b*' })), `${KEY}.pattern`),
-  reject('ValkeyConfig acl key pattern with a quote (Valkey would parse it away)', rowConfig(keyRule({ pattern: "it's:*" })), `${KEY}.pattern`),
+  reject(
+    'ValkeyConfig acl key pattern with a quote (Valkey would parse it away)',
+    rowConfig(keyRule({ pattern: "it's:*" })),
+    `${KEY}.pattern`,
+  ),
   reject('ValkeyConfig acl username with a space', rowConfig(aclWith({ username: 'my app' })), 'spec.acl[0].username'),
   reject('ValkeyConfig acl binding with an unknown field', rowConfig(aclWith({ password: 'hunter2' })), 'spec.acl[0].password'),
   accept('ValkeyConfig with cpu "500m" and memory in bytes', rowConfig({ resources: { cpu: '500m', memory: 2147483648 } })),
-  accept('ValkeyConfig with settings and an acl', rowConfig({ valkey: { 'maxmemory-policy': 'allkeys-lru', appendonly: 'yes' }, ...aclWith({}) })),
+  accept(
+    'ValkeyConfig with settings and an acl',
+    rowConfig({ valkey: { 'maxmemory-policy': 'allkeys-lru', appendonly: 'yes' }, ...aclWith({}) }),
+  ),
   accept('ValkeyConfig acl key pattern with a non-breaking space', rowConfig(keyRule({ pattern: 'app:\u00a0*' }))),
   accept('ValkeyConfig acl key pattern in Unicode', rowConfig(keyRule({ pattern: 'ключ:*' }))),
 
@@ -111,7 +133,16 @@ export const ROWS: readonly AgreementRow[] = [
   reject('ValkeyRole category written with @', rowRole({ categories: [{ name: '@read', access: 'allow' }] }), 'spec.categories[0].name'),
   reject('ValkeyRole command with a space', rowRole({ commands: [{ name: 'get key', access: 'allow' }] }), 'spec.commands[0].name'),
   reject('ValkeyRole with an unknown spec field', rowRole({ users: ['app'] }), 'spec.users'),
-  accept('ValkeyRole with categories and subcommands', rowRole({ categories: [{ name: 'read', access: 'allow' }], commands: [{ name: 'config|get', access: 'allow' }, { name: 'keys', access: 'deny' }] })),
+  accept(
+    'ValkeyRole with categories and subcommands',
+    rowRole({
+      categories: [{ name: 'read', access: 'allow' }],
+      commands: [
+        { name: 'config|get', access: 'allow' },
+        { name: 'keys', access: 'deny' },
+      ],
+    }),
+  ),
 
   // ValkeyCluster: what product teams write.
   reject('ValkeyCluster without configRef', clusterWithout('configRef'), 'spec.configRef'),
@@ -128,11 +159,27 @@ export const ROWS: readonly AgreementRow[] = [
   reject('ValkeyCluster empty zones list', rowCluster({ placement: { zones: [] } }), 'spec.placement.zones'),
   reject('ValkeyCluster zone listed twice', rowCluster({ placement: { zones: ['eu-west-1a', 'eu-west-1a'] } }), 'spec.placement.zones'),
   reject('ValkeyCluster zone that is no label value', rowCluster({ placement: { zones: ['eu west 1a'] } }), 'spec.placement.zones[0]'),
-  reject('ValkeyCluster nodeSelector key that is no label key', rowCluster({ placement: { nodeSelector: { 'node pool': 'caches' } } }), 'spec.placement.nodeSelector'),
-  reject('ValkeyCluster nodeSelector value that is no label value', rowCluster({ placement: { nodeSelector: { pool: 'fast caches' } } }), 'spec.placement.nodeSelector'),
+  reject(
+    'ValkeyCluster nodeSelector key that is no label key',
+    rowCluster({ placement: { nodeSelector: { 'node pool': 'caches' } } }),
+    'spec.placement.nodeSelector',
+  ),
+  reject(
+    'ValkeyCluster nodeSelector value that is no label value',
+    rowCluster({ placement: { nodeSelector: { pool: 'fast caches' } } }),
+    'spec.placement.nodeSelector',
+  ),
   reject('ValkeyCluster unknown placement field', rowCluster({ placement: { affinity: {} } }), 'spec.placement.affinity'),
-  reject('ValkeyCluster reserved podAnnotation', rowCluster({ podAnnotations: { 'valkey.gomomento.com/config-hash': 'x' } }), 'spec.podAnnotations'),
-  reject('ValkeyCluster podAnnotation key that is no annotation key', rowCluster({ podAnnotations: { 'scrape me': 'true' } }), 'spec.podAnnotations'),
+  reject(
+    'ValkeyCluster reserved podAnnotation',
+    rowCluster({ podAnnotations: { 'valkey.gomomento.com/config-hash': 'x' } }),
+    'spec.podAnnotations',
+  ),
+  reject(
+    'ValkeyCluster podAnnotation key that is no annotation key',
+    rowCluster({ podAnnotations: { 'scrape me': 'true' } }),
+    'spec.podAnnotations',
+  ),
   reject('ValkeyCluster 65 podAnnotations', rowCluster({ podAnnotations: annotations(65) }), 'spec.podAnnotations'),
   reject(
     'ValkeyCluster podAnnotation value as a YAML number',
@@ -143,7 +190,11 @@ export const ROWS: readonly AgreementRow[] = [
   reject('ValkeyCluster with resources (unknown spec field)', rowCluster({ resources: { cpu: '8' } }), 'spec.resources'),
   reject('ValkeyCluster with Valkey settings (unknown spec field)', rowCluster({ valkey: { maxmemory: '1gb' } }), 'spec.valkey'),
   reject('ValkeyCluster tls without secretRef', rowCluster({ tls: {} }), 'spec.tls.secretRef'),
-  reject('ValkeyCluster acl password hash malformed', rowCluster(aclWith({ passwordHashes: ['not-a-hash'] })), 'spec.acl[0].passwordHashes[0]'),
+  reject(
+    'ValkeyCluster acl password hash malformed',
+    rowCluster(aclWith({ passwordHashes: ['not-a-hash'] })),
+    'spec.acl[0].passwordHashes[0]',
+  ),
   reject('ValkeyCluster acl key access admin', rowCluster(keyRule({ access: 'admin' })), `${KEY}.access`),
   reject('ValkeyCluster name of 41 characters', rowCluster({}, `c${'a'.repeat(40)}`), 'metadata.name'),
   reject('ValkeyCluster name starting with a digit', rowCluster({}, '1cache'), 'metadata.name'),
@@ -158,7 +209,11 @@ export const ROWS: readonly AgreementRow[] = [
       replicasPerShard: 2,
       ...aclWith({}),
       tls: { secretRef: 'row-cluster-tls' },
-      placement: { zones: ['eu-west-1a', 'eu-west-1b'], zoneSpread: 'required', nodeSelector: { 'node-pool': 'caches', 'kubernetes.io/os': 'linux' } },
+      placement: {
+        zones: ['eu-west-1a', 'eu-west-1b'],
+        zoneSpread: 'required',
+        nodeSelector: { 'node-pool': 'caches', 'kubernetes.io/os': 'linux' },
+      },
       podAnnotations: { 'prometheus.io/scrape': 'true', 'example.com/team': 'payments', 'sidecar.istio.io/inject': 'false' },
     }),
   ),

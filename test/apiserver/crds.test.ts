@@ -10,8 +10,22 @@ import { ensureTools, type ApiServer, type KubectlResult } from '../harness/apis
 import { waitFor } from '../harness/process.js';
 import { cluster, image } from '../helpers/objects.js';
 import {
-  CRD_DIR, ensureNamespaces, examplePackages, goldenCases, goldenInputDocs, isLocalConfig, isValkeyResource, joinDocs, namespacesOf,
-  packageDocs, show, startWithCrds, toJsonStream, warningsIn, type KubeObject, type SourceDoc,
+  CRD_DIR,
+  ensureNamespaces,
+  examplePackages,
+  goldenCases,
+  goldenInputDocs,
+  isLocalConfig,
+  isValkeyResource,
+  joinDocs,
+  namespacesOf,
+  packageDocs,
+  show,
+  startWithCrds,
+  toJsonStream,
+  warningsIn,
+  type KubeObject,
+  type SourceDoc,
 } from './support.js';
 
 const BUILD_TIMEOUT_MS = 45 * 60_000;
@@ -91,12 +105,17 @@ describe('generated CRDs on a real kube-apiserver', () => {
     it('kubectl explain shows the fields and their descriptions', async () => {
       // The OpenAPI document of new CRDs is published shortly after they are Established.
       let spec: KubectlResult | undefined;
-      await waitFor('kubectl explain valkeycluster.spec', async () => (spec = await api.kubectl(['explain', 'valkeycluster.spec'])).code === 0, {
-        timeoutMs: 30_000,
-        intervalMs: 250,
-      });
+      await waitFor(
+        'kubectl explain valkeycluster.spec',
+        async () => (spec = await api.kubectl(['explain', 'valkeycluster.spec'])).code === 0,
+        {
+          timeoutMs: 30_000,
+          intervalMs: 250,
+        },
+      );
       const text = (r: KubectlResult | undefined): string => (r?.stdout ?? '').replace(/\s+/g, ' ');
-      for (const field of ['configRef', 'shards', 'replicasPerShard', 'acl', 'tls', 'placement', 'podAnnotations']) expect(spec?.stdout).toMatch(new RegExp(`^\\s+${field}\\s`, 'm'));
+      for (const field of ['configRef', 'shards', 'replicasPerShard', 'acl', 'tls', 'placement', 'podAnnotations'])
+        expect(spec?.stdout).toMatch(new RegExp(`^\\s+${field}\\s`, 'm'));
       expect(text(spec)).toContain('The ValkeyConfig (menu item) this cluster runs.');
       const version = await api.kubectl(['explain', 'valkeyimage.spec.version']);
       expect(text(version), show(version)).toContain('full MAJOR.MINOR.PATCH, at least 9.0.1');
@@ -120,7 +139,10 @@ describe('generated CRDs on a real kube-apiserver', () => {
     it.each(SOURCES.map((s) => [s.title, s] as const))('%s', async (_title, source) => {
       // One field manager for every source, so applying a source replaces what an earlier one set.
       const input = joinDocs(source.docs);
-      const applied = await api.kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=contract-test', '--validate=strict', '-f', '-'], { input });
+      const applied = await api.kubectl(
+        ['apply', '--server-side', '--force-conflicts', '--field-manager=contract-test', '--validate=strict', '-f', '-'],
+        { input },
+      );
       expect(applied.code, show(applied)).toBe(0);
       expect(warningsIn(applied.stderr), show(applied)).toEqual([]);
       const got = await api.kubectl(['get', '-f', '-', '-o', 'json'], { input });
@@ -134,7 +156,9 @@ describe('generated CRDs on a real kube-apiserver', () => {
       const kc = new KubeConfig();
       kc.loadFromFile(api.kubeconfigPath);
       const custom = kc.makeApiClient(CustomObjectsApi);
-      const list = (await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'valkeyimages' })) as { items: KubeObject[] };
+      const list = (await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: 'valkeyimages' })) as {
+        items: KubeObject[];
+      };
       // One field manager applied every source in turn: the last source to apply an image wins.
       const last = new Map<string, unknown>();
       for (const o of SOURCES.flatMap((s) => s.docs.map((d) => d.object))) if (o.kind === 'ValkeyImage') last.set(o.metadata.name, o.spec);
@@ -146,7 +170,9 @@ describe('generated CRDs on a real kube-apiserver', () => {
 
   describe('admission rejects what the documentation rejects, in words a person can read', () => {
     const dryRun = (objects: readonly unknown[]): Promise<KubectlResult> =>
-      api.kubectl(['apply', '--server-side', '--dry-run=server', '--field-manager=contract-test', '-f', '-'], { input: toJsonStream(objects) });
+      api.kubectl(['apply', '--server-side', '--dry-run=server', '--field-manager=contract-test', '-f', '-'], {
+        input: toJsonStream(objects),
+      });
     const readable = (r: KubectlResult): void => {
       expect(r.code, show(r)).not.toBe(0);
       // No Go values or nil paths: a person reads this.
@@ -173,7 +199,9 @@ describe('generated CRDs on a real kube-apiserver', () => {
     });
 
     it('the version rule holds on update too', async () => {
-      const created = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', '-'], { input: toJsonStream([image('valkey-updated')]) });
+      const created = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', '-'], {
+        input: toJsonStream([image('valkey-updated')]),
+      });
       expect(created.code, show(created)).toBe(0);
       const patch = (version: string): Promise<KubectlResult> =>
         api.kubectl(['patch', 'valkeyimage', 'valkey-updated', '--type=merge', '-p', JSON.stringify({ spec: { version } })]);
@@ -218,7 +246,9 @@ describe('generated CRDs on a real kube-apiserver', () => {
         ...o,
         metadata: { ...o.metadata, labels: { suite: 'printer' } },
       }));
-      const created = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', '-'], { input: toJsonStream(images) });
+      const created = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', '-'], {
+        input: toJsonStream(images),
+      });
       expect(created.code, show(created)).toBe(0);
       const r = await api.kubectl(['get', 'valkeyimages', '-l', 'suite=printer', '--sort-by=.metadata.name']);
       expect(r.code, show(r)).toBe(0);
@@ -236,7 +266,17 @@ describe('generated CRDs on a real kube-apiserver', () => {
       });
       expect(created.code, show(created)).toBe(0);
       const status = { status: { state: 'Active', message: '6 of 6 nodes online', observedGeneration: 1 } };
-      const patched = await api.kubectl(['patch', 'valkeycluster', 'sessions', '-n', 'printer', '--subresource=status', '--type=merge', '-p', JSON.stringify(status)]);
+      const patched = await api.kubectl([
+        'patch',
+        'valkeycluster',
+        'sessions',
+        '-n',
+        'printer',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify(status),
+      ]);
       expect(patched.code, show(patched)).toBe(0);
 
       const r = await api.kubectl(['get', 'valkeyclusters', '-n', 'printer']);
@@ -251,9 +291,21 @@ describe('generated CRDs on a real kube-apiserver', () => {
     });
 
     it('the status subresource enforces its schema too', async () => {
-      const r = await api.kubectl(['patch', 'valkeycluster', 'sessions', '-n', 'printer', '--subresource=status', '--type=merge', '-p', '{"status":{"state":"Sleeping"}}']);
+      const r = await api.kubectl([
+        'patch',
+        'valkeycluster',
+        'sessions',
+        '-n',
+        'printer',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"state":"Sleeping"}}',
+      ]);
       expect(r.code, show(r)).not.toBe(0);
-      expect(r.stderr).toContain('status.state: Unsupported value: "Sleeping": supported values: "Creating", "Active", "Updating", "Failed"');
+      expect(r.stderr).toContain(
+        'status.state: Unsupported value: "Sleeping": supported values: "Creating", "Active", "Updating", "Failed"',
+      );
     });
   });
 });

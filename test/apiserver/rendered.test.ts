@@ -11,9 +11,28 @@ import { ensureTools, type ApiServer, type KubectlResult } from '../harness/apis
 import { CONTROLLER_HASH, REPLICATION_HASH, guideMenu, role } from '../helpers/objects.js';
 import { AGREEMENT_NAMESPACE, ROWS, type AgreementRow } from './agreement-rows.js';
 import {
-  describeObject, ensureNamespaces, examplePackages, goldenCases, goldenGenerated, groupOf, inPool, isGenerated, joinDocs, namespacesOf,
-  parseSourceDocs, podsFromTemplates, renderGoldenCase, renderPackage, servedGroups, show, startWithCrds, toJsonStream, warningsIn,
-  withoutKptAnnotations, type KubeObject, type SourceDoc,
+  describeObject,
+  ensureNamespaces,
+  examplePackages,
+  goldenCases,
+  goldenGenerated,
+  groupOf,
+  inPool,
+  isGenerated,
+  joinDocs,
+  namespacesOf,
+  parseSourceDocs,
+  podsFromTemplates,
+  renderGoldenCase,
+  renderPackage,
+  servedGroups,
+  show,
+  startWithCrds,
+  toJsonStream,
+  warningsIn,
+  withoutKptAnnotations,
+  type KubeObject,
+  type SourceDoc,
 } from './support.js';
 
 const BUILD_TIMEOUT_MS = 45 * 60_000;
@@ -31,7 +50,9 @@ const EXAMPLE_TITLES = examplePackages().map((n) => `kptfile-examples/${n}`);
 const GOLDEN_WITH_OUTPUT = goldenCases().filter((n) => goldenGenerated(n).length > 0);
 const SOURCE_TITLES = [...EXAMPLE_TITLES, ...GOLDEN_WITH_OUTPUT.map((n) => `golden ${n}`)];
 
-const RENDER_CONFIG = renderConfigSpec().parse({ systemUsers: { replication: { passwordHash: REPLICATION_HASH }, controller: { passwordHash: CONTROLLER_HASH } } });
+const RENDER_CONFIG = renderConfigSpec().parse({
+  systemUsers: { replication: { passwordHash: REPLICATION_HASH }, controller: { passwordHash: CONTROLLER_HASH } },
+});
 const BASE_MENU = [...guideMenu(), role('reader')];
 
 /** render-valkey's verdict on a row: the subject among a valid menu and a cluster that uses it. */
@@ -79,7 +100,10 @@ describe('rendered objects on a real kube-apiserver', () => {
     examplePackages().forEach((name, i) => {
       const printed = examples[i] as SourceDoc[];
       const isServed = (d: SourceDoc): boolean => served.has(groupOf(d.object));
-      sources.set(`kptfile-examples/${name}`, { docs: printed.filter(isServed), foreign: printed.filter((d) => !isServed(d)).map((d) => d.object) });
+      sources.set(`kptfile-examples/${name}`, {
+        docs: printed.filter(isServed),
+        foreign: printed.filter((d) => !isServed(d)).map((d) => d.object),
+      });
     });
     GOLDEN_WITH_OUTPUT.forEach((name, i) => {
       sources.set(`golden ${name}`, { docs: (golden[i] as SourceDoc[]).filter((d) => isGenerated(d.object)), foreign: [] });
@@ -115,7 +139,10 @@ describe('rendered objects on a real kube-apiserver', () => {
       const { docs, foreign } = source(title);
       // A package with ValkeyClusters renders objects for them (a menu-only package renders none).
       const hasClusters = docs.some((d) => d.object.kind === 'ValkeyCluster');
-      expect(docs.some((d) => isGenerated(d.object)), 'rendered objects').toBe(hasClusters);
+      expect(
+        docs.some((d) => isGenerated(d.object)),
+        'rendered objects',
+      ).toBe(hasClusters);
       // Only other people's objects may be left out, never one the function generated.
       expect(foreign.filter(isGenerated).map(describeObject)).toEqual([]);
       expectAccepted(results.get(title), docs.length);
@@ -187,7 +214,10 @@ describe('rendered objects on a real kube-apiserver', () => {
       renderedObjects = accepted.flatMap((row) => verdictOf(row).objects);
       const [, dry] = await Promise.all([
         inPool(ROWS, KUBECTL_AT_ONCE, async (row) => {
-          server.set(row, await api.kubectl(['create', '--dry-run=server', '--validate=strict', '-o', 'name', '-f', '-'], { input: row.text }));
+          server.set(
+            row,
+            await api.kubectl(['create', '--dry-run=server', '--validate=strict', '-o', 'name', '-f', '-'], { input: row.text }),
+          );
         }),
         dryRunApply(api, toJsonStream(renderedObjects)),
       ]);
@@ -196,7 +226,11 @@ describe('rendered objects on a real kube-apiserver', () => {
 
     it('covers every kind, both verdicts', () => {
       for (const kind of ['ValkeyImage', 'ValkeyConfig', 'ValkeyRole', 'ValkeyCluster']) {
-        for (const verdict of ['reject', 'accept']) expect(ROWS.some((r) => r.verdict === verdict && r.text.includes(kind)), `${verdict} ${kind}`).toBe(true);
+        for (const verdict of ['reject', 'accept'])
+          expect(
+            ROWS.some((r) => r.verdict === verdict && r.text.includes(kind)),
+            `${verdict} ${kind}`,
+          ).toBe(true);
       }
     });
 
@@ -204,10 +238,16 @@ describe('rendered objects on a real kube-apiserver', () => {
       const fn = verdictOf(row);
       const r = server.get(row) as KubectlResult;
       const verdicts = { function: fn.own.length > 0 ? 'reject' : 'accept', apiserver: r.code !== 0 ? 'reject' : 'accept' };
-      expect(verdicts, `function:\n${listed(fn.errors).join('\n')}\nkubectl: ${show(r)}`).toEqual({ function: 'reject', apiserver: 'reject' });
+      expect(verdicts, `function:\n${listed(fn.errors).join('\n')}\nkubectl: ${show(r)}`).toEqual({
+        function: 'reject',
+        apiserver: 'reject',
+      });
       // Both name the field, so a person can find it.
       const field = row.field as string;
-      expect(listed(fn.own).filter((line) => line.startsWith(field) || line.includes(` ${field}`)), `the function names ${field}`).not.toEqual([]);
+      expect(
+        listed(fn.own).filter((line) => line.startsWith(field) || line.includes(` ${field}`)),
+        `the function names ${field}`,
+      ).not.toEqual([]);
       expect(r.stderr, `kube-apiserver names ${field}`).toContain(field);
     });
 
@@ -215,7 +255,10 @@ describe('rendered objects on a real kube-apiserver', () => {
       const fn = verdictOf(row);
       const r = server.get(row) as KubectlResult;
       const verdicts = { function: fn.errors.length === 0 ? 'accept' : 'reject', apiserver: r.code === 0 ? 'accept' : 'reject' };
-      expect(verdicts, `function:\n${listed(fn.errors).join('\n')}\nkubectl: ${show(r)}`).toEqual({ function: 'accept', apiserver: 'accept' });
+      expect(verdicts, `function:\n${listed(fn.errors).join('\n')}\nkubectl: ${show(r)}`).toEqual({
+        function: 'accept',
+        apiserver: 'accept',
+      });
       expect(warningsIn(r.stderr)).toEqual([]);
       expect(fn.objects.length, 'what the function accepts, it renders').toBeGreaterThan(0);
     });

@@ -25,7 +25,8 @@ export interface SourceDoc {
 export const VALKEY_KINDS = ['ValkeyImage', 'ValkeyConfig', 'ValkeyRole', 'ValkeyCluster'] as const;
 export const isValkeyResource = (o: KubeObject): boolean => groupOf(o) === GROUP && (VALKEY_KINDS as readonly string[]).includes(o.kind);
 export const isLocalConfig = (o: KubeObject): boolean => o.metadata?.annotations?.['config.kubernetes.io/local-config'] === 'true';
-export const describeObject = (o: KubeObject): string => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+export const describeObject = (o: KubeObject): string =>
+  `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
 
 /** kubectl's warnings: one `Warning: ...` line on stderr each. */
 export const warningsIn = (stderr: string): string[] => stderr.split('\n').filter((l) => /^Warning:/.test(l));
@@ -69,7 +70,10 @@ export function packageDocs(name: string): SourceDoc[] {
   return yamlFiles(dir).flatMap((file) => parseSourceDocs(readFileSync(file, 'utf8'), relative(REPO_ROOT, file)));
 }
 
-export const goldenCases = (): string[] => readdirSync(GOLDEN_DIR).filter((n) => statSync(join(GOLDEN_DIR, n)).isDirectory()).sort();
+export const goldenCases = (): string[] =>
+  readdirSync(GOLDEN_DIR)
+    .filter((n) => statSync(join(GOLDEN_DIR, n)).isDirectory())
+    .sort();
 
 export const goldenInputDocs = (name: string): SourceDoc[] =>
   parseSourceDocs(readFileSync(join(GOLDEN_DIR, name, 'resources.yaml'), 'utf8'), `test/golden/cases/${name}/resources.yaml`);
@@ -172,7 +176,9 @@ export async function startWithCrds(): Promise<{ api: ApiServer; crdApply: Kubec
       'valkey-krm CRDs Established',
       async () => {
         const list = await ext.listCustomResourceDefinition({ labelSelector: 'app.kubernetes.io/part-of=valkey-krm' });
-        const established = list.items.filter((crd) => crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'));
+        const established = list.items.filter((crd) =>
+          crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'),
+        );
         return established.length === VALKEY_KINDS.length;
       },
       { timeoutMs: 30_000, intervalMs: 100 },

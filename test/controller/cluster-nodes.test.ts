@@ -13,10 +13,25 @@ describe('parseClusterNodes', () => {
     ].join('\n');
     const nodes = parseClusterNodes(text);
     expect(nodes).toHaveLength(4);
-    expect(nodes[0]).toMatchObject({ id: '07c37dfeb235213a872192d90877d0cd55635b91', ip: '10.0.0.5', port: 6379, busPort: 16379, hostname: 'cache-0-0.cache.shop.svc.cluster.local', slots: [[0, 5460]] });
+    expect(nodes[0]).toMatchObject({
+      id: '07c37dfeb235213a872192d90877d0cd55635b91',
+      ip: '10.0.0.5',
+      port: 6379,
+      busPort: 16379,
+      hostname: 'cache-0-0.cache.shop.svc.cluster.local',
+      slots: [[0, 5460]],
+    });
     expect([...(nodes[0]?.flags ?? [])]).toEqual(['myself', 'master']);
     expect(nodes[1]).toMatchObject({ primaryId: '07c37dfeb235213a872192d90877d0cd55635b91', slots: [] });
-    expect(nodes[2]).toMatchObject({ ip: '', port: 0, slots: [[5461, 5461], [5463, 10922]], linkState: 'disconnected' });
+    expect(nodes[2]).toMatchObject({
+      ip: '',
+      port: 0,
+      slots: [
+        [5461, 5461],
+        [5463, 10922],
+      ],
+      linkState: 'disconnected',
+    });
     expect(nodes[3]).toMatchObject({ ip: 'fd00::7', port: 6379 });
   });
 
@@ -33,8 +48,15 @@ describe('parseClusterNodes', () => {
 
 describe('parseClusterInfo', () => {
   it('takes state, assigned slots, known nodes and size', () => {
-    expect(parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\ncluster_slots_ok:16384\r\ncluster_known_nodes:6\r\ncluster_size:3\r\n')).toEqual({
-      state: 'ok', slotsAssigned: 16384, knownNodes: 6, size: 3,
+    expect(
+      parseClusterInfo(
+        'cluster_state:ok\r\ncluster_slots_assigned:16384\r\ncluster_slots_ok:16384\r\ncluster_known_nodes:6\r\ncluster_size:3\r\n',
+      ),
+    ).toEqual({
+      state: 'ok',
+      slotsAssigned: 16384,
+      knownNodes: 6,
+      size: 3,
     });
   });
 });
@@ -42,9 +64,31 @@ describe('parseClusterInfo', () => {
 describe('slots', () => {
   it.each([
     [1, [[0, 16383]]],
-    [2, [[0, 8191], [8192, 16383]]],
-    [3, [[0, 5460], [5461, 10922], [10923, 16383]]],
-    [5, [[0, 3276], [3277, 6553], [6554, 9829], [9830, 13106], [13107, 16383]]],
+    [
+      2,
+      [
+        [0, 8191],
+        [8192, 16383],
+      ],
+    ],
+    [
+      3,
+      [
+        [0, 5460],
+        [5461, 10922],
+        [10923, 16383],
+      ],
+    ],
+    [
+      5,
+      [
+        [0, 3276],
+        [3277, 6553],
+        [6554, 9829],
+        [9830, 13106],
+        [13107, 16383],
+      ],
+    ],
   ])('%i shards split the slots like valkey-cli --cluster create', (shards, expected) => {
     const ranges = Array.from({ length: shards }, (_, i) => shardSlotRange(i, shards));
     expect(ranges).toEqual(expected);
@@ -65,7 +109,16 @@ describe('slots', () => {
   });
 
   it('turns slot numbers into ranges', () => {
-    expect(toRanges([5, 1, 2, 3, 9, 10, 2])).toEqual([[1, 3], [5, 5], [9, 10]]);
-    expect(formatRanges([[1, 3], [5, 5]])).toBe('1-3,5');
+    expect(toRanges([5, 1, 2, 3, 9, 10, 2])).toEqual([
+      [1, 3],
+      [5, 5],
+      [9, 10],
+    ]);
+    expect(
+      formatRanges([
+        [1, 3],
+        [5, 5],
+      ]),
+    ).toBe('1-3,5');
   });
 });

@@ -5,8 +5,22 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeSession, OpenSession } from '../../src/controller/valkey/node-session.js';
 import {
-  appCli, clusterInfo, clusterNodes, createCluster, deletePod, getCluster, myId, patchClusterSpec, inNamespace, useKubeWorld,
-  startController, waitForCluster, waitUntil, applyStatefulSet, type ClusterObject, type NodeServer,
+  appCli,
+  clusterInfo,
+  clusterNodes,
+  createCluster,
+  deletePod,
+  getCluster,
+  myId,
+  patchClusterSpec,
+  inNamespace,
+  useKubeWorld,
+  startController,
+  waitForCluster,
+  waitUntil,
+  applyStatefulSet,
+  type ClusterObject,
+  type NodeServer,
 } from './support/world.js';
 
 const active = (c: ClusterObject) => c.status?.state === 'Active' && c.status.observedGeneration === c.metadata.generation;
@@ -47,9 +61,12 @@ describe('cluster formation against a real API server and real servers', () => {
       ]);
       const nodes = formed.status?.nodes ?? [];
       expect(nodes.map((n) => `${n.pod}:${n.shard}:${n.role}:${n.health}:${n.version}`)).toEqual([
-        'sessions-0-0:0:primary:online:255.255.255', 'sessions-0-1:0:replica:online:255.255.255',
-        'sessions-1-0:1:primary:online:255.255.255', 'sessions-1-1:1:replica:online:255.255.255',
-        'sessions-2-0:2:primary:online:255.255.255', 'sessions-2-1:2:replica:online:255.255.255',
+        'sessions-0-0:0:primary:online:255.255.255',
+        'sessions-0-1:0:replica:online:255.255.255',
+        'sessions-1-0:1:primary:online:255.255.255',
+        'sessions-1-1:1:replica:online:255.255.255',
+        'sessions-2-0:2:primary:online:255.255.255',
+        'sessions-2-1:2:replica:online:255.255.255',
       ]);
 
       // What the servers themselves say, through valkey-cli.
@@ -59,7 +76,11 @@ describe('cluster formation against a real API server and real servers', () => {
       }
       const view = await clusterNodes(pods.get('sessions-0-0')!.port);
       const idOf = async (pod: string) => myId(pods.get(pod)!.port);
-      for (const [s, slots] of [[0, '0-5460'], [1, '5461-10922'], [2, '10923-16383']] as const) {
+      for (const [s, slots] of [
+        [0, '0-5460'],
+        [1, '5461-10922'],
+        [2, '10923-16383'],
+      ] as const) {
         const primary = view.find((n) => n.id === nodes.find((x) => x.pod === `sessions-${s}-0`)?.nodeId);
         expect(primary?.slots).toEqual([slots]);
         expect(view.filter((n) => n.primary === primary?.id).map((n) => n.id)).toEqual([await idOf(`sessions-${s}-1`)]);
@@ -69,7 +90,11 @@ describe('cluster formation against a real API server and real servers', () => {
       const rv = formed.metadata.resourceVersion;
       const writes = controller.metrics.statusWrites.get();
       const passes = controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' });
-      await waitUntil('two more reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= passes + 2, 10_000);
+      await waitUntil(
+        'two more reconcile passes',
+        () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= passes + 2,
+        10_000,
+      );
       expect(controller.metrics.statusWrites.get()).toBe(writes);
       expect((await getCluster(api, ns, 'sessions')).metadata.resourceVersion).toBe(rv);
 
@@ -82,26 +107,49 @@ describe('cluster formation against a real API server and real servers', () => {
       for (let s = 0; s < 3; s++) await applyStatefulSet(api, { ...shape, replicasPerShard: 2 }, s);
       await waitForCluster(api, ns, 'sessions', 'Updating after the spec change', (c) => c.status?.state !== 'Active', 10_000);
       for (let s = 0; s < 3; s++) await addPod(s, 2);
-      const grown = await waitForCluster(api, ns, 'sessions', 'Active with 2 replicas', (c) => active(c) && c.status?.nodes?.length === 9, 60_000);
+      const grown = await waitForCluster(
+        api,
+        ns,
+        'sessions',
+        'Active with 2 replicas',
+        (c) => active(c) && c.status?.nodes?.length === 9,
+        60_000,
+      );
       expect(grown.status?.message).toBe('3 shard(s) with 2 replica(s) each serve all 16384 slots; cluster_state ok');
 
       // A replica's pod is replaced: new server, new node id, same pod name.
       const { oldId: oldReplicaId, newId: newReplicaId } = await replacePod(1, 1);
-      const healed = await waitForCluster(api, ns, 'sessions', 'Active after the replica was replaced',
-        (c) => active(c) && c.status?.nodes?.find((n) => n.pod === 'sessions-1-1')?.nodeId === newReplicaId, 60_000);
+      const healed = await waitForCluster(
+        api,
+        ns,
+        'sessions',
+        'Active after the replica was replaced',
+        (c) => active(c) && c.status?.nodes?.find((n) => n.pod === 'sessions-1-1')?.nodeId === newReplicaId,
+        60_000,
+      );
       const primary1 = healed.status?.nodes?.find((n) => n.pod === 'sessions-1-0')?.nodeId;
       const after = await clusterNodes(pods.get('sessions-0-0')!.port);
       expect(after.find((n) => n.id === newReplicaId)?.primary).toBe(primary1);
       expect(after.some((n) => n.id === oldReplicaId)).toBe(false);
-      await waitUntil('every node forgot the old replica', async () => {
-        for (const p of pods.values()) if ((await clusterInfo(p.port)).cluster_known_nodes !== '9') return false;
-        return true;
-      }, 15_000);
+      await waitUntil(
+        'every node forgot the old replica',
+        async () => {
+          for (const p of pods.values()) if ((await clusterInfo(p.port)).cluster_known_nodes !== '9') return false;
+          return true;
+        },
+        15_000,
+      );
 
       // A primary's pod is replaced: a replica takes over its slots, the new pod joins that shard as a replica.
       const { oldId: oldPrimaryId, newId, fresh: newPrimaryPod } = await replacePod(2, 0);
-      const recovered = await waitForCluster(api, ns, 'sessions', 'Active after the primary was replaced',
-        (c) => active(c) && c.status?.nodes?.find((n) => n.pod === 'sessions-2-0')?.nodeId === newId, 60_000);
+      const recovered = await waitForCluster(
+        api,
+        ns,
+        'sessions',
+        'Active after the primary was replaced',
+        (c) => active(c) && c.status?.nodes?.find((n) => n.pod === 'sessions-2-0')?.nodeId === newId,
+        60_000,
+      );
       const shard2 = recovered.status?.nodes?.filter((n) => n.shard === 2) ?? [];
       expect(shard2.filter((n) => n.role === 'primary').map((n) => n.pod)).toHaveLength(1);
       expect(shard2.find((n) => n.pod === 'sessions-2-0')?.role).toBe('replica');
@@ -119,32 +167,40 @@ describe('cluster formation against a real API server and real servers', () => {
     const { api, world, ns, book, startPod } = await inNamespace(suite, 'restart');
     await createCluster(api, { ns, name: 'orders', shards: 2, replicasPerShard: 1 });
     const pods = new Map<string, NodeServer>();
-    for (let s = 0; s < 2; s++) for (let o = 0; o < 2; o++) {
-      // Serve the shards that have slots while others have none, so data can go in mid-formation.
-      const p = await startPod({ ns, cluster: 'orders', shard: s, ordinal: o, extraArgs: ['--cluster-require-full-coverage', 'no'] });
-      pods.set(p.name, p);
-    }
+    for (let s = 0; s < 2; s++)
+      for (let o = 0; o < 2; o++) {
+        // Serve the shards that have slots while others have none, so data can go in mid-formation.
+        const p = await startPod({ ns, cluster: 'orders', shard: s, ordinal: o, extraArgs: ['--cluster-require-full-coverage', 'no'] });
+        pods.set(p.name, p);
+      }
     const port = (pod: string) => pods.get(pod)!.port;
 
     // The first controller "dies" mid-formation: its first ADDSLOTSRANGE goes through, every
     // later one and every REPLICATE fail, as if the process had stopped right there.
     let slotsCommands = 0;
-    const crashAfterFirstSlots = (open: OpenSession): OpenSession => async (endpoint, tls) => {
-      const s: NodeSession = await open(endpoint, tls);
-      return {
-        ...s,
-        addSlotsRange: async (ranges) => {
-          if (slotsCommands++ > 0) throw new Error('simulated crash');
-          await s.addSlotsRange(ranges);
-        },
-        replicate: async () => {
-          throw new Error('simulated crash');
-        },
+    const crashAfterFirstSlots =
+      (open: OpenSession): OpenSession =>
+      async (endpoint, tls) => {
+        const s: NodeSession = await open(endpoint, tls);
+        return {
+          ...s,
+          addSlotsRange: async (ranges) => {
+            if (slotsCommands++ > 0) throw new Error('simulated crash');
+            await s.addSlotsRange(ranges);
+          },
+          replicate: async () => {
+            throw new Error('simulated crash');
+          },
+        };
       };
-    };
     const first = await startController({ world, book, namespace: ns, wrapOpen: crashAfterFirstSlots });
-    await waitUntil('the first controller met all nodes and assigned shard 0', async () =>
-      (await clusterInfo(port('orders-0-0'))).cluster_slots_assigned === '8192' && (await clusterInfo(port('orders-1-1'))).cluster_known_nodes === '4', 30_000);
+    await waitUntil(
+      'the first controller met all nodes and assigned shard 0',
+      async () =>
+        (await clusterInfo(port('orders-0-0'))).cluster_slots_assigned === '8192' &&
+        (await clusterInfo(port('orders-1-1'))).cluster_known_nodes === '4',
+      30_000,
+    );
     await first.stop();
 
     // Half-formed: shard 0 holds its slots, shard 1 none, no replica attached. Put data in.
@@ -160,7 +216,12 @@ describe('cluster formation against a real API server and real servers', () => {
     const second = await startController({ world, book, namespace: ns });
     try {
       const done = await waitForCluster(api, ns, 'orders', 'Active after the restart', active, 60_000);
-      expect(done.status?.nodes?.map((n) => `${n.pod}:${n.role}`)).toEqual(['orders-0-0:primary', 'orders-0-1:replica', 'orders-1-0:primary', 'orders-1-1:replica']);
+      expect(done.status?.nodes?.map((n) => `${n.pod}:${n.role}`)).toEqual([
+        'orders-0-0:primary',
+        'orders-0-1:replica',
+        'orders-1-0:primary',
+        'orders-1-1:replica',
+      ]);
       const view = await clusterNodes(port('orders-1-1'));
       expect(view.find((n) => n.id === shard0Primary)?.slots).toEqual(['0-8191']);
       expect(view.find((n) => n.id === (done.status?.nodes?.[2]?.nodeId ?? ''))?.slots).toEqual(['8192-16383']);

@@ -35,11 +35,24 @@ function members(model: ModelNode[]): Member[] {
       // By default a node knows every node that is part of the cluster (has no `knows` of its own).
       const known = model.filter((o) => o !== n && (n.knows ? n.knows.includes(o.id) : o.knows === undefined));
       const view = parseClusterNodes([line(n, true), ...known.map((o) => line(o, false, o.recordedPort ?? o.port))].join('\n'));
-      return { pod: n.pod as string, shard: n.shard as number, ordinal: n.ordinal as number, endpoint: { host: '127.0.0.1', port: n.port, busPort: n.port + 10000 }, view };
+      return {
+        pod: n.pod as string,
+        shard: n.shard as number,
+        ordinal: n.ordinal as number,
+        endpoint: { host: '127.0.0.1', port: n.port, busPort: n.port + 10000 },
+        view,
+      };
     });
 }
 
-const isolated = (id: string, pod: string, shard: number, ordinal: number, port: number): ModelNode => ({ id, pod, shard, ordinal, port, knows: [] });
+const isolated = (id: string, pod: string, shard: number, ordinal: number, port: number): ModelNode => ({
+  id,
+  pod,
+  shard,
+  ordinal,
+  port,
+  knows: [],
+});
 
 /** A formed cluster: `shards` primaries `p<s>` with replicas `r<s>_<i>`, everyone knows everyone. */
 function formed(shards: number, replicas: number): ModelNode[] {
@@ -47,7 +60,8 @@ function formed(shards: number, replicas: number): ModelNode[] {
   const model: ModelNode[] = [];
   for (let s = 0; s < shards; s++) {
     model.push({ id: `p${s}`, pod: `c-${s}-0`, shard: s, ordinal: 0, port: 7000 + s * 10, slots: ranges[shards]?.[s] as string });
-    for (let r = 1; r <= replicas; r++) model.push({ id: `r${s}_${r}`, pod: `c-${s}-${r}`, shard: s, ordinal: r, port: 7000 + s * 10 + r, primary: `p${s}` });
+    for (let r = 1; r <= replicas; r++)
+      model.push({ id: `r${s}_${r}`, pod: `c-${s}-${r}`, shard: s, ordinal: r, port: 7000 + s * 10 + r, primary: `p${s}` });
   }
   return model;
 }
@@ -55,17 +69,25 @@ function formed(shards: number, replicas: number): ModelNode[] {
 const kinds = (actions: FormationAction[]): string[] =>
   actions.map((a) => {
     switch (a.kind) {
-      case 'forget': return `forget ${a.nodeId} on ${a.on}`;
-      case 'meet': return `meet ${a.target} on ${a.on}`;
-      case 'addSlots': return `addSlots ${a.ranges.map(([x, y]) => `${x}-${y}`).join(',')} on ${a.on}`;
-      case 'replicate': return `replicate ${a.primaryPod} on ${a.on}`;
-      case 'takeover': return `takeover from ${a.deadPrimaryId} on ${a.on}`;
+      case 'forget':
+        return `forget ${a.nodeId} on ${a.on}`;
+      case 'meet':
+        return `meet ${a.target} on ${a.on}`;
+      case 'addSlots':
+        return `addSlots ${a.ranges.map(([x, y]) => `${x}-${y}`).join(',')} on ${a.on}`;
+      case 'replicate':
+        return `replicate ${a.primaryPod} on ${a.on}`;
+      case 'takeover':
+        return `takeover from ${a.deadPrimaryId} on ${a.on}`;
     }
   });
 
 describe('planFormation', () => {
   it('a new cluster: the first primary meets everyone and each shard primary takes its slots', () => {
-    const model = [0, 1, 2].flatMap((s) => [isolated(`p${s}`, `c-${s}-0`, s, 0, 7000 + s * 10), isolated(`r${s}`, `c-${s}-1`, s, 1, 7001 + s * 10)]);
+    const model = [0, 1, 2].flatMap((s) => [
+      isolated(`p${s}`, `c-${s}-0`, s, 0, 7000 + s * 10),
+      isolated(`r${s}`, `c-${s}-1`, s, 1, 7001 + s * 10),
+    ]);
     const plan = planFormation({ shards: 3, members: members(model), allPodsObserved: true });
     expect(kinds(plan.actions)).toEqual([
       'meet c-0-1 on c-0-0',
@@ -77,7 +99,11 @@ describe('planFormation', () => {
       'addSlots 5461-10922 on c-1-0',
       'addSlots 10923-16383 on c-2-0',
     ]);
-    expect([...plan.primaries]).toEqual([[0, 'c-0-0'], [1, 'c-1-0'], [2, 'c-2-0']]);
+    expect([...plan.primaries]).toEqual([
+      [0, 'c-0-0'],
+      [1, 'c-1-0'],
+      [2, 'c-2-0'],
+    ]);
     expect(plan.waiting).toContain('pod c-0-1 does not know its primary c-0-0 yet');
   });
 
@@ -113,9 +139,13 @@ describe('planFormation', () => {
   it('a restart mid-formation finishes the job without touching slots already assigned', () => {
     const model = formed(3, 0);
     (model[2] as ModelNode).slots = '10923-12000';
-    expect(kinds(planFormation({ shards: 3, members: members(model), allPodsObserved: true }).actions)).toEqual(['addSlots 12001-16383 on c-2-0']);
+    expect(kinds(planFormation({ shards: 3, members: members(model), allPodsObserved: true }).actions)).toEqual([
+      'addSlots 12001-16383 on c-2-0',
+    ]);
     (model[2] as ModelNode).slots = undefined;
-    expect(kinds(planFormation({ shards: 3, members: members(model), allPodsObserved: true }).actions)).toEqual(['addSlots 10923-16383 on c-2-0']);
+    expect(kinds(planFormation({ shards: 3, members: members(model), allPodsObserved: true }).actions)).toEqual([
+      'addSlots 10923-16383 on c-2-0',
+    ]);
   });
 
   it('grows a shard: a new pod is met, then attached as a replica', () => {
@@ -129,12 +159,7 @@ describe('planFormation', () => {
     const model = formed(2, 1).map((n) => (n.id === 'r1_1' ? { ...n, pod: undefined, failed: true } : n));
     model.push(isolated('r1_new', 'c-1-1', 1, 1, 7031));
     const plan = planFormation({ shards: 2, members: members(model), allPodsObserved: true });
-    expect(kinds(plan.actions)).toEqual([
-      'forget r1_1 on c-0-0',
-      'forget r1_1 on c-0-1',
-      'forget r1_1 on c-1-0',
-      'meet c-1-1 on c-0-0',
-    ]);
+    expect(kinds(plan.actions)).toEqual(['forget r1_1 on c-0-0', 'forget r1_1 on c-0-1', 'forget r1_1 on c-1-0', 'meet c-1-1 on c-0-0']);
   });
 
   it('a node that belongs to no pod but is not marked failed is left alone', () => {
@@ -185,9 +210,14 @@ describe('planFormation', () => {
       { id: 'p1', pod: 'c-1-0', shard: 1, ordinal: 0, port: 7010, slots: '8192-16383' },
       isolated('fresh', 'c-0-0', 0, 0, 7100),
     ];
-    expect(kinds(planFormation({ shards: 2, members: members(model), allPodsObserved: true }).actions)).toEqual(['forget old on c-1-0', 'meet c-0-0 on c-1-0']);
+    expect(kinds(planFormation({ shards: 2, members: members(model), allPodsObserved: true }).actions)).toEqual([
+      'forget old on c-1-0',
+      'meet c-0-0 on c-1-0',
+    ]);
     const afterForget = model.filter((n) => n.id !== 'old').map((n) => ({ ...n, knows: undefined }));
-    expect(kinds(planFormation({ shards: 2, members: members(afterForget), allPodsObserved: true }).actions)).toEqual(['addSlots 0-8191 on c-0-0']);
+    expect(kinds(planFormation({ shards: 2, members: members(afterForget), allPodsObserved: true }).actions)).toEqual([
+      'addSlots 0-8191 on c-0-0',
+    ]);
   });
 
   it('a pod that moved (same node id, new address) is met again at the new address', () => {
@@ -195,9 +225,11 @@ describe('planFormation', () => {
     expect(kinds(planFormation({ shards: 1, members: members(model), allPodsObserved: true }).actions)).toEqual(['meet c-0-1 on c-0-0']);
   });
 
-  it('re-points a replica that follows another shard\'s primary', () => {
+  it("re-points a replica that follows another shard's primary", () => {
     const model = formed(2, 1).map((n) => (n.id === 'r1_1' ? { ...n, primary: 'p0' } : n));
-    expect(kinds(planFormation({ shards: 2, members: members(model), allPodsObserved: true }).actions)).toEqual(['replicate c-1-0 on c-1-1']);
+    expect(kinds(planFormation({ shards: 2, members: members(model), allPodsObserved: true }).actions)).toEqual([
+      'replicate c-1-0 on c-1-1',
+    ]);
   });
 
   it('never demotes a node that holds slots: two slot holders in a shard are reported, not "fixed"', () => {

@@ -12,7 +12,12 @@ describe('INFO server fixtures', () => {
     ['valkey-8.0.2.txt', { kind: 'valkey', version: '8.0.2', mode: 'cluster' }, false, 'BelowFloor'],
     ['valkey-8.1.1.txt', { kind: 'valkey', version: '8.1.1', releaseStage: 'ga', mode: 'cluster' }, false, 'BelowFloor'],
     ['valkey-9.0.1.txt', { kind: 'valkey', version: '9.0.1', releaseStage: 'ga', mode: 'cluster' }, true, undefined],
-    ['valkey-9.0.1-tls-extended-redis-compatibility.txt', { kind: 'valkey', version: '9.0.1', releaseStage: 'ga', mode: 'cluster' }, true, undefined],
+    [
+      'valkey-9.0.1-tls-extended-redis-compatibility.txt',
+      { kind: 'valkey', version: '9.0.1', releaseStage: 'ga', mode: 'cluster' },
+      true,
+      undefined,
+    ],
     ['valkey-unstable.txt', { kind: 'valkey', version: '255.255.255', releaseStage: 'dev', mode: 'cluster' }, true, undefined],
     ['redis-7.0.15.txt', { kind: 'not-valkey', redisVersion: '7.0.15', mode: 'cluster' }, false, 'NotValkey'],
   ] as const)('%s', (file, identity, passes, reason) => {

@@ -54,7 +54,10 @@ function setup() {
   const events: string[] = [];
   const errors: InformerError[] = [];
   const informer = new Informer<KubeObject>({
-    name: 'things', client: api, path: '/api/v1/things', clock,
+    name: 'things',
+    client: api,
+    path: '/api/v1/things',
+    clock,
     backoff: { initialMs: 500, maxMs: 2000 },
     onEvent: (e: InformerEvent<KubeObject>) => events.push(`${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion}`),
     onError: (e) => errors.push(e),
@@ -74,7 +77,12 @@ describe('Informer', () => {
     api.current.send('ADDED', obj('c', '12'));
     api.current.send('DELETED', obj('b', '13'));
     api.current.send('BOOKMARK', { metadata: { name: '', resourceVersion: '15' } });
-    expect(informer.list().map((o) => o.metadata.name).sort()).toEqual(['a', 'c']);
+    expect(
+      informer
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual(['a', 'c']);
     // The server ends a watch after timeoutSeconds: watch again from the last version seen.
     api.current.end();
     await flush();
@@ -93,7 +101,9 @@ describe('Informer', () => {
     await flush();
     expect(informer.lists).toBe(2);
     expect(events.slice(2)).toEqual(['modified a@5', 'added c@6', 'deleted b@2']);
-    expect(errors.map((e) => [e.phase, e.reason, e.retryInMs, e.error.message])).toEqual([['watch', 'gone', 0, 'watch /api/v1/things: 410 too old resource version: 10 (20)']]);
+    expect(errors.map((e) => [e.phase, e.reason, e.retryInMs, e.error.message])).toEqual([
+      ['watch', 'gone', 0, 'watch /api/v1/things: 410 too old resource version: 10 (20)'],
+    ]);
     expect(api.watchRvs).toEqual(['10', '20']);
     await informer.stop();
   });
@@ -140,7 +150,10 @@ describe('Informer', () => {
     await clock.advance(500);
     await clock.advance(1000);
     expect(informer.hasSynced()).toBe(true);
-    expect(errors.map((e) => [e.phase, e.retryInMs])).toEqual([['list', 500], ['list', 1000]]);
+    expect(errors.map((e) => [e.phase, e.retryInMs])).toEqual([
+      ['list', 500],
+      ['list', 1000],
+    ]);
     await informer.stop();
   });
 

@@ -30,7 +30,9 @@ describe('metrics', () => {
       ].join('\n'),
     );
     expect(text).toContain('valkey_status_sync_status_writes_total 1\n');
-    expect(text).toContain('valkey_status_sync_nodes{version="9.0.1"} 3\nvalkey_status_sync_nodes{version="not-valkey"} 1\nvalkey_status_sync_nodes{version="unknown"} 1\n');
+    expect(text).toContain(
+      'valkey_status_sync_nodes{version="9.0.1"} 3\nvalkey_status_sync_nodes{version="not-valkey"} 1\nvalkey_status_sync_nodes{version="unknown"} 1\n',
+    );
     expect(text).not.toContain('8.0.0');
     expect(text).toContain('# TYPE valkey_status_sync_leader gauge\nvalkey_status_sync_leader 1\n');
     expect(text).toContain('valkey_status_sync_watch_errors_total{phase="watch \\"x\\"\\n",resource="pods"} 1');
@@ -38,7 +40,13 @@ describe('metrics', () => {
 
   it("adds prom-client's process, heap, GC and event-loop metrics", async () => {
     const text = await controllerMetrics().registry.metrics();
-    for (const family of ['process_cpu_seconds_total counter', 'process_resident_memory_bytes gauge', 'nodejs_heap_size_used_bytes gauge', 'nodejs_gc_duration_seconds histogram', 'nodejs_eventloop_lag_seconds gauge']) {
+    for (const family of [
+      'process_cpu_seconds_total counter',
+      'process_resident_memory_bytes gauge',
+      'nodejs_heap_size_used_bytes gauge',
+      'nodejs_gc_duration_seconds histogram',
+      'nodejs_eventloop_lag_seconds gauge',
+    ]) {
       expect(text).toContain(`# TYPE ${family}\n`);
     }
   });
@@ -74,7 +82,11 @@ describe('metrics', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const timed: [NodeCommand, number][] = [];
-    const open = sessionOpener(async () => ({ username: 'u', password: 'p' }), { connectMs: 1000, commandMs: 200 }, (command, seconds) => timed.push([command, seconds]));
+    const open = sessionOpener(
+      async () => ({ username: 'u', password: 'p' }),
+      { connectMs: 1000, commandMs: 200 },
+      (command, seconds) => timed.push([command, seconds]),
+    );
     try {
       const s = await open({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, busPort: 0 }, undefined);
       await s.infoServer();
@@ -96,7 +108,10 @@ describe('the health server', () => {
     const m = controllerMetrics();
     m.reconcileSeconds.observe({ kind: 'images', result: 'ok' }, 0.01);
     const server = await startHealthServer({
-      host: '127.0.0.1', port: 0, healthy: () => true, ready: () => false,
+      host: '127.0.0.1',
+      port: 0,
+      healthy: () => true,
+      ready: () => false,
       metrics: async () => ({ contentType: m.registry.contentType, body: await m.registry.metrics() }),
     });
     try {

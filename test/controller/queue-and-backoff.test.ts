@@ -30,7 +30,9 @@ describe('WorkQueue', () => {
     const slow = deferred();
     const done: string[] = [];
     const q = new WorkQueue({
-      concurrency: 2, clock, retry: { initialMs: 10, maxMs: 100 },
+      concurrency: 2,
+      clock,
+      retry: { initialMs: 10, maxMs: 100 },
       handler: async (key) => {
         if (key === 'slow') return slow.promise;
         done.push(key);
@@ -54,7 +56,9 @@ describe('WorkQueue', () => {
     let maxRunning = 0;
     let runs = 0;
     const q = new WorkQueue({
-      concurrency: 4, clock, retry: { initialMs: 10, maxMs: 100 },
+      concurrency: 4,
+      clock,
+      retry: { initialMs: 10, maxMs: 100 },
       handler: async () => {
         runs++;
         running++;
@@ -86,7 +90,9 @@ describe('WorkQueue', () => {
     const clock = new FakeClock();
     const seen: number[] = [];
     const q = new WorkQueue({
-      concurrency: 1, clock, retry: { initialMs: 10, maxMs: 100 },
+      concurrency: 1,
+      clock,
+      retry: { initialMs: 10, maxMs: 100 },
       handler: async () => {
         seen.push(clock.now());
         return { requeueAfterMs: 1000 };
@@ -112,7 +118,9 @@ describe('WorkQueue', () => {
     let failuresLeft = 3;
     let successes = 0;
     const q = new WorkQueue({
-      concurrency: 1, clock, retry: { initialMs: 100, maxMs: 1000 },
+      concurrency: 1,
+      clock,
+      retry: { initialMs: 100, maxMs: 1000 },
       handler: async () => {
         if (failuresLeft-- > 0) throw new Error('apiserver said no');
         successes++;
@@ -135,7 +143,9 @@ describe('WorkQueue', () => {
     const g = deferred();
     let finished = false;
     const q = new WorkQueue({
-      concurrency: 1, clock, retry: { initialMs: 10, maxMs: 100 },
+      concurrency: 1,
+      clock,
+      retry: { initialMs: 10, maxMs: 100 },
       handler: async () => {
         await g.promise;
         finished = true;

@@ -10,8 +10,21 @@ import { config, image } from '../helpers/objects.js';
 import { startSilentServer, type SilentServer } from './support/silent-server.js';
 import { makePki, type TestPki } from './support/tls.js';
 import {
-  EndpointBook, apiCall, createCluster, createPod, getLease, inNamespace, useKubeWorld, setPodRunning, startController,
-  waitForCluster, waitUntil, CONTROLLER_NAMESPACE, LEASE_PATH, type ClusterObject, type TestController,
+  EndpointBook,
+  apiCall,
+  createCluster,
+  createPod,
+  getLease,
+  inNamespace,
+  useKubeWorld,
+  setPodRunning,
+  startController,
+  waitForCluster,
+  waitUntil,
+  CONTROLLER_NAMESPACE,
+  LEASE_PATH,
+  type ClusterObject,
+  type TestController,
 } from './support/world.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -49,7 +62,14 @@ describe('resilience and operations', () => {
       const t0 = Date.now();
       await waitForCluster(api, ns, 'fine', 'Active', active, 30_000);
       const fineAfterMs = Date.now() - t0;
-      const stuck = await waitForCluster(api, ns, 'stuck', 'reported unreachable', (c) => c.status?.nodes?.[0]?.health === 'unreachable', 20_000);
+      const stuck = await waitForCluster(
+        api,
+        ns,
+        'stuck',
+        'reported unreachable',
+        (c) => c.status?.nodes?.[0]?.health === 'unreachable',
+        20_000,
+      );
       expect(stuck.status?.state).toBe('Creating');
       expect(stuck.status?.message).toContain(`pod stuck-0-0 does not answer: 127.0.0.1:${silentPort}: no reply to AUTH within 1000 ms`);
       const late = await waitForCluster(api, ns, 'late', 'pending', (c) => c.status?.nodes?.[0]?.health === 'pending', 20_000);
@@ -66,7 +86,9 @@ describe('resilience and operations', () => {
       await waitForCluster(api, ns, 'late', 'Active after the restart', active, 40_000);
       expect(sumOf(controller, 'valkey_status_sync_watch_errors_total')).toBeGreaterThan(watchErrorsBefore);
       // The restarted server's watch cache starts past our resourceVersions: 410 Gone, and a relist.
-      expect(controller.metrics.registry.render()).toMatch(/valkey_status_sync_watch_errors_total\{phase="watch",reason="gone",resource="[a-z]+"\} [1-9]/);
+      expect(controller.metrics.registry.render()).toMatch(
+        /valkey_status_sync_watch_errors_total\{phase="watch",reason="gone",resource="[a-z]+"\} [1-9]/,
+      );
       // Still stuck, still reported, and the others unaffected.
       expect((await waitForCluster(api, ns, 'fine', 'Active', active)).status?.state).toBe('Active');
     } finally {
@@ -81,12 +103,25 @@ describe('resilience and operations', () => {
     const stranger = makePki(['nobody.example']);
     pkis.push(good, other, stranger);
     const secret = async (name: string, caPath: string, pki: TestPki) => {
-      const r = await api.kubectl(['create', 'secret', 'generic', name, '-n', ns, `--from-file=ca.crt=${caPath}`, `--from-file=tls.crt=${pki.certPath}`, `--from-file=tls.key=${pki.keyPath}`]);
+      const r = await api.kubectl([
+        'create',
+        'secret',
+        'generic',
+        name,
+        '-n',
+        ns,
+        `--from-file=ca.crt=${caPath}`,
+        `--from-file=tls.crt=${pki.certPath}`,
+        `--from-file=tls.key=${pki.keyPath}`,
+      ]);
       expect(r.code, r.stderr).toBe(0);
     };
     await secret('secure-tls', good.caPath, good);
     await secret('forged-tls', stranger.caPath, other); // the CA does not match the node's certificate
-    for (const [name, pki, secretName] of [['secure', good, 'secure-tls'], ['forged', other, 'forged-tls']] as const) {
+    for (const [name, pki, secretName] of [
+      ['secure', good, 'secure-tls'],
+      ['forged', other, 'forged-tls'],
+    ] as const) {
       await createCluster(api, { ns, name, shards: 1, replicasPerShard: 0, tlsSecret: secretName });
       const tlsPort = await freePort();
       const node = await startNode({ extraArgs: pki.tlsArgs(tlsPort) });
@@ -107,7 +142,14 @@ describe('resilience and operations', () => {
     await createCluster(api, { ns, name: 'solo', shards: 1, replicasPerShard: 0 });
     await startPod({ ns, cluster: 'solo', shard: 0, ordinal: 0 });
     const election = (identity: string) => ({
-      leaderElection: { namespace: CONTROLLER_NAMESPACE, name: 'valkey-status-sync', identity, leaseDurationSeconds: 2, renewDeadlineMs: 1_500, retryPeriodMs: 200 },
+      leaderElection: {
+        namespace: CONTROLLER_NAMESPACE,
+        name: 'valkey-status-sync',
+        identity,
+        leaseDurationSeconds: 2,
+        renewDeadlineMs: 1_500,
+        retryPeriodMs: 200,
+      },
       http: { host: '127.0.0.1', port: 0 },
     });
     const a = await startController({ world, book, namespace: ns, ...election('replica-a') });
@@ -160,7 +202,11 @@ describe('resilience and operations', () => {
       expect(marked.metadata.deletionTimestamp).toBeDefined();
       await apiCall(api, 'DELETE', '/apis/valkey.gomomento.com/v1alpha1/valkeyconfigs/protect-a');
       // One config still references it: it must stay.
-      await waitUntil('the controller saw the first config go', () => controller.metrics.reconciles.get({ kind: 'images', result: 'ok' }) >= 3, 10_000);
+      await waitUntil(
+        'the controller saw the first config go',
+        () => controller.metrics.reconciles.get({ kind: 'images', result: 'ok' }) >= 3,
+        10_000,
+      );
       expect((await get()).status).toBe(200);
       await apiCall(api, 'DELETE', '/apis/valkey.gomomento.com/v1alpha1/valkeyconfigs/protect-b');
       await waitUntil('image deleted', async () => (await get()).status === 404, 15_000);
@@ -174,9 +220,15 @@ describe('resilience and operations', () => {
   it('the shipped RBAC grants exactly what the controller needs, and the Deployment passes Pod Security "restricted"', async () => {
     const { api } = suite;
     // SubjectAccessReviews for the ServiceAccount: what `kubectl auth can-i --as` asks, without a process per question.
-    const can = async (verb: string, group: string, resource: string, extra: { namespace?: string; name?: string; subresource?: string } = {}) => {
+    const can = async (
+      verb: string,
+      group: string,
+      resource: string,
+      extra: { namespace?: string; name?: string; subresource?: string } = {},
+    ) => {
       const review = await apiCall<{ status: { allowed: boolean } }>(api, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-        apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
         spec: {
           user: 'system:serviceaccount:valkey-system:valkey-status-sync',
           groups: ['system:serviceaccounts', 'system:serviceaccounts:valkey-system', 'system:authenticated'],
@@ -188,30 +240,54 @@ describe('resilience and operations', () => {
     const V = 'valkey.gomomento.com';
     const C = 'coordination.k8s.io';
     const answers = await Promise.all([
-      can('list', V, 'valkeyclusters'), can('watch', V, 'valkeyclusters'), can('watch', '', 'pods'), can('list', 'apps', 'statefulsets'),
-      can('list', V, 'valkeyconfigs'), can('watch', V, 'valkeyimages'),
-      can('patch', V, 'valkeyclusters', { namespace: 'team', subresource: 'status' }), can('patch', V, 'valkeyimages'),
+      can('list', V, 'valkeyclusters'),
+      can('watch', V, 'valkeyclusters'),
+      can('watch', '', 'pods'),
+      can('list', 'apps', 'statefulsets'),
+      can('list', V, 'valkeyconfigs'),
+      can('watch', V, 'valkeyimages'),
+      can('patch', V, 'valkeyclusters', { namespace: 'team', subresource: 'status' }),
+      can('patch', V, 'valkeyimages'),
       can('get', '', 'secrets', { namespace: 'team', name: 'tls' }),
-      can('create', C, 'leases', { namespace: 'valkey-system' }), can('update', C, 'leases', { namespace: 'valkey-system', name: 'valkey-status-sync' }),
-      can('patch', V, 'valkeyclusters', { namespace: 'team' }), can('update', V, 'valkeyclusters', { namespace: 'team' }),
-      can('update', V, 'valkeyconfigs'), can('delete', V, 'valkeyimages'),
-      can('list', '', 'secrets', { namespace: 'team' }), can('watch', '', 'secrets'),
-      can('delete', '', 'pods', { namespace: 'team' }), can('create', '', 'pods', { namespace: 'team' }),
-      can('update', 'apps', 'statefulsets', { namespace: 'team' }), can('delete', 'apps', 'statefulsets', { namespace: 'team' }),
-      can('update', C, 'leases', { namespace: 'valkey-system', name: 'someone-else' }), can('create', C, 'leases', { namespace: 'team' }),
+      can('create', C, 'leases', { namespace: 'valkey-system' }),
+      can('update', C, 'leases', { namespace: 'valkey-system', name: 'valkey-status-sync' }),
+      can('patch', V, 'valkeyclusters', { namespace: 'team' }),
+      can('update', V, 'valkeyclusters', { namespace: 'team' }),
+      can('update', V, 'valkeyconfigs'),
+      can('delete', V, 'valkeyimages'),
+      can('list', '', 'secrets', { namespace: 'team' }),
+      can('watch', '', 'secrets'),
+      can('delete', '', 'pods', { namespace: 'team' }),
+      can('create', '', 'pods', { namespace: 'team' }),
+      can('update', 'apps', 'statefulsets', { namespace: 'team' }),
+      can('delete', 'apps', 'statefulsets', { namespace: 'team' }),
+      can('update', C, 'leases', { namespace: 'valkey-system', name: 'someone-else' }),
+      can('create', C, 'leases', { namespace: 'team' }),
     ]);
     expect(answers).toEqual([
-      'list valkeyclusters: yes', 'watch valkeyclusters: yes', 'watch pods: yes', 'list statefulsets: yes',
-      'list valkeyconfigs: yes', 'watch valkeyimages: yes',
-      'patch valkeyclusters/status -n team: yes', 'patch valkeyimages: yes',
+      'list valkeyclusters: yes',
+      'watch valkeyclusters: yes',
+      'watch pods: yes',
+      'list statefulsets: yes',
+      'list valkeyconfigs: yes',
+      'watch valkeyimages: yes',
+      'patch valkeyclusters/status -n team: yes',
+      'patch valkeyimages: yes',
       'get secrets tls -n team: yes',
-      'create leases -n valkey-system: yes', 'update leases valkey-status-sync -n valkey-system: yes',
-      'patch valkeyclusters -n team: no', 'update valkeyclusters -n team: no',
-      'update valkeyconfigs: no', 'delete valkeyimages: no',
-      'list secrets -n team: no', 'watch secrets: no',
-      'delete pods -n team: no', 'create pods -n team: no',
-      'update statefulsets -n team: no', 'delete statefulsets -n team: no',
-      'update leases someone-else -n valkey-system: no', 'create leases -n team: no',
+      'create leases -n valkey-system: yes',
+      'update leases valkey-status-sync -n valkey-system: yes',
+      'patch valkeyclusters -n team: no',
+      'update valkeyclusters -n team: no',
+      'update valkeyconfigs: no',
+      'delete valkeyimages: no',
+      'list secrets -n team: no',
+      'watch secrets: no',
+      'delete pods -n team: no',
+      'create pods -n team: no',
+      'update statefulsets -n team: no',
+      'delete statefulsets -n team: no',
+      'update leases someone-else -n valkey-system: no',
+      'create leases -n team: no',
     ]);
 
     const r = await api.kubectl(['apply', '--dry-run=server', '-f', join(REPO, 'deploy/controller/deployment.yaml')]);
@@ -234,5 +310,8 @@ function sumOf(c: TestController, metric: string): number {
 /** Writes the lease as another holder would (a fresh renewTime each call). */
 async function steal(api: ApiServer, holder: string): Promise<void> {
   const lease = await getLease(api);
-  await apiCall(api, 'PUT', LEASE_PATH, { ...lease, spec: { ...lease.spec, holderIdentity: holder, renewTime: microTime(Date.now()), leaseDurationSeconds: 2 } });
+  await apiCall(api, 'PUT', LEASE_PATH, {
+    ...lease,
+    spec: { ...lease.spec, holderIdentity: holder, renewTime: microTime(Date.now()), leaseDurationSeconds: 2 },
+  });
 }

@@ -73,7 +73,10 @@ describe(`the RESP client against a real Valkey (${DEV_BUILD})`, () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const open = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: CONTROLLER_PASSWORD }), { connectMs: 2000, commandMs: 2000 });
+  const open = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: CONTROLLER_PASSWORD }), {
+    connectMs: 2000,
+    commandMs: 2000,
+  });
 
   it('authenticates as the controller user with the rules the renderer gives it, and reads INFO server', async () => {
     const s = await open({ host: '127.0.0.1', port: node.port, busPort: 0 }, undefined);
@@ -92,7 +95,12 @@ describe(`the RESP client against a real Valkey (${DEV_BUILD})`, () => {
 
   it('pipelines commands and keeps replies in order', async () => {
     const c = await connectResp({ host: '127.0.0.1', port: node.port, connectTimeoutMs: 2000, commandTimeoutMs: 2000 });
-    const replies = await Promise.all([c.call(['PING']), c.call(['AUTH', 'valkey-krm-controller', CONTROLLER_PASSWORD]), c.call(['ACL', 'WHOAMI']), c.call(['GET', 'k']).catch((e: Error) => e.message)]);
+    const replies = await Promise.all([
+      c.call(['PING']),
+      c.call(['AUTH', 'valkey-krm-controller', CONTROLLER_PASSWORD]),
+      c.call(['ACL', 'WHOAMI']),
+      c.call(['GET', 'k']).catch((e: Error) => e.message),
+    ]);
     expect(replies).toEqual(['PONG', 'OK', 'valkey-krm-controller', expect.stringMatching(/^GET k: NOPERM/)]);
     c.close();
     await expect(c.call(['PING'])).rejects.toBeInstanceOf(NodeUnavailableError);
@@ -100,7 +108,9 @@ describe(`the RESP client against a real Valkey (${DEV_BUILD})`, () => {
 
   it('a refused connection and a silent server are unavailable nodes, the latter within the timeout', async () => {
     const closed = await freePort();
-    await expect(connectResp({ host: '127.0.0.1', port: closed, connectTimeoutMs: 1000, commandTimeoutMs: 1000 })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(connectResp({ host: '127.0.0.1', port: closed, connectTimeoutMs: 1000, commandTimeoutMs: 1000 })).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
     const c = await connectResp({ host: '127.0.0.1', port: silentPort, connectTimeoutMs: 1000, commandTimeoutMs: 300 });
     const t0 = Date.now();
     await expect(c.call(['INFO', 'server'])).rejects.toThrow(`127.0.0.1:${silentPort}: no reply to INFO server within 300 ms`);
@@ -120,7 +130,9 @@ describe(`the RESP client against a real Valkey (${DEV_BUILD})`, () => {
     const other = makePki(['*.tlsc.shop.svc.cluster.local']);
     try {
       const wrongCa = { ca: other.ca, cert: pki.cert, key: pki.key, servername: 'tlsc-0-0.tlsc.shop.svc.cluster.local' };
-      await expect(open({ host: '127.0.0.1', port: tlsPort, busPort: 0 }, wrongCa)).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
+      await expect(open({ host: '127.0.0.1', port: tlsPort, busPort: 0 }, wrongCa)).rejects.toThrow(
+        /self[- ]signed|unable to verify|certificate/i,
+      );
     } finally {
       other.remove();
     }

@@ -18,10 +18,16 @@ const idle: Plan = { actions: [], waiting: [], primaries: new Map([[0, 'c-0-0']]
 
 function answered(pod: string, ordinal: number, lines: string[], version = '9.0.1', info = OK_INFO): NodeObservation {
   return {
-    pod, shard: 0, ordinal, ip: `10.0.0.${ordinal + 1}`, state: 'answered',
-    identity: { kind: 'valkey', version }, version,
+    pod,
+    shard: 0,
+    ordinal,
+    ip: `10.0.0.${ordinal + 1}`,
+    state: 'answered',
+    identity: { kind: 'valkey', version },
+    version,
     endpoint: { host: `10.0.0.${ordinal + 1}`, port: 6379, busPort: 16379 },
-    view: parseClusterNodes(lines.join('\n')), info,
+    view: parseClusterNodes(lines.join('\n')),
+    info,
   };
 }
 
@@ -30,9 +36,15 @@ const replicaView = ['r 10.0.0.2:6379@16379 myself,slave p 0 0 1 connected', 'p 
 
 function input(over: Partial<StatusInput>): StatusInput {
   return {
-    namespace: 'shop', generation: 3, shards: 1, replicasPerShard: 1,
+    namespace: 'shop',
+    generation: 3,
+    shards: 1,
+    replicasPerShard: 1,
     observations: [answered('c-0-0', 0, primaryView), answered('c-0-1', 1, replicaView)],
-    plan: idle, actionErrors: [], declared: { imageRef: 'valkey-9-0', version: '9.0.1' }, now: T0,
+    plan: idle,
+    actionErrors: [],
+    declared: { imageRef: 'valkey-9-0', version: '9.0.1' },
+    now: T0,
     ...over,
   };
 }
@@ -60,7 +72,11 @@ describe('buildStatus', () => {
 
   it('a rejected node makes the cluster Failed with the pod, the version found and the floor', () => {
     const rejected: NodeObservation = {
-      pod: 'c-0-1', shard: 0, ordinal: 1, ip: '10.0.0.2', state: 'rejected',
+      pod: 'c-0-1',
+      shard: 0,
+      ordinal: 1,
+      ip: '10.0.0.2',
+      state: 'rejected',
       identity: { kind: 'not-valkey', redisVersion: '7.0.15' },
       verdict: { ok: false, reason: 'NotValkey', found: 'no valkey_version: not Valkey (redis_version 7.0.15)' },
     };
@@ -85,10 +101,12 @@ describe('buildStatus', () => {
   });
 
   it('a new cluster waiting for pods is Creating and says why', () => {
-    const status = buildStatus(input({
-      observations: [{ pod: 'c-0-0', shard: 0, ordinal: 0, state: 'pending', reason: 'has no IP yet' }],
-      plan: { actions: [], waiting: ['shard 0: no pod has answered yet'], primaries: new Map() },
-    }));
+    const status = buildStatus(
+      input({
+        observations: [{ pod: 'c-0-0', shard: 0, ordinal: 0, state: 'pending', reason: 'has no IP yet' }],
+        plan: { actions: [], waiting: ['shard 0: no pod has answered yet'], primaries: new Map() },
+      }),
+    );
     expect(status.state).toBe('Creating');
     expect(status.message).toBe('pod c-0-0 has no IP yet; 1 of 2 pods do not exist yet; shard 0: no pod has answered yet; and 2 more');
     expect(status.nodes).toEqual([{ pod: 'c-0-0', shard: 0, role: 'unknown', health: 'pending' }]);
@@ -97,17 +115,34 @@ describe('buildStatus', () => {
   });
 
   it('a formed cluster that loses a node is Updating, not Creating', () => {
-    const status = buildStatus(input({
-      observations: [answered('c-0-0', 0, primaryView), { pod: 'c-0-1', shard: 0, ordinal: 1, ip: '10.0.0.2', state: 'unreachable', error: '10.0.0.2:6379: no connection within 3000 ms' }],
-    }));
+    const status = buildStatus(
+      input({
+        observations: [
+          answered('c-0-0', 0, primaryView),
+          {
+            pod: 'c-0-1',
+            shard: 0,
+            ordinal: 1,
+            ip: '10.0.0.2',
+            state: 'unreachable',
+            error: '10.0.0.2:6379: no connection within 3000 ms',
+          },
+        ],
+      }),
+    );
     expect(status.state).toBe('Updating');
     expect(status.message).toContain('pod c-0-1 does not answer: 10.0.0.2:6379: no connection within 3000 ms');
     expect(status.nodes?.[1]).toMatchObject({ health: 'unreachable', role: 'unknown' });
   });
 
   it('is not Active while cluster_state is not ok or formation steps are pending', () => {
-    expect(buildStatus(input({ observations: [answered('c-0-0', 0, primaryView, '9.0.1', FAIL_INFO), answered('c-0-1', 1, replicaView)] })).state).toBe('Updating');
-    const gossiping = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), answered('c-0-1', 1, replicaView, '9.0.1', GOSSIPING_INFO)] }));
+    expect(
+      buildStatus(input({ observations: [answered('c-0-0', 0, primaryView, '9.0.1', FAIL_INFO), answered('c-0-1', 1, replicaView)] }))
+        .state,
+    ).toBe('Updating');
+    const gossiping = buildStatus(
+      input({ observations: [answered('c-0-0', 0, primaryView), answered('c-0-1', 1, replicaView, '9.0.1', GOSSIPING_INFO)] }),
+    );
     expect(gossiping.state).toBe('Updating');
     expect(gossiping.message).toBe('not every slot is assigned as seen from c-0-1');
     const steps: Plan = { ...idle, actions: [{ kind: 'replicate', on: 'c-0-1', primaryId: 'p', primaryPod: 'c-0-0' }] };

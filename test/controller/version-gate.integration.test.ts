@@ -10,8 +10,18 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../helpers/exec.js';
 import {
-  clusterInfo, clusterNodes, createCluster, getLease, inNamespace, useKubeWorld, startController,
-  createPod, waitForCluster, waitUntil, CONTROLLER_NAMESPACE, type ClusterObject,
+  clusterInfo,
+  clusterNodes,
+  createCluster,
+  getLease,
+  inNamespace,
+  useKubeWorld,
+  startController,
+  createPod,
+  waitForCluster,
+  waitUntil,
+  CONTROLLER_NAMESPACE,
+  type ClusterObject,
 } from './support/world.js';
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/valkey-status-sync.mjs');
@@ -94,19 +104,42 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
     ];
     const controller = await startController({ world, book, namespace: ns });
     const roles = (c: ClusterObject) => c.status?.nodes?.map((n) => `${n.pod}:${n.role}:${n.health}:${n.version ?? '-'}`);
-    const expectedRoles = ['mixed-0-0:unknown:failed:8.0.1', 'mixed-0-1:primary:online:255.255.255', 'mixed-1-0:primary:online:255.255.255', 'mixed-1-1:replica:online:255.255.255'];
+    const expectedRoles = [
+      'mixed-0-0:unknown:failed:8.0.1',
+      'mixed-0-1:primary:online:255.255.255',
+      'mixed-1-0:primary:online:255.255.255',
+      'mixed-1-1:replica:online:255.255.255',
+    ];
     try {
-      const c = await waitForCluster(api, ns, 'mixed', 'Failed, the good pods formed', (x) => failed(x) && JSON.stringify(roles(x)) === JSON.stringify(expectedRoles), 60_000);
+      const c = await waitForCluster(
+        api,
+        ns,
+        'mixed',
+        'Failed, the good pods formed',
+        (x) => failed(x) && JSON.stringify(roles(x)) === JSON.stringify(expectedRoles),
+        60_000,
+      );
       expect(c.status?.message).toBe(
         'Pod gate-mixed/mixed-0-0 runs valkey_version 8.0.1; valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
       );
-      expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'BelowFloor', message: c.status?.message });
+      expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({
+        status: 'False',
+        reason: 'BelowFloor',
+        message: c.status?.message,
+      });
       // Formed without it: shard 0 lacks the replica the rejected pod would have been.
-      expect(c.status?.conditions?.find((x) => x.type === 'ClusterFormed')).toMatchObject({ status: 'False', message: expect.stringContaining('shard 0 has 0 of 1 replicas') });
-      await waitUntil('the good pods serve every slot', async () => {
-        for (const s of good) if ((await clusterInfo(s.port)).cluster_state !== 'ok') return false;
-        return true;
-      }, 15_000);
+      expect(c.status?.conditions?.find((x) => x.type === 'ClusterFormed')).toMatchObject({
+        status: 'False',
+        message: expect.stringContaining('shard 0 has 0 of 1 replicas'),
+      });
+      await waitUntil(
+        'the good pods serve every slot',
+        async () => {
+          for (const s of good) if ((await clusterInfo(s.port)).cluster_state !== 'ok') return false;
+          return true;
+        },
+        15_000,
+      );
       for (const s of good) expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '3', cluster_slots_assigned: '16384' });
       const view = await clusterNodes(good[0]!.port);
       const idOf = (pod: string) => c.status?.nodes?.find((n) => n.pod === pod)?.nodeId;
@@ -144,10 +177,23 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
     const node = await startNode({ port: 6379, runs: 'redis' });
     await createPod(api, { ns, cluster: 'prod', shard: 0, ordinal: 0, ip: '127.0.0.1' });
 
-    const proc = spawn(process.execPath, [
-      BUNDLE, '--kubeconfig', world.controllerKubeconfig, '--password-file', world.passwordFile,
-      '--http-address', '127.0.0.1:0', '--node-timeout', '1000', '--log-level', 'debug',
-    ], { env: { ...process.env, POD_NAME: 'status-sync-test', POD_NAMESPACE: CONTROLLER_NAMESPACE }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      [
+        BUNDLE,
+        '--kubeconfig',
+        world.controllerKubeconfig,
+        '--password-file',
+        world.passwordFile,
+        '--http-address',
+        '127.0.0.1:0',
+        '--node-timeout',
+        '1000',
+        '--log-level',
+        'debug',
+      ],
+      { env: { ...process.env, POD_NAME: 'status-sync-test', POD_NAMESPACE: CONTROLLER_NAMESPACE }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const logs = collect(proc);
     try {
       await waitUntil('the probe listener', () => logs.lines().some((l) => l.msg === 'serving /healthz, /readyz and /metrics'), 20_000);
@@ -179,8 +225,16 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
       const released = await getLease(api);
       expect(released.spec.holderIdentity).toBeUndefined();
       // Structured logs: every stderr line is one JSON object.
-      expect(logs.raw().trim().split('\n').every((l) => l.startsWith('{') && JSON.parse(l) !== undefined)).toBe(true);
-      expect(logs.lines().map((l) => l.msg)).toEqual(expect.arrayContaining(['started', 'became leader', 'status written', 'shutting down', 'stopped']));
+      expect(
+        logs
+          .raw()
+          .trim()
+          .split('\n')
+          .every((l) => l.startsWith('{') && JSON.parse(l) !== undefined),
+      ).toBe(true);
+      expect(logs.lines().map((l) => l.msg)).toEqual(
+        expect.arrayContaining(['started', 'became leader', 'status written', 'shutting down', 'stopped']),
+      );
     } finally {
       if (proc.exitCode === null) proc.kill('SIGKILL');
     }
@@ -194,6 +248,9 @@ function collect(proc: ChildProcess) {
   return {
     raw: () => raw,
     lines: (): Record<string, unknown>[] =>
-      raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>),
+      raw
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }

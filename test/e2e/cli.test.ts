@@ -61,8 +61,22 @@ describe('plain-files mode', () => {
   });
 
   it('is deterministic whatever order the files are named in', async () => {
-    const a = await run(process.execPath, [RENDER, join(EXAMPLE, 'images.yaml'), join(EXAMPLE, 'configs.yaml'), join(EXAMPLE, 'roles.yaml'), join(EXAMPLE, 'clusters.yaml'), join(EXAMPLE, 'render-config.yaml')]);
-    const b = await run(process.execPath, [RENDER, join(EXAMPLE, 'render-config.yaml'), join(EXAMPLE, 'clusters.yaml'), join(EXAMPLE, 'roles.yaml'), join(EXAMPLE, 'images.yaml'), join(EXAMPLE, 'configs.yaml')]);
+    const a = await run(process.execPath, [
+      RENDER,
+      join(EXAMPLE, 'images.yaml'),
+      join(EXAMPLE, 'configs.yaml'),
+      join(EXAMPLE, 'roles.yaml'),
+      join(EXAMPLE, 'clusters.yaml'),
+      join(EXAMPLE, 'render-config.yaml'),
+    ]);
+    const b = await run(process.execPath, [
+      RENDER,
+      join(EXAMPLE, 'render-config.yaml'),
+      join(EXAMPLE, 'clusters.yaml'),
+      join(EXAMPLE, 'roles.yaml'),
+      join(EXAMPLE, 'images.yaml'),
+      join(EXAMPLE, 'configs.yaml'),
+    ]);
     expect(a.code).toBe(0);
     expect(b.stdout).toBe(a.stdout);
   });
@@ -79,11 +93,16 @@ describe('plain-files mode', () => {
   });
 
   it('reads multi-document YAML from stdin with --config', async () => {
-    const input = ['images.yaml', 'configs.yaml', 'roles.yaml', 'clusters.yaml'].map((f) => readFileSync(join(EXAMPLE, f), 'utf8')).join('---\n');
+    const input = ['images.yaml', 'configs.yaml', 'roles.yaml', 'clusters.yaml']
+      .map((f) => readFileSync(join(EXAMPLE, f), 'utf8'))
+      .join('---\n');
     const r = await run(process.execPath, [RENDER, '--config', join(EXAMPLE, 'render-config.yaml'), '-'], { input });
     expect(r.code).toBe(0);
     const fromDir = await run(process.execPath, [RENDER, EXAMPLE]);
-    const kinds = (s: string) => parseAllDocuments(s).map((d) => (d.toJS() as { kind: string }).kind).filter((k) => k !== 'ValkeyRenderConfig');
+    const kinds = (s: string) =>
+      parseAllDocuments(s)
+        .map((d) => (d.toJS() as { kind: string }).kind)
+        .filter((k) => k !== 'ValkeyRenderConfig');
     expect(kinds(r.stdout).sort()).toEqual(kinds(fromDir.stdout).sort());
   });
 
@@ -186,7 +205,8 @@ describe('start-up and output', () => {
 
   it('passes non-ASCII text through exactly, wherever it falls among the megabytes read', async () => {
     const functionConfig = `functionConfig:\n${resourceListText([]).split('\nfunctionConfig:\n')[1]}`;
-    const head = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: notes\n  data:\n    text: "';
+    const head =
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: notes\n  data:\n    text: "';
     // stdin is read a mebibyte at a time: put "é" across that boundary, then right after it.
     for (const shift of [1, 0]) {
       const pad = 'x'.repeat((1 << 20) - Buffer.byteLength(head) - shift);

@@ -35,11 +35,16 @@ describe.each(cases)('golden %s', (name) => {
   });
 
   it('gives the same bytes for the input in any order', () => {
-    for (const seed of [1, 2, 3]) expect(runResourceList(resourceList(shuffled(docs, seed), fnconfig), 'render-valkey').stdout).toBe(out.stdout);
+    for (const seed of [1, 2, 3])
+      expect(runResourceList(resourceList(shuffled(docs, seed), fnconfig), 'render-valkey').stdout).toBe(out.stdout);
   });
 
   // Rendering the output again: the results are dropped, as kpt does, and the function config goes back.
-  const rerun = () => runResourceList(fnconfig === undefined ? out.stdout : out.stdout.replace(/^results:[\s\S]*$/m, '') + functionConfigBlock(fnconfig), 'render-valkey');
+  const rerun = () =>
+    runResourceList(
+      fnconfig === undefined ? out.stdout : out.stdout.replace(/^results:[\s\S]*$/m, '') + functionConfigBlock(fnconfig),
+      'render-valkey',
+    );
 
   if (out.exitCode === 0) {
     it('is idempotent: rendering its own output again changes nothing', () => {

@@ -10,17 +10,17 @@
 // No controller-manager or scheduler runs: nothing creates Pods from
 // workloads, and namespaces get no "default" ServiceAccount unless a test
 // creates one (the ServiceAccount admission plugin then rejects Pods).
-import { spawn } from "node:child_process";
-import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { request as httpsRequest } from "node:https";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Reaper, freePorts, spawnDaemon, tailFile, waitFor, type Daemon } from "./process.js";
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Reaper, freePorts, spawnDaemon, tailFile, waitFor, type Daemon } from './process.js';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const BUILD_TOOLS = join(REPO_ROOT, "scripts/build-tools.sh");
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BUILD_TOOLS = join(REPO_ROOT, 'scripts/build-tools.sh');
 
 export interface ToolPaths {
   kubeApiserver: string;
@@ -91,29 +91,29 @@ let toolsPromise: Promise<ToolPaths> | undefined;
  */
 export function ensureTools(): Promise<ToolPaths> {
   toolsPromise ??= new Promise<ToolPaths>((resolvePromise, reject) => {
-    const child = spawn("bash", [BUILD_TOOLS, "--print-env"], { stdio: ["ignore", "pipe", "pipe"], env: process.env });
-    let stdout = "";
-    let stderrTail = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => {
+    const child = spawn('bash', [BUILD_TOOLS, '--print-env'], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    let stdout = '';
+    let stderrTail = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
       stderrTail = (stderrTail + c).slice(-20_000);
       // Quiet when everything is cached; visible progress during a build.
       if (!/^cached: |^tools: /m.test(c)) process.stderr.write(c);
     });
-    child.once("error", reject);
-    child.once("close", (code) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
       if (code !== 0) {
         reject(new Error(`scripts/build-tools.sh exited with ${String(code)}:\n${stderrTail}`));
         return;
       }
       const env = new Map<string, string>();
-      for (const line of stdout.split("\n")) {
+      for (const line of stdout.split('\n')) {
         const m = /^([A-Z_]+)=(.*)$/.exec(line.trim());
         if (m?.[1] !== undefined && m[2] !== undefined) env.set(m[1], m[2]);
       }
-      const kubeApiserver = env.get("KUBE_APISERVER");
-      const etcd = env.get("ETCD");
-      const kustomize = env.get("KUSTOMIZE");
+      const kubeApiserver = env.get('KUBE_APISERVER');
+      const etcd = env.get('ETCD');
+      const kustomize = env.get('KUSTOMIZE');
       if (kubeApiserver === undefined || etcd === undefined || kustomize === undefined) {
         reject(new Error(`scripts/build-tools.sh --print-env gave no paths:\n${stdout}\n${stderrTail}`));
         return;
@@ -127,13 +127,7 @@ export function ensureTools(): Promise<ToolPaths> {
   return toolsPromise;
 }
 
-function httpsGet(
-  url: URL,
-  token: string,
-  method = "GET",
-  body?: string,
-  headers: Record<string, string> = {},
-): Promise<RawResponse> {
+function httpsGet(url: URL, token: string, method = 'GET', body?: string, headers: Record<string, string> = {}): Promise<RawResponse> {
   return new Promise((resolvePromise, reject) => {
     const req = httpsRequest(
       {
@@ -143,8 +137,8 @@ function httpsGet(
         method,
         headers: {
           Authorization: `Bearer ${token}`,
-          Accept: "application/json",
-          ...(body !== undefined ? { "Content-Length": String(Buffer.byteLength(body)) } : {}),
+          Accept: 'application/json',
+          ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}),
           ...headers,
         },
         rejectUnauthorized: false,
@@ -152,13 +146,13 @@ function httpsGet(
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`timeout: ${method} ${url.href}`)));
-    req.on("error", reject);
+    req.on('timeout', () => req.destroy(new Error(`timeout: ${method} ${url.href}`)));
+    req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
   });
@@ -167,31 +161,31 @@ function httpsGet(
 function runKubectl(kubeconfigPath: string, args: string[], opts: KubectlOptions = {}): Promise<KubectlResult> {
   return new Promise((resolvePromise, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfigPath };
-    const child = spawn("kubectl", ["--kubeconfig", kubeconfigPath, ...args], {
-      stdio: ["pipe", "pipe", "pipe"],
+    const child = spawn('kubectl', ['--kubeconfig', kubeconfigPath, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
       env,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (c: Buffer) => out.push(c));
-    child.stderr.on("data", (c: Buffer) => err.push(c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 60_000);
-    child.once("error", (e) => {
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.once('error', (e) => {
       clearTimeout(timer);
       reject(e);
     });
-    child.once("close", (code, signal) => {
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
       resolvePromise({
         code: code ?? (signal !== null ? 128 : 1),
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8") + (signal !== null ? `\n(kubectl killed by ${signal})` : ""),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8') + (signal !== null ? `\n(kubectl killed by ${signal})` : ''),
       });
     });
-    child.stdin.on("error", () => {
+    child.stdin.on('error', () => {
       // kubectl may exit before reading its input
     });
-    child.stdin.end(opts.input ?? "");
+    child.stdin.end(opts.input ?? '');
   });
 }
 
@@ -199,12 +193,12 @@ function kubeconfigYaml(url: string, token: string, caPem: string): string {
   // JSON is valid YAML and needs no quoting rules.
   return JSON.stringify(
     {
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "harness", cluster: { server: url, "certificate-authority-data": Buffer.from(caPem).toString("base64") } }],
-      users: [{ name: "harness-admin", user: { token } }],
-      contexts: [{ name: "harness", context: { cluster: "harness", user: "harness-admin", namespace: "default" } }],
-      "current-context": "harness",
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'harness', cluster: { server: url, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+      users: [{ name: 'harness-admin', user: { token } }],
+      contexts: [{ name: 'harness', context: { cluster: 'harness', user: 'harness-admin', namespace: 'default' } }],
+      'current-context': 'harness',
       preferences: {},
     },
     null,
@@ -216,10 +210,10 @@ function kubeconfigYaml(url: string, token: string, caPem: string): string {
 export async function startApiServer(opts: StartApiServerOptions = {}): Promise<ApiServer> {
   const log = opts.log ?? ((): void => {});
   const readyTimeoutMs = opts.readyTimeoutMs ?? 90_000;
-  const keepDir = opts.keepDir ?? process.env["VALKEY_KRM_HARNESS_KEEP"] === "1";
+  const keepDir = opts.keepDir ?? process.env['VALKEY_KRM_HARNESS_KEEP'] === '1';
   const tools = await ensureTools();
 
-  const dir = await mkdtemp(join(tmpdir(), "valkey-krm-apiserver-"));
+  const dir = await mkdtemp(join(tmpdir(), 'valkey-krm-apiserver-'));
   const reaper = new Reaper(dir, keepDir);
   try {
     return await startIn(dir, reaper, tools, opts, readyTimeoutMs, log);
@@ -237,48 +231,48 @@ async function startIn(
   readyTimeoutMs: number,
   log: (msg: string) => void,
 ): Promise<ApiServer> {
-  const certDir = join(dir, "certs");
+  const certDir = join(dir, 'certs');
   await mkdir(certDir, { recursive: true });
 
-  const token = randomBytes(24).toString("hex");
-  const tokenFile = join(dir, "tokens.csv");
+  const token = randomBytes(24).toString('hex');
+  const tokenFile = join(dir, 'tokens.csv');
   await writeFile(tokenFile, `${token},harness-admin,harness-admin,"system:masters"\n`, { mode: 0o600 });
 
-  const { publicKey, privateKey } = generateKeyPairSync("rsa", {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
     modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
   });
-  const saPub = join(dir, "sa.pub");
-  const saKey = join(dir, "sa.key");
+  const saPub = join(dir, 'sa.pub');
+  const saKey = join(dir, 'sa.key');
   await writeFile(saPub, publicKey);
   await writeFile(saKey, privateKey, { mode: 0o600 });
 
-  const etcdLog = join(dir, "etcd.log");
-  const apiLog = join(dir, "kube-apiserver.log");
+  const etcdLog = join(dir, 'etcd.log');
+  const apiLog = join(dir, 'kube-apiserver.log');
 
   // Ports are picked by the kernel just before use; if one gets taken in the
   // meantime (bind error), pick new ones and try again.
   let etcd: Daemon | undefined;
-  let etcdUrl = "";
+  let etcdUrl = '';
   for (let attempt = 1; ; attempt++) {
     const [clientPort, peerPort] = await freePorts(2);
     etcdUrl = `http://127.0.0.1:${clientPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     const d = spawnDaemon(
-      "etcd",
+      'etcd',
       tools.etcd,
       [
-        "--name=harness",
-        `--data-dir=${join(dir, "etcd-data")}`,
+        '--name=harness',
+        `--data-dir=${join(dir, 'etcd-data')}`,
         `--listen-client-urls=${etcdUrl}`,
         `--advertise-client-urls=${etcdUrl}`,
         `--listen-peer-urls=${peerUrl}`,
         `--initial-advertise-peer-urls=${peerUrl}`,
         `--initial-cluster=harness=${peerUrl}`,
-        "--initial-cluster-state=new",
-        "--unsafe-no-fsync=true",
-        "--log-level=warn",
+        '--initial-cluster-state=new',
+        '--unsafe-no-fsync=true',
+        '--log-level=warn',
         ...(opts.etcdArgs ?? []),
       ],
       etcdLog,
@@ -286,62 +280,62 @@ async function startIn(
     reaper.add(d);
     try {
       await waitFor(
-        "etcd",
+        'etcd',
         async () => {
           const res = await fetch(`${etcdUrl}/health`, { signal: AbortSignal.timeout(2_000) });
-          return res.ok && ((await res.json()) as { health?: string }).health === "true";
+          return res.ok && ((await res.json()) as { health?: string }).health === 'true';
         },
-        { timeoutMs: readyTimeoutMs, abort: () => (d.hasExited() ? "exited" : undefined) },
+        { timeoutMs: readyTimeoutMs, abort: () => (d.hasExited() ? 'exited' : undefined) },
       );
       etcd = d;
       break;
     } catch (e) {
       await d.stop(2_000);
       reaper.remove(d);
-      await rm(join(dir, "etcd-data"), { recursive: true, force: true });
+      await rm(join(dir, 'etcd-data'), { recursive: true, force: true });
       if (attempt < 3 && /address already in use/.test(tailFile(etcdLog))) continue;
       throw startupError(e, { etcd: etcdLog });
     }
   }
   log(`etcd ready at ${etcdUrl}`);
 
-  const kubeconfigPath = join(dir, "kubeconfig");
+  const kubeconfigPath = join(dir, 'kubeconfig');
   let port = 0;
-  let url = "";
+  let url = '';
   let apiserver: Daemon | undefined;
 
   const apiArgs = (): string[] => [
     `--etcd-servers=${etcdUrl}`,
     `--secure-port=${port}`,
-    "--bind-address=127.0.0.1",
-    "--advertise-address=127.0.0.1",
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
     `--cert-dir=${certDir}`,
     `--token-auth-file=${tokenFile}`,
-    "--authorization-mode=RBAC",
+    '--authorization-mode=RBAC',
     `--service-account-key-file=${saPub}`,
     `--service-account-signing-key-file=${saKey}`,
-    "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-    "--service-cluster-ip-range=10.0.0.0/24",
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    '--service-cluster-ip-range=10.0.0.0/24',
     // Default admission plugins (incl. PodSecurity, ServiceAccount, NamespaceLifecycle).
-    "--allow-privileged=true",
-    "--profiling=false",
-    "--v=1",
+    '--allow-privileged=true',
+    '--profiling=false',
+    '--v=1',
     ...(opts.apiServerArgs ?? []),
   ];
 
   const waitReady = async (d: Daemon): Promise<void> => {
-    const abort = (): string | undefined => (d.hasExited() ? "kube-apiserver exited" : undefined);
-    await waitFor(
-      "kube-apiserver /readyz",
-      async () => (await httpsGet(new URL("/readyz", url), token)).status === 200,
-      { timeoutMs: readyTimeoutMs, intervalMs: 200, abort },
-    );
+    const abort = (): string | undefined => (d.hasExited() ? 'kube-apiserver exited' : undefined);
+    await waitFor('kube-apiserver /readyz', async () => (await httpsGet(new URL('/readyz', url), token)).status === 200, {
+      timeoutMs: readyTimeoutMs,
+      intervalMs: 200,
+      abort,
+    });
     // The bootstrap controller creates namespace "default" shortly after /readyz.
-    await waitFor(
-      "namespace default",
-      async () => (await httpsGet(new URL("/api/v1/namespaces/default", url), token)).status === 200,
-      { timeoutMs: readyTimeoutMs, intervalMs: 200, abort },
-    );
+    await waitFor('namespace default', async () => (await httpsGet(new URL('/api/v1/namespaces/default', url), token)).status === 200, {
+      timeoutMs: readyTimeoutMs,
+      intervalMs: 200,
+      abort,
+    });
   };
 
   const startApi = async (fixedPort: boolean): Promise<void> => {
@@ -350,7 +344,7 @@ async function startIn(
         port = (await freePorts(1))[0] ?? 0;
         url = `https://127.0.0.1:${port}`;
       }
-      const d = spawnDaemon("kube-apiserver", tools.kubeApiserver, apiArgs(), apiLog);
+      const d = spawnDaemon('kube-apiserver', tools.kubeApiserver, apiArgs(), apiLog);
       reaper.add(d);
       try {
         await waitReady(d);
@@ -366,14 +360,14 @@ async function startIn(
           continue;
         }
         if (inUse && !fixedPort && attempt < 3) continue;
-        throw startupError(e, { etcd: etcdLog, "kube-apiserver": apiLog });
+        throw startupError(e, { etcd: etcdLog, 'kube-apiserver': apiLog });
       }
     }
   };
 
   await startApi(false);
-  const caCertPath = join(certDir, "apiserver.crt");
-  const caPem = await readFile(caCertPath, "utf8");
+  const caCertPath = join(certDir, 'apiserver.crt');
+  const caPem = await readFile(caCertPath, 'utf8');
   await writeFile(kubeconfigPath, kubeconfigYaml(url, token, caPem), { mode: 0o600 });
   log(`kube-apiserver ready at ${url}`);
 
@@ -393,11 +387,11 @@ async function startIn(
         new URL(path, url),
         token,
         method,
-        body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-        body === undefined || typeof body === "string" ? headers : { "Content-Type": "application/json", ...headers },
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+        body === undefined || typeof body === 'string' ? headers : { 'Content-Type': 'application/json', ...headers },
       ),
     async restart() {
-      if (stopped) throw new Error("restart() after stop()");
+      if (stopped) throw new Error('restart() after stop()');
       if (apiserver) {
         await apiserver.stop();
         reaper.remove(apiserver);
@@ -421,7 +415,7 @@ function startupError(cause: unknown, logs: Record<string, string>): Error {
   const msg = cause instanceof Error ? cause.message : String(cause);
   const parts = [`API server harness failed to start: ${msg}`];
   for (const [name, path] of Object.entries(logs)) parts.push(`----- ${name} log (${path}) -----\n${tailFile(path, 80)}`);
-  const text = parts.join("\n");
-  process.stderr.write(text + "\n");
+  const text = parts.join('\n');
+  process.stderr.write(text + '\n');
   return new Error(text, { cause });
 }

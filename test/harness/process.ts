@@ -1,23 +1,23 @@
 // Shared plumbing for the test harnesses (apiserver.ts, redis.ts): free loopback
 // ports, daemons in their own process groups with logs in files, and teardown
 // that also happens when the test process goes away without calling stop().
-import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A loopback TCP port that was free a moment ago (the kernel picks it). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
-    srv.once("error", reject);
-    srv.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
+    srv.once('error', reject);
+    srv.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
       const addr = srv.address();
-      if (addr === null || typeof addr === "string") {
+      if (addr === null || typeof addr === 'string') {
         srv.close();
-        reject(new Error("could not determine a free port"));
+        reject(new Error('could not determine a free port'));
         return;
       }
       const { port } = addr;
@@ -36,8 +36,8 @@ export async function freePorts(n: number): Promise<number[]> {
 /** Last `lines` lines of a log file, or a note that it is missing. */
 export function tailFile(path: string, lines = 60): string {
   if (!existsSync(path)) return `(no ${path})`;
-  const all = readFileSync(path, "utf8").split("\n");
-  return all.slice(-lines).join("\n");
+  const all = readFileSync(path, 'utf8').split('\n');
+  return all.slice(-lines).join('\n');
 }
 
 export interface Daemon {
@@ -65,10 +65,10 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
  * `logPath`, stdin closed.
  */
 export function spawnDaemon(name: string, command: string, args: string[], logPath: string, env?: NodeJS.ProcessEnv): Daemon {
-  const fd = openSync(logPath, "a");
+  const fd = openSync(logPath, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(command, args, { detached: true, stdio: ["ignore", fd, fd], env: env ?? process.env });
+    child = spawn(command, args, { detached: true, stdio: ['ignore', fd, fd], env: env ?? process.env });
   } finally {
     closeSync(fd);
   }
@@ -76,11 +76,11 @@ export function spawnDaemon(name: string, command: string, args: string[], logPa
   if (pid === undefined) throw new Error(`${name}: failed to spawn ${command}`);
   let done = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
+    child.once('exit', (code, signal) => {
       done = true;
       resolve({ code, signal });
     });
-    child.once("error", () => {
+    child.once('error', () => {
       done = true;
       resolve({ code: null, signal: null });
     });
@@ -95,16 +95,16 @@ export function spawnDaemon(name: string, command: string, args: string[], logPa
     hasExited: () => done,
     async stop(graceMs = 10_000): Promise<void> {
       if (done) {
-        killGroup(pid, "SIGKILL"); // stray grandchildren, if any
+        killGroup(pid, 'SIGKILL'); // stray grandchildren, if any
         return;
       }
-      killGroup(pid, "SIGTERM");
+      killGroup(pid, 'SIGTERM');
       const timedOut = await Promise.race([exited.then(() => false), sleep(graceMs).then(() => true)]);
       if (timedOut) {
-        killGroup(pid, "SIGKILL");
+        killGroup(pid, 'SIGKILL');
         await exited;
       }
-      killGroup(pid, "SIGKILL");
+      killGroup(pid, 'SIGKILL');
     },
   };
 }
@@ -135,14 +135,14 @@ export class Reaper {
       '[ -e "$dir/.pgids" ] || exit 0',
       'for p in $(cat "$dir/.pgids"); do kill -9 "-$p" 2>/dev/null; done',
       '[ "$keep" = 1 ] || rm -rf -- "$dir"',
-    ].join("\n");
-    writeFileSync(join(dir, ".pgids"), "");
-    this.watchdog = spawn("/bin/sh", ["-c", script, "reaper", String(process.pid), dir, keepDir ? "1" : "0"], {
+    ].join('\n');
+    writeFileSync(join(dir, '.pgids'), '');
+    this.watchdog = spawn('/bin/sh', ['-c', script, 'reaper', String(process.pid), dir, keepDir ? '1' : '0'], {
       detached: true,
-      stdio: "ignore",
+      stdio: 'ignore',
     });
     this.watchdog.unref();
-    process.once("exit", this.onExit);
+    process.once('exit', this.onExit);
   }
 
   add(d: Daemon): void {
@@ -157,17 +157,17 @@ export class Reaper {
 
   private persist(): void {
     if (this.cleaned) return;
-    writeFileSync(join(this.dir, ".pgids"), [...this.pgids].join("\n") + "\n");
+    writeFileSync(join(this.dir, '.pgids'), [...this.pgids].join('\n') + '\n');
   }
 
   /** Kill whatever is still recorded, stop the watchdog, remove the dir. */
   cleanupSync(): void {
     if (this.cleaned) return;
     this.cleaned = true;
-    process.removeListener("exit", this.onExit);
-    for (const pid of this.pgids) killGroup(pid, "SIGKILL");
-    if (this.watchdog.pid !== undefined) killGroup(this.watchdog.pid, "SIGKILL");
-    if (this.keepDir) rmSync(join(this.dir, ".pgids"), { force: true });
+    process.removeListener('exit', this.onExit);
+    for (const pid of this.pgids) killGroup(pid, 'SIGKILL');
+    if (this.watchdog.pid !== undefined) killGroup(this.watchdog.pid, 'SIGKILL');
+    if (this.keepDir) rmSync(join(this.dir, '.pgids'), { force: true });
     else rmSync(this.dir, { recursive: true, force: true });
   }
 }

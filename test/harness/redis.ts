@@ -5,13 +5,13 @@
 //   const r = await startRedis({ args: ["--requirepass", "s3cret"] });
 //   ... connect to r.host:r.port ...
 //   await r.stop();
-import { startServer, type RunningServer, type StartServerOptions } from "./server.js";
+import { startServer, type RunningServer, type StartServerOptions } from './server.js';
 
-export const REDIS_SERVER = process.env["REDIS_SERVER"] ?? "/usr/bin/redis-server";
+export const REDIS_SERVER = process.env['REDIS_SERVER'] ?? '/usr/bin/redis-server';
 
 export function startRedis(opts: StartServerOptions = {}): Promise<RunningServer> {
   return startServer(
-    { name: "redis-server", binary: REDIS_SERVER, installHint: "apt-get install -y redis-server (or set REDIS_SERVER)" },
+    { name: 'redis-server', binary: REDIS_SERVER, installHint: 'apt-get install -y redis-server (or set REDIS_SERVER)' },
     opts,
   );
 }

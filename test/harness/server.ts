@@ -5,12 +5,12 @@
 //   const s = await startServer({ name: "valkey-server", binary, args: ["--requirepass", "s3cret"] });
 //   ... connect to s.host:s.port ...
 //   await s.stop();
-import { existsSync } from "node:fs";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Reaper, freePort, spawnDaemon, tailFile, waitFor, type Daemon } from "./process.js";
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Reaper, freePort, spawnDaemon, tailFile, waitFor, type Daemon } from './process.js';
 
 export interface StartServerOptions {
   /** Port to listen on (default: a free one). */
@@ -41,7 +41,7 @@ export interface ServerBinary {
 }
 
 export interface RunningServer {
-  readonly host: "127.0.0.1";
+  readonly host: '127.0.0.1';
   readonly port: number;
   /** Temp dir: working dir (--dir), server.conf if confText was given, server.log. */
   readonly dir: string;
@@ -51,7 +51,7 @@ export interface RunningServer {
 
 /** Encode a command as a RESP array of bulk strings. */
 export function respCommand(...parts: string[]): string {
-  return `*${parts.length}\r\n` + parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join("");
+  return `*${parts.length}\r\n` + parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('');
 }
 
 /**
@@ -64,17 +64,17 @@ export function rawCommand(
   commands: string[][],
   opts: { host?: string; timeoutMs?: number; done?: (reply: string) => boolean } = {},
 ): Promise<string> {
-  const done = opts.done ?? ((reply: string): boolean => reply.split("\r\n").length - 1 >= commands.length);
+  const done = opts.done ?? ((reply: string): boolean => reply.split('\r\n').length - 1 >= commands.length);
   return new Promise((resolve, reject) => {
-    const sock = connect({ host: opts.host ?? "127.0.0.1", port });
-    let reply = "";
+    const sock = connect({ host: opts.host ?? '127.0.0.1', port });
+    let reply = '';
     const timer = setTimeout(() => {
       sock.destroy();
       reject(new Error(`no complete reply within ${opts.timeoutMs ?? 2_000} ms: ${JSON.stringify(reply)}`));
     }, opts.timeoutMs ?? 2_000);
-    sock.setEncoding("utf8");
-    sock.on("connect", () => sock.write(commands.map((c) => respCommand(...c)).join("")));
-    sock.on("data", (chunk: string) => {
+    sock.setEncoding('utf8');
+    sock.on('connect', () => sock.write(commands.map((c) => respCommand(...c)).join('')));
+    sock.on('data', (chunk: string) => {
       reply += chunk;
       if (done(reply)) {
         clearTimeout(timer);
@@ -82,11 +82,11 @@ export function rawCommand(
         resolve(reply);
       }
     });
-    sock.on("error", (e) => {
+    sock.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
     });
-    sock.on("close", () => {
+    sock.on('close', () => {
       clearTimeout(timer);
       if (!done(reply)) reject(new Error(`connection closed: ${JSON.stringify(reply)}`));
     });
@@ -95,14 +95,14 @@ export function rawCommand(
 
 export async function startServer(server: ServerBinary, opts: StartServerOptions = {}): Promise<RunningServer> {
   if (!existsSync(server.binary)) throw new Error(`${server.name}: ${server.binary} not found: ${server.installHint}`);
-  const keepDir = opts.keepDir ?? process.env["VALKEY_KRM_HARNESS_KEEP"] === "1";
-  const dir = await mkdtemp(join(tmpdir(), "valkey-krm-server-"));
+  const keepDir = opts.keepDir ?? process.env['VALKEY_KRM_HARNESS_KEEP'] === '1';
+  const dir = await mkdtemp(join(tmpdir(), 'valkey-krm-server-'));
   const reaper = new Reaper(dir, keepDir);
-  const logPath = join(dir, "server.log");
+  const logPath = join(dir, 'server.log');
   try {
     const argsHead: string[] = [];
     if (opts.confText !== undefined) {
-      const conf = join(dir, "server.conf");
+      const conf = join(dir, 'server.conf');
       await writeFile(conf, opts.confText);
       argsHead.push(conf);
     }
@@ -113,44 +113,45 @@ export async function startServer(server: ServerBinary, opts: StartServerOptions
         server.binary,
         [
           ...argsHead,
-          "--port", String(port),
-          "--bind", "127.0.0.1",
-          "--save", "",
-          "--appendonly", "no",
-          "--dir", dir,
-          "--daemonize", "no",
-          "--logfile", "",
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          dir,
+          '--daemonize',
+          'no',
+          '--logfile',
+          '',
           ...(opts.args ?? []),
         ],
         logPath,
       );
       reaper.add(d);
       const auth =
-        opts.password !== undefined
-          ? [opts.username !== undefined ? ["AUTH", opts.username, opts.password] : ["AUTH", opts.password]]
-          : [];
+        opts.password !== undefined ? [opts.username !== undefined ? ['AUTH', opts.username, opts.password] : ['AUTH', opts.password]] : [];
       try {
-        await waitFor(
-          `${server.name} PING`,
-          async () => (await rawCommand(port, [...auth, ["PING"]])).endsWith("+PONG\r\n"),
-          {
-            timeoutMs: opts.readyTimeoutMs ?? 20_000,
-            intervalMs: 50,
-            abort: () => (d.hasExited() ? `${server.name} exited` : undefined),
-          },
-        );
+        await waitFor(`${server.name} PING`, async () => (await rawCommand(port, [...auth, ['PING']])).endsWith('+PONG\r\n'), {
+          timeoutMs: opts.readyTimeoutMs ?? 20_000,
+          intervalMs: 50,
+          abort: () => (d.hasExited() ? `${server.name} exited` : undefined),
+        });
       } catch (e) {
         await d.stop(2_000);
         reaper.remove(d);
         const log = tailFile(logPath, 40);
         if (opts.port === undefined && attempt < 3 && /Address already in use/i.test(log)) continue;
         const msg = `${server.name} failed to start: ${e instanceof Error ? e.message : String(e)}\n----- ${logPath} -----\n${log}`;
-        if (opts.quietFailure !== true) process.stderr.write(msg + "\n");
+        if (opts.quietFailure !== true) process.stderr.write(msg + '\n');
         throw new Error(msg, { cause: e });
       }
       let stopped = false;
       return {
-        host: "127.0.0.1",
+        host: '127.0.0.1',
         port,
         dir,
         logPath,

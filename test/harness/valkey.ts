@@ -6,24 +6,24 @@
 //   const v = await startValkey({ build: "unstable-2024-10", args: ["--cluster-enabled", "yes"] });
 //   ... connect to v.host:v.port ...
 //   await v.stop();
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { startServer, type RunningServer, type StartServerOptions } from "./server.js";
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer, type RunningServer, type StartServerOptions } from './server.js';
 
 /** From this file, not the cwd: vitest may run from anywhere. */
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const VALKEY_BUILDS_DIR = resolve(REPO_ROOT, "../shared/valkey");
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const VALKEY_BUILDS_DIR = resolve(REPO_ROOT, '../shared/valkey');
 
-export const VALKEY_BUILDS = ["unstable-2024-10", "8.0.1"] as const;
+export const VALKEY_BUILDS = ['unstable-2024-10', '8.0.1'] as const;
 export type ValkeyBuild = (typeof VALKEY_BUILDS)[number];
 
 /** The development build, at or above the floor: what formation, TLS and config tests run on. */
-export const DEV_BUILD: ValkeyBuild = "unstable-2024-10";
+export const DEV_BUILD: ValkeyBuild = 'unstable-2024-10';
 /** What `INFO server` says as valkey_version, per build. */
-export const VALKEY_VERSION: Record<ValkeyBuild, string> = { "unstable-2024-10": "255.255.255", "8.0.1": "8.0.1" };
+export const VALKEY_VERSION: Record<ValkeyBuild, string> = { 'unstable-2024-10': '255.255.255', '8.0.1': '8.0.1' };
 
-export const valkeyServerPath = (build: ValkeyBuild): string => join(VALKEY_BUILDS_DIR, build, "valkey-server");
-export const valkeyCliPath = (build: ValkeyBuild = DEV_BUILD): string => join(VALKEY_BUILDS_DIR, build, "valkey-cli");
+export const valkeyServerPath = (build: ValkeyBuild): string => join(VALKEY_BUILDS_DIR, build, 'valkey-server');
+export const valkeyCliPath = (build: ValkeyBuild = DEV_BUILD): string => join(VALKEY_BUILDS_DIR, build, 'valkey-cli');
 
 export interface StartValkeyOptions extends StartServerOptions {
   build: ValkeyBuild;
@@ -47,7 +47,7 @@ export function startValkey({ build, ...opts }: StartValkeyOptions): Promise<Run
  * rendered file as it is; this is the one place tests change it.
  */
 export function aclForPre9Builds(acl: string): string {
-  const dropped = acl.replaceAll(" +cluster|syncslots", "");
-  if (dropped === acl) throw new Error("aclForPre9Builds: the ACL has no +cluster|syncslots to drop (did the rendered rules change?)");
+  const dropped = acl.replaceAll(' +cluster|syncslots', '');
+  if (dropped === acl) throw new Error('aclForPre9Builds: the ACL has no +cluster|syncslots to drop (did the rendered rules change?)');
   return dropped;
 }

@@ -29,7 +29,9 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
         ? undefined
         : setTimeout(() => {
             child.kill('SIGKILL');
-            reject(new Error(`${cmd} ${args.join(' ')}: killed after ${timeoutMs} ms\nstderr so far:\n${Buffer.concat(err).toString('utf8')}`));
+            reject(
+              new Error(`${cmd} ${args.join(' ')}: killed after ${timeoutMs} ms\nstderr so far:\n${Buffer.concat(err).toString('utf8')}`),
+            );
           }, timeoutMs);
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
@@ -39,7 +41,11 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : -1), stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      resolve({
+        code: code ?? (signal ? 128 : -1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
     child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');

@@ -48,6 +48,10 @@ export const binding = (username: string, roleRef = 'reader', keys = [{ pattern:
 /** The sizing example from the platform guide, with a floor-passing image. */
 export const guideMenu = () => [
   image('valkey-9-0'),
-  config('standard', { imageRef: 'valkey-9-0', resources: { cpu: '1', memory: '2Gi' }, valkey: { maxmemory: '1500mb', 'maxmemory-policy': 'allkeys-lru' } }),
+  config('standard', {
+    imageRef: 'valkey-9-0',
+    resources: { cpu: '1', memory: '2Gi' },
+    valkey: { maxmemory: '1500mb', 'maxmemory-policy': 'allkeys-lru' },
+  }),
   config('large', { baseRef: 'standard', resources: { cpu: '4', memory: '16Gi' }, valkey: { maxmemory: '12gb' } }),
 ];

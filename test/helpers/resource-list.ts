@@ -17,7 +17,15 @@ export const HEADER = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n
 
 /** `functionConfig:` with the config's text under it, indented two spaces (blank lines stay empty), ending in one newline. */
 export function functionConfigBlock(text: string): string {
-  return 'functionConfig:\n' + text.replace(/\n$/, '').split('\n').map((l) => (l ? `  ${l}` : l)).join('\n') + '\n';
+  return (
+    'functionConfig:\n' +
+    text
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((l) => (l ? `  ${l}` : l))
+      .join('\n') +
+    '\n'
+  );
 }
 
 /** A ResourceList as kpt sends it: compact `- ` items, the function config last. */

@@ -8,7 +8,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
-  binDir, copyTree, countKinds, idOf, isGenerated, lowerImageVersion, parseObjects, renderPlain, repoPath, run, tempDirs, type KubeObject,
+  binDir,
+  copyTree,
+  countKinds,
+  idOf,
+  isGenerated,
+  lowerImageVersion,
+  parseObjects,
+  renderPlain,
+  repoPath,
+  run,
+  tempDirs,
+  type KubeObject,
 } from './support.js';
 
 interface Command {
@@ -20,7 +31,12 @@ interface PluginConfig {
   kind: string;
   metadata: { name: string };
   // Argo CD's Find embeds a Command: `find.command` is the argv list itself.
-  spec: { version: string; discover: { fileName?: string; find?: { glob?: string } & Partial<Command> }; generate: Command; init?: Command };
+  spec: {
+    version: string;
+    discover: { fileName?: string; find?: { glob?: string } & Partial<Command> };
+    generate: Command;
+    init?: Command;
+  };
 }
 
 const ARGOCD_DIR = repoPath('integrations/argocd');
@@ -74,7 +90,8 @@ function cmpEnv(appEnv: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...sidecar, ...Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== '')) };
 }
 
-const runCommand = (c: Command, cwd: string, env: NodeJS.ProcessEnv) => run(c.command[0] as string, [...c.command.slice(1), ...(c.args ?? [])], { cwd, env });
+const runCommand = (c: Command, cwd: string, env: NodeJS.ProcessEnv) =>
+  run(c.command[0] as string, [...c.command.slice(1), ...(c.args ?? [])], { cwd, env });
 const generate = (appPath: string, appEnv: Record<string, string> = {}) => runCommand(plugin.spec.generate, appPath, cmpEnv(appEnv));
 
 /** Argo CD's view of stdout: YAML documents, each a Kubernetes object (kube.SplitYAMLToString). */
@@ -163,8 +180,20 @@ describe('generate, as the CMP server runs it', () => {
   it.each([
     ['an invalid menu', (appPath: string) => breakImage(appPath), {}, 1, 'must be at least 9.0.1'],
     ['a missing render config', () => undefined, { RENDER_CONFIG: 'missing.yaml' }, 1, 'cannot read the render config missing.yaml'],
-    ['a path outside the application', () => undefined, { RENDER_PATHS: '. ../../other-app' }, 2, 'must be relative paths inside the application directory'],
-    ['an absolute render config', () => undefined, { RENDER_CONFIG: '/etc/passwd' }, 2, 'must be relative paths inside the application directory'],
+    [
+      'a path outside the application',
+      () => undefined,
+      { RENDER_PATHS: '. ../../other-app' },
+      2,
+      'must be relative paths inside the application directory',
+    ],
+    [
+      'an absolute render config',
+      () => undefined,
+      { RENDER_CONFIG: '/etc/passwd' },
+      2,
+      'must be relative paths inside the application directory',
+    ],
   ] as const)('%s: non-zero exit, empty stdout, the reason on stderr', async (_what, breakIt, appEnv, code, message) => {
     const { appPath } = workDir();
     breakIt(appPath);
@@ -226,7 +255,10 @@ describe('the argocd-repo-server install (kustomize Component), built with kubec
         '',
       ].join('\n'),
     );
-    writeFileSync(join(root, 'kustomization.yaml'), 'namespace: argocd\nresources:\n  - argocd-repo-server.yaml\ncomponents:\n  - argocd\n');
+    writeFileSync(
+      join(root, 'kustomization.yaml'),
+      'namespace: argocd\nresources:\n  - argocd-repo-server.yaml\ncomponents:\n  - argocd\n',
+    );
     const r = await run('kubectl', ['kustomize', root]);
     expect(r.code, r.stderr).toBe(0);
     const objects = parseObjects(r.stdout);
@@ -235,8 +267,17 @@ describe('the argocd-repo-server install (kustomize Component), built with kubec
     expect(configMap.metadata.name).toBe('valkey-krm-cmp-plugin');
     expect(configMap.data['plugin.yaml']).toBe(readFileSync(join(ARGOCD_DIR, 'plugin.yaml'), 'utf8'));
 
-    type Container = { name: string; command?: string[]; securityContext?: { runAsUser?: number; runAsNonRoot?: boolean }; volumeMounts: { name: string; mountPath: string; subPath?: string }[] };
-    const pod = (objects.find((o) => o.kind === 'Deployment') as KubeObject & { spec: { template: { spec: { containers: Container[]; volumes: { name: string; configMap?: { name: string } }[] } } } }).spec.template.spec;
+    type Container = {
+      name: string;
+      command?: string[];
+      securityContext?: { runAsUser?: number; runAsNonRoot?: boolean };
+      volumeMounts: { name: string; mountPath: string; subPath?: string }[];
+    };
+    const pod = (
+      objects.find((o) => o.kind === 'Deployment') as KubeObject & {
+        spec: { template: { spec: { containers: Container[]; volumes: { name: string; configMap?: { name: string } }[] } } };
+      }
+    ).spec.template.spec;
     expect(pod.containers.map((c) => c.name).sort()).toEqual(['argocd-repo-server', 'valkey-krm']);
     const sidecar = pod.containers.find((c) => c.name === 'valkey-krm') as Container;
     expect(sidecar.command).toEqual(['/var/run/argocd/argocd-cmp-server']);
@@ -248,6 +289,8 @@ describe('the argocd-repo-server install (kustomize Component), built with kubec
     expect(mounts['/tmp']).toBeDefined();
     const volumes = new Set(pod.volumes.map((v) => v.name));
     for (const m of sidecar.volumeMounts) expect(volumes.has(m.name), m.name).toBe(true);
-    expect(pod.volumes.find((v) => v.name === mounts['/home/argocd/cmp-server/config/plugin.yaml']?.name)?.configMap?.name).toBe('valkey-krm-cmp-plugin');
+    expect(pod.volumes.find((v) => v.name === mounts['/home/argocd/cmp-server/config/plugin.yaml']?.name)?.configMap?.name).toBe(
+      'valkey-krm-cmp-plugin',
+    );
   });
 });

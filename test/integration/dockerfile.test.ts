@@ -121,7 +121,9 @@ describe('Dockerfile, statically (Docker engines do not run here)', () => {
   it('pins every base image to an exact version tag or a digest, the same in every stage', () => {
     const bases = stages.filter((st) => !stageNames.has(st.from)).map((s) => s.from);
     for (const base of bases) {
-      expect(base, `${base} is neither an exact version tag nor a digest`).toMatch(/^[a-z0-9./-]+(:[A-Za-z0-9._-]*\d+\.\d+\.\d+[A-Za-z0-9._-]*(@sha256:[0-9a-f]{64})?|@sha256:[0-9a-f]{64})$/);
+      expect(base, `${base} is neither an exact version tag nor a digest`).toMatch(
+        /^[a-z0-9./-]+(:[A-Za-z0-9._-]*\d+\.\d+\.\d+[A-Za-z0-9._-]*(@sha256:[0-9a-f]{64})?|@sha256:[0-9a-f]{64})$/,
+      );
     }
     // The V8 code cache made in the build stage is only valid for the same Node binary.
     expect(new Set(bases).size).toBe(1);
@@ -141,7 +143,13 @@ describe('Dockerfile, statically (Docker engines do not run here)', () => {
         expect(excluded(src.replace(/\/$/, '')), `.dockerignore excludes ${src}`).toBe(false);
       }
     }
-    for (const path of ['node_modules/yaml/package.json', 'dist/render-valkey.cjs', 'test/integration/support.ts', '.git/HEAD', 'test/golden/cases/tls/_expected.yaml']) {
+    for (const path of [
+      'node_modules/yaml/package.json',
+      'dist/render-valkey.cjs',
+      'test/integration/support.ts',
+      '.git/HEAD',
+      'test/golden/cases/tls/_expected.yaml',
+    ]) {
       expect(excluded(path), path).toBe(true);
     }
     expect(excluded('functions/render-valkey.ts')).toBe(false);
@@ -149,7 +157,11 @@ describe('Dockerfile, statically (Docker engines do not run here)', () => {
 
   it('the Kptfile examples name the image as integrations and docs do', () => {
     const image = (parse(readFileSync(repoPath('functions/render-valkey/metadata.yaml'), 'utf8')) as { image: string }).image;
-    for (const file of ['kptfile-examples/tshirt-sizes/Kptfile', 'integrations/argocd/repo-server-patch.yaml', 'integrations/flux/github-actions-workflow.yaml']) {
+    for (const file of [
+      'kptfile-examples/tshirt-sizes/Kptfile',
+      'integrations/argocd/repo-server-patch.yaml',
+      'integrations/flux/github-actions-workflow.yaml',
+    ]) {
       expect(readFileSync(repoPath(file), 'utf8'), file).toContain(`${image}:0.1.0`);
     }
   });
@@ -219,7 +231,9 @@ describe('Dockerfile, replayed without Docker', () => {
 
   it('the build stage produces every bundle, and the runtime stage copies exactly dist/', () => {
     const dist = join(context, workdirOf(build), 'dist');
-    const entries = readdirSync(repoPath('functions')).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+    const entries = readdirSync(repoPath('functions'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice(0, -3));
     const bundles = readdirSync(dist).filter((f) => /\.[cm]js$/.test(f));
     expect(bundles.map((f) => f.slice(0, -4)).sort()).toEqual(entries.sort());
     const dest = copyOf(of(final, 'COPY')[0] as Instruction).dest;

@@ -6,7 +6,18 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { binDir, copyTree, countKinds, isGenerated, lowerImageVersion, parseObjects, repoPath, run, tempDirs, type KubeObject } from './support.js';
+import {
+  binDir,
+  copyTree,
+  countKinds,
+  isGenerated,
+  lowerImageVersion,
+  parseObjects,
+  repoPath,
+  run,
+  tempDirs,
+  type KubeObject,
+} from './support.js';
 
 interface Step {
   name?: string;
@@ -34,8 +45,12 @@ const head = async (cwd = clone) => (await git(['rev-parse', 'HEAD'], cwd)).stdo
 beforeAll(async () => {
   env = {
     ...binDir(tmp.make('bin')).env,
-    GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@example.com',
-    GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_AUTHOR_NAME: 'test',
+    GIT_AUTHOR_EMAIL: 'test@example.com',
+    GIT_COMMITTER_NAME: 'test',
+    GIT_COMMITTER_EMAIL: 'test@example.com',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
   };
   const root = tmp.make('git');
   remote = join(root, 'remote.git');
@@ -65,7 +80,10 @@ async function runJob(job: string): Promise<{ code: number; stderr: string; outp
   let stderr = '';
   for (const step of workflow.jobs[job]?.steps ?? []) {
     if (!step.run) continue;
-    const r = await run('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step.run], { cwd: clone, env: { ...jobEnv, ...step.env } });
+    const r = await run('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step.run], {
+      cwd: clone,
+      env: { ...jobEnv, ...step.env },
+    });
     stderr += r.stderr;
     if (r.code !== 0) return { code: r.code, stderr, outputs: readFileSync(outputs, 'utf8') };
   }
@@ -91,9 +109,13 @@ describe('the sample workflow and render-and-commit.sh, on a real git repository
     expect(after).not.toBe(before);
     expect(await remoteHead()).toBe(after);
     expect(r.outputs).toBe(`revision=${after}\n`);
-    expect((await git(['show', '--name-only', '--format=%s', 'HEAD'])).stdout).toBe(`valkey-krm: render ${workflow.env.OUTPUT}\n\n${workflow.env.OUTPUT}\n`);
+    expect((await git(['show', '--name-only', '--format=%s', 'HEAD'])).stdout).toBe(
+      `valkey-krm: render ${workflow.env.OUTPUT}\n\n${workflow.env.OUTPUT}\n`,
+    );
 
-    const flux = parse(readFileSync(join(FLUX_DIR, 'flux-kustomization.yaml'), 'utf8').split(/^---$/m)[1] as string) as { spec: { path: string } };
+    const flux = parse(readFileSync(join(FLUX_DIR, 'flux-kustomization.yaml'), 'utf8').split(/^---$/m)[1] as string) as {
+      spec: { path: string };
+    };
     expect(flux.spec.path).toBe(`./${(workflow.env.OUTPUT as string).replace(/\/[^/]+$/, '')}`);
   });
 
@@ -142,7 +164,10 @@ describe('the sample workflow and render-and-commit.sh, on a real git repository
     const dir = tmp.make('flux-path');
     copyTree(output(), join(dir, 'valkey.yaml'));
     // kustomize-controller generates this when the path has no kustomization.yaml.
-    writeFileSync(join(dir, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - valkey.yaml\n');
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - valkey.yaml\n',
+    );
     const r = await run('kubectl', ['kustomize', dir]);
     expect(r.code, r.stderr).toBe(0);
     const objects = parseObjects(r.stdout);
@@ -169,7 +194,10 @@ describe('the sample workflow and render-and-commit.sh, on a real git repository
   });
 
   it('the script refuses to write its output inside a rendered path', async () => {
-    const r = await run(join(clone, '.github/scripts/render-and-commit.sh'), ['valkey/team-clusters/all.yaml', 'valkey/team-clusters'], { cwd: clone, env });
+    const r = await run(join(clone, '.github/scripts/render-and-commit.sh'), ['valkey/team-clusters/all.yaml', 'valkey/team-clusters'], {
+      cwd: clone,
+      env,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('is inside valkey/team-clusters');
   });

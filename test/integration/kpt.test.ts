@@ -5,8 +5,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
-  EXAMPLE_PACKAGES, binDir, changedFiles, copyTree, countKinds, expectedKinds, isGenerated, lowerImageVersion, packageObjects, parseObjects,
-  renderPlain, repoPath, run, sha256, snapshot, tempDirs, type ExamplePackage, type KubeObject,
+  EXAMPLE_PACKAGES,
+  binDir,
+  changedFiles,
+  copyTree,
+  countKinds,
+  expectedKinds,
+  isGenerated,
+  lowerImageVersion,
+  packageObjects,
+  parseObjects,
+  renderPlain,
+  repoPath,
+  run,
+  sha256,
+  snapshot,
+  tempDirs,
+  type ExamplePackage,
+  type KubeObject,
 } from './support.js';
 
 const tmp = tempDirs('kpt');
@@ -237,11 +253,26 @@ describe('kpt fn eval --exec', () => {
     const dir = copyPackage('tshirt-sizes');
     const before = snapshot(dir);
     const results = resultsDir();
-    const r = await kpt(['fn', 'eval', dir, '--exec', 'render-valkey', '--fn-config', join(dir, 'render-config.yaml'), '--results-dir', results.dir]);
+    const r = await kpt([
+      'fn',
+      'eval',
+      dir,
+      '--exec',
+      'render-valkey',
+      '--fn-config',
+      join(dir, 'render-config.yaml'),
+      '--results-dir',
+      results.dir,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const diff = changedFiles(before, snapshot(dir));
     expect(diff).toEqual({ added: ['rendered/checkout/sessions.yaml', 'rendered/search/catalog.yaml'], removed: [], changed: [] });
-    expect(results.read()).toMatchObject({ apiVersion: 'kpt.dev/v1', kind: 'FunctionResultList', exitCode: 0, items: [{ exec: 'render-valkey', exitCode: 0 }] });
+    expect(results.read()).toMatchObject({
+      apiVersion: 'kpt.dev/v1',
+      kind: 'FunctionResultList',
+      exitCode: 0,
+      items: [{ exec: 'render-valkey', exitCode: 0 }],
+    });
   });
 
   it('takes the render config as key=value pairs (the ConfigMap form)', async () => {
@@ -251,13 +282,21 @@ describe('kpt fn eval --exec', () => {
       spec: { systemUsers: { replication: { passwordHash: string }; controller: { passwordHash: string } } };
     };
     const r = await kpt([
-      'fn', 'eval', dir, '--exec', 'render-valkey', '--',
+      'fn',
+      'eval',
+      dir,
+      '--exec',
+      'render-valkey',
+      '--',
       'outputDir=manifests',
       `systemUsers.replication.passwordHash=${config.spec.systemUsers.replication.passwordHash}`,
       `systemUsers.controller.passwordHash=${config.spec.systemUsers.controller.passwordHash}`,
     ]);
     expect(r.code, r.stderr).toBe(0);
-    expect([...snapshot(dir).keys()].filter((f) => f.startsWith('manifests/'))).toEqual(['manifests/checkout/sessions.yaml', 'manifests/search/catalog.yaml']);
+    expect([...snapshot(dir).keys()].filter((f) => f.startsWith('manifests/'))).toEqual([
+      'manifests/checkout/sessions.yaml',
+      'manifests/search/catalog.yaml',
+    ]);
   });
 
   it('validate-valkey reports through kpt and never writes a file', async () => {
@@ -268,7 +307,17 @@ describe('kpt fn eval --exec', () => {
     writeFileSync(teams, readFileSync(teams, 'utf8').replace('shards: 2', 'shards: 0'));
     const before = snapshot(dir);
     const results = resultsDir();
-    const bad = await kpt(['fn', 'eval', dir, '--exec', 'validate-valkey', '--fn-config', join(dir, 'render-config.yaml'), '--results-dir', results.dir]);
+    const bad = await kpt([
+      'fn',
+      'eval',
+      dir,
+      '--exec',
+      'validate-valkey',
+      '--fn-config',
+      join(dir, 'render-config.yaml'),
+      '--results-dir',
+      results.dir,
+    ]);
     expect(bad.code).not.toBe(0);
     expect(changedFiles(before, snapshot(dir))).toEqual({ added: [], removed: [], changed: [] });
     expect(results.read().items[0]?.results).toContainEqual(
@@ -286,34 +335,43 @@ describe('kpt fn eval --exec', () => {
 });
 
 describe('the example packages themselves', () => {
-  it.each(EXAMPLE_PACKAGES)('%s: a README, an exec pipeline with the image form documented, local render config, images >= 9.0.1', (name) => {
-    const dir = repoPath('kptfile-examples', name);
-    const objects = packageObjects(dir);
-    const kptfileText = readFileSync(join(dir, 'Kptfile'), 'utf8');
-    const kptfile = parse(kptfileText) as { metadata: { name: string }; pipeline: { mutators: { exec?: string; configPath?: string }[] } };
-    expect(kptfile.metadata.name).toBe(name);
-    expect(kptfile.pipeline.mutators).toEqual([{ exec: 'render-valkey', configPath: 'render-config.yaml' }]);
-    expect(kptfileText).toMatch(/#\s+- image: \S+valkey-krm:\S+\n\s*#\s+configPath: render-config\.yaml/);
-    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/image:/);
+  it.each(EXAMPLE_PACKAGES)(
+    '%s: a README, an exec pipeline with the image form documented, local render config, images >= 9.0.1',
+    (name) => {
+      const dir = repoPath('kptfile-examples', name);
+      const objects = packageObjects(dir);
+      const kptfileText = readFileSync(join(dir, 'Kptfile'), 'utf8');
+      const kptfile = parse(kptfileText) as {
+        metadata: { name: string };
+        pipeline: { mutators: { exec?: string; configPath?: string }[] };
+      };
+      expect(kptfile.metadata.name).toBe(name);
+      expect(kptfile.pipeline.mutators).toEqual([{ exec: 'render-valkey', configPath: 'render-config.yaml' }]);
+      expect(kptfileText).toMatch(/#\s+- image: \S+valkey-krm:\S+\n\s*#\s+configPath: render-config\.yaml/);
+      expect(readFileSync(join(dir, 'README.md'), 'utf8')).toMatch(/image:/);
 
-    const renderConfig = parse(readFileSync(join(dir, 'render-config.yaml'), 'utf8')) as KubeObject;
-    expect(renderConfig.kind).toBe('ValkeyRenderConfig');
-    expect(renderConfig.metadata.annotations?.['config.kubernetes.io/local-config']).toBe('true');
+      const renderConfig = parse(readFileSync(join(dir, 'render-config.yaml'), 'utf8')) as KubeObject;
+      expect(renderConfig.kind).toBe('ValkeyRenderConfig');
+      expect(renderConfig.metadata.annotations?.['config.kubernetes.io/local-config']).toBe('true');
 
-    const images = objects.filter((o) => o.object.kind === 'ValkeyImage');
-    expect(images.length).toBeGreaterThan(0);
-    for (const { object } of images) {
-      const version = (object.spec as { version: string }).version.split('.').map(Number) as [number, number, number];
-      expect(version[0] * 1e6 + version[1] * 1e3 + version[2], object.metadata.name).toBeGreaterThanOrEqual(9_000_001);
-    }
-  });
+      const images = objects.filter((o) => o.object.kind === 'ValkeyImage');
+      expect(images.length).toBeGreaterThan(0);
+      for (const { object } of images) {
+        const version = (object.spec as { version: string }).version.split('.').map(Number) as [number, number, number];
+        expect(version[0] * 1e6 + version[1] * 1e3 + version[2], object.metadata.name).toBeGreaterThanOrEqual(9_000_001);
+      }
+    },
+  );
 
   it.each(EXAMPLE_PACKAGES)('%s: every password hash is the SHA-256 of an example password its README lists', (name) => {
     const dir = repoPath('kptfile-examples', name);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     const passwords = [...readme.matchAll(/`(example-[a-z0-9-]+)`/g)].map((m) => m[1] as string);
     const known = new Map(passwords.map((p) => [sha256(p), p]));
-    const text = [...snapshot(dir).entries()].filter(([f]) => /\.ya?ml$/.test(f)).map(([, t]) => t).join('\n');
+    const text = [...snapshot(dir).entries()]
+      .filter(([f]) => /\.ya?ml$/.test(f))
+      .map(([, t]) => t)
+      .join('\n');
     const hashes = [...text.matchAll(/\b[0-9a-f]{64}\b/g)].map((m) => m[0]);
     expect(hashes.length).toBeGreaterThan(0);
     for (const h of hashes) expect(known.has(h), `${h} in ${name} is not the hash of an example password listed in its README`).toBe(true);

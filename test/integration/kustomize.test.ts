@@ -6,7 +6,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTools } from '../harness/apiserver.js';
 import {
-  binDir, copyTree, countKinds, idOf, isGenerated, lowerImageVersion, parseObjects, renderPlain, repoPath, run, tempDirs, type KubeObject,
+  binDir,
+  copyTree,
+  countKinds,
+  idOf,
+  isGenerated,
+  lowerImageVersion,
+  parseObjects,
+  renderPlain,
+  repoPath,
+  run,
+  tempDirs,
+  type KubeObject,
 } from './support.js';
 
 const KUSTOMIZE_DIR = repoPath('integrations/kustomize');
@@ -30,8 +41,10 @@ const pluginEnv = (home = join(KUSTOMIZE_DIR, 'plugin')) => ({ KUSTOMIZE_PLUGIN_
 /** What render-valkey's plain-files mode makes of the same inputs: the reference output. */
 async function renderReference(): Promise<KubeObject[]> {
   const r = await renderPlain([
-    '--config', join(KUSTOMIZE_DIR, 'legacy-exec/render-config.yaml'),
-    join(KUSTOMIZE_DIR, 'base/menu.yaml'), join(KUSTOMIZE_DIR, 'base/clusters.yaml'),
+    '--config',
+    join(KUSTOMIZE_DIR, 'legacy-exec/render-config.yaml'),
+    join(KUSTOMIZE_DIR, 'base/menu.yaml'),
+    join(KUSTOMIZE_DIR, 'base/clusters.yaml'),
   ]);
   expect(r.code, r.stderr).toBe(0);
   return parseObjects(r.stdout);
@@ -52,7 +65,9 @@ async function expectRendered(stdout: string): Promise<KubeObject[]> {
   for (const want of expected.filter(isGenerated)) expect(got.get(idOf(want)), idOf(want)).toEqual(want);
   // No local config, and none of kpt's or kustomize's bookkeeping annotations.
   expect(objects.map((o) => o.kind)).not.toContain('ValkeyRenderConfig');
-  expect(stdout).not.toMatch(/config\.kubernetes\.io\/(path|index|function|local-config)|internal\.config\.kubernetes\.io|kustomize\.config\.k8s\.io\/id/);
+  expect(stdout).not.toMatch(
+    /config\.kubernetes\.io\/(path|index|function|local-config)|internal\.config\.kubernetes\.io|kustomize\.config\.k8s\.io\/id/,
+  );
   return objects;
 }
 

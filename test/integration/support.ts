@@ -22,7 +22,8 @@ export const run = (cmd: string, args: readonly string[], opts: RunOptions = {})
   runCommand(cmd, args, { ...opts, timeoutMs: opts.timeoutMs ?? 60_000 });
 
 /** render-valkey in plain-files mode (`args`: options and paths), run from the repository root. */
-export const renderPlain = (args: readonly string[]): Promise<Ran> => run(process.execPath, [repoPath('dist/render-valkey.cjs'), ...args], { cwd: REPO_ROOT });
+export const renderPlain = (args: readonly string[]): Promise<Ran> =>
+  run(process.execPath, [repoPath('dist/render-valkey.cjs'), ...args], { cwd: REPO_ROOT });
 
 /** A fresh temp dir; `cleanup` removes every dir made so far (call it in afterAll). */
 export function tempDirs(prefix: string) {
@@ -70,7 +71,10 @@ export function snapshot(dir: string): Map<string, string> {
 }
 
 /** Paths that differ between two snapshots: added, removed or changed. */
-export function changedFiles(before: Map<string, string>, after: Map<string, string>): { added: string[]; removed: string[]; changed: string[] } {
+export function changedFiles(
+  before: Map<string, string>,
+  after: Map<string, string>,
+): { added: string[]; removed: string[]; changed: string[] } {
   const added = [...after.keys()].filter((k) => !before.has(k)).sort();
   const removed = [...before.keys()].filter((k) => !after.has(k)).sort();
   const changed = [...before.keys()].filter((k) => after.has(k) && after.get(k) !== before.get(k)).sort();

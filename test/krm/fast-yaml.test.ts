@@ -32,19 +32,135 @@ function mulberry32(seed: number): () => number {
 // Scalars chosen for what a YAML 1.1 reader does with them: mostly valid, some that are not or
 // that only the full parser handles.
 const SCALARS = [
-  'a', 'hello world', 'yes', 'No', 'on', 'OFF', 'y', 'N', 'true', 'False', '~', 'null', 'NULL', '0755', '0o17', '0x1F', '0b101',
-  '1_000', '12', '-3', '+4', '1e3', '1.5', '.5', '1.', '.inf', '-.Inf', '.nan', '12:30', '12:30:45', '2024-01-01',
-  '2024-01-01T10:00:00Z', "'single'", "'it''s'", "''", '""', '"double"', '"esc \\" q"', '"tab\\tx"', '"nl\\nx"',
-  '"back\\\\slash"', 'a #comment', 'a#b', 'http://x:80/y', '-x', '--x', '{}', '[]', 'é', '日本語', 'a  b', 'x   ', '10Gi',
-  '500m', '"0755"', 'true # c', '=', 'a,b', '---', '1__0', '0x', '+.5', '-0', '0', '00', '08', '0.0', '1e+3', 'x:y',
-  '[a, b]', '["x", 1, yes]', "[ 'q', 0755 ]", '[ ]', '[server auth, client auth]', '[a#b, c]',
+  'a',
+  'hello world',
+  'yes',
+  'No',
+  'on',
+  'OFF',
+  'y',
+  'N',
+  'true',
+  'False',
+  '~',
+  'null',
+  'NULL',
+  '0755',
+  '0o17',
+  '0x1F',
+  '0b101',
+  '1_000',
+  '12',
+  '-3',
+  '+4',
+  '1e3',
+  '1.5',
+  '.5',
+  '1.',
+  '.inf',
+  '-.Inf',
+  '.nan',
+  '12:30',
+  '12:30:45',
+  '2024-01-01',
+  '2024-01-01T10:00:00Z',
+  "'single'",
+  "'it''s'",
+  "''",
+  '""',
+  '"double"',
+  '"esc \\" q"',
+  '"tab\\tx"',
+  '"nl\\nx"',
+  '"back\\\\slash"',
+  'a #comment',
+  'a#b',
+  'http://x:80/y',
+  '-x',
+  '--x',
+  '{}',
+  '[]',
+  'é',
+  '日本語',
+  'a  b',
+  'x   ',
+  '10Gi',
+  '500m',
+  '"0755"',
+  'true # c',
+  '=',
+  'a,b',
+  '---',
+  '1__0',
+  '0x',
+  '+.5',
+  '-0',
+  '0',
+  '00',
+  '08',
+  '0.0',
+  '1e+3',
+  'x:y',
+  '[a, b]',
+  '["x", 1, yes]',
+  "[ 'q', 0755 ]",
+  '[ ]',
+  '[server auth, client auth]',
+  '[a#b, c]',
   // Block scalars: the writer puts each line after the first on its own line, indented.
-  '|\nline one\n\n  indented\nlast', '|-\na\nb', '|\n# not a comment\nx: y', '|\n\nleading blank', '| # header comment\nz',
+  '|\nline one\n\n  indented\nlast',
+  '|-\na\nb',
+  '|\n# not a comment\nx: y',
+  '|\n\nleading blank',
+  '| # header comment\nz',
 ];
 const ODD_SCALARS = [
-  '"\\u00e9"', '"\\x41"', 'a: b', 'a:', '- x', '-', '{a: 1}', '[1, 2]', '[a', '{ }', '&a x', '*a', '!!str 1', '|', '|-', '>',
-  '@x', '`x', '%x', '?x', '? x', ':x', ': x', '"a', "'a", '<<', '}', '#', '"a" b', "'a'#c", '"a"#c', '...', 'a\tb', 'x:', '"x":',
-  '[a, ]', '[a,, b]', '[a: b]', '[[a]]', '[a] x', '[a, {b: 1}]', '|+\na\n', '|2\n  a', '>\nfolded\ntext', '|-\na\n\n', '|x\na',
+  '"\\u00e9"',
+  '"\\x41"',
+  'a: b',
+  'a:',
+  '- x',
+  '-',
+  '{a: 1}',
+  '[1, 2]',
+  '[a',
+  '{ }',
+  '&a x',
+  '*a',
+  '!!str 1',
+  '|',
+  '|-',
+  '>',
+  '@x',
+  '`x',
+  '%x',
+  '?x',
+  '? x',
+  ':x',
+  ': x',
+  '"a',
+  "'a",
+  '<<',
+  '}',
+  '#',
+  '"a" b',
+  "'a'#c",
+  '"a"#c',
+  '...',
+  'a\tb',
+  'x:',
+  '"x":',
+  '[a, ]',
+  '[a,, b]',
+  '[a: b]',
+  '[[a]]',
+  '[a] x',
+  '[a, {b: 1}]',
+  '|+\na\n',
+  '|2\n  a',
+  '>\nfolded\ntext',
+  '|-\na\n\n',
+  '|x\na',
 ];
 const KEYS = ['a', 'b', 'name', 'x y', '"q k"', "'s k'", 'a:b', '-k', 'k#c', '"dup"', 'dup', 'a b ', 'é', 'yes', '1', 'spec', 'status'];
 const ODD_KEYS = ['<<', '__proto__', 'k #c', '? c', '&x k', '- k', '"open'];
@@ -52,7 +168,7 @@ const ODD_KEYS = ['<<', '__proto__', 'k #c', '? c', '&x k', '- k', '"open'];
 type Tree = string | Tree[] | { [key: string]: Tree };
 
 function tree(r: () => number, depth: number): Tree {
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const roll = r();
   if (depth <= 0 || roll < 0.35) return r() < 0.04 ? pick(ODD_SCALARS) : pick(SCALARS);
   if (roll < 0.55) return Array.from({ length: 1 + Math.floor(r() * 3) }, () => tree(r, depth - 1));
@@ -74,7 +190,10 @@ function write(r: () => number, t: Tree, col: number, lines: string[], lead: str
   const jitter = () => (r() < 0.005 ? (r() < 0.5 ? -1 : 1) : 0);
   // A block scalar's later lines go below, two columns in; a blank line sometimes holds spaces.
   const block = (text: string, at: number) =>
-    text.split('\n').map((l, i) => (i === 0 ? l : l === '' ? (r() < 0.3 ? pad(at + 1) : '') : `${pad(at + 2)}${l}`)).join('\n');
+    text
+      .split('\n')
+      .map((l, i) => (i === 0 ? l : l === '' ? (r() < 0.3 ? pad(at + 1) : '') : `${pad(at + 2)}${l}`))
+      .join('\n');
   if (typeof t === 'string') {
     lines.push(`${lead}${block(t, col)}`);
     return;
@@ -95,7 +214,8 @@ function write(r: () => number, t: Tree, col: number, lines: string[], lead: str
     noise();
     const key = rawKey.split('\u0000')[0] as string;
     const first = i === 0 && lead !== '' ? lead : pad(col + jitter());
-    if (typeof value === 'string') lines.push(`${first}${key}: ${block(value, col)}${r() < 0.1 && !value.includes('\n') ? ' # trailing' : ''}`);
+    if (typeof value === 'string')
+      lines.push(`${first}${key}: ${block(value, col)}${r() < 0.1 && !value.includes('\n') ? ' # trailing' : ''}`);
     else {
       lines.push(`${first}${key}:${r() < 0.1 ? ' # head' : ''}`);
       const compact = Array.isArray(value) && r() < 0.5;
@@ -133,11 +253,22 @@ function yamlFiles(dir: string): string[] {
 /** A plain scalar's value the way the full parser finds it: the first default tag whose test matches. */
 function fullParserValue(source: string): unknown {
   const doc = new Document(null, PARSE_OPTIONS);
-  const tags = (doc.schema.tags as unknown as Array<{ default?: unknown; test?: RegExp; resolve: (s: string, onError: (m: string) => void, o: unknown) => unknown }>)
-    .filter((t) => t.default === true && t.test instanceof RegExp);
+  const tags = (
+    doc.schema.tags as unknown as Array<{
+      default?: unknown;
+      test?: RegExp;
+      resolve: (s: string, onError: (m: string) => void, o: unknown) => unknown;
+    }>
+  ).filter((t) => t.default === true && t.test instanceof RegExp);
   const tag = tags.find((t) => t.test?.test(source));
   if (!tag) return source;
-  let value = tag.resolve(source, (m) => { throw new Error(m); }, doc.options);
+  let value = tag.resolve(
+    source,
+    (m) => {
+      throw new Error(m);
+    },
+    doc.options,
+  );
   if (isScalar(value)) value = value.value;
   return typeof value === 'bigint' ? Number(value) : value;
 }
@@ -146,10 +277,45 @@ describe('plain scalars', () => {
   it('resolve as on the full parser (YAML 1.1 without sexagesimals and timestamps)', () => {
     const r = mulberry32(7);
     const alphabet = '0123456789+-._:eExXbBoOaAfFnNyYtTlLuUsSiI~ ';
-    const samples = [...SCALARS, ...ODD_SCALARS, '', '~', 'Null', 'nULL', 'YES', 'yEs', '0b', '0x', '0o7', '-0', '+0', '-0.0', '0_1', '1__2', '._', '.e1', '1e', '1e-', '-.inf', '+.INF', '.Nan'];
-    for (let i = 0; i < 20_000; i++) samples.push(Array.from({ length: 1 + Math.floor(r() * 6) }, () => alphabet[Math.floor(r() * alphabet.length)]).join(''));
-    for (const s of samples) expect(Object.is(resolvePlainScalar(s), fullParserValue(s)) || (Number.isNaN(resolvePlainScalar(s)) && Number.isNaN(fullParserValue(s))), JSON.stringify(s)).toBe(true);
-    expect([resolvePlainScalar('0755'), resolvePlainScalar('yes'), resolvePlainScalar('-0'), resolvePlainScalar('12:30'), resolvePlainScalar('2024-01-01')]).toEqual([493, true, -0, '12:30', '2024-01-01']);
+    const samples = [
+      ...SCALARS,
+      ...ODD_SCALARS,
+      '',
+      '~',
+      'Null',
+      'nULL',
+      'YES',
+      'yEs',
+      '0b',
+      '0x',
+      '0o7',
+      '-0',
+      '+0',
+      '-0.0',
+      '0_1',
+      '1__2',
+      '._',
+      '.e1',
+      '1e',
+      '1e-',
+      '-.inf',
+      '+.INF',
+      '.Nan',
+    ];
+    for (let i = 0; i < 20_000; i++)
+      samples.push(Array.from({ length: 1 + Math.floor(r() * 6) }, () => alphabet[Math.floor(r() * alphabet.length)]).join(''));
+    for (const s of samples)
+      expect(
+        Object.is(resolvePlainScalar(s), fullParserValue(s)) || (Number.isNaN(resolvePlainScalar(s)) && Number.isNaN(fullParserValue(s))),
+        JSON.stringify(s),
+      ).toBe(true);
+    expect([
+      resolvePlainScalar('0755'),
+      resolvePlainScalar('yes'),
+      resolvePlainScalar('-0'),
+      resolvePlainScalar('12:30'),
+      resolvePlainScalar('2024-01-01'),
+    ]).toEqual([493, true, -0, '12:30', '2024-01-01']);
   });
 });
 
@@ -195,7 +361,9 @@ functionConfig:
     const files = ['kptfile-examples', 'integrations', 'test/golden/cases', 'deploy', 'crds'].flatMap(yamlFiles);
     expect(files.length).toBeGreaterThan(20);
     for (const file of files) {
-      const docs = readFileSync(file, 'utf8').split(/^---[^\n]*\n/m).filter((d) => d.trim() !== '');
+      const docs = readFileSync(file, 'utf8')
+        .split(/^---[^\n]*\n/m)
+        .filter((d) => d.trim() !== '');
       const items = docs.map((d) => `- ${d.trimEnd().replace(/\n/g, '\n  ')}\n`).join('');
       if (agree(`${HEADER}${items}`)) taken++;
     }

@@ -11,7 +11,8 @@ const menuObjects = () => [...guideMenu(), cluster('c', { configRef: 'large' })]
 const asItem = (o: object): string => `- ${stringify(o, { indentSeq: false }).trimEnd().replace(/\n/g, '\n  ')}\n`;
 const menuItems = menuObjects().map(asItem).join('');
 /** A bulky ConfigMap item; the render must hand it back verbatim. */
-const fillerItem = (i: number): string => `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: filler-${i}\n    namespace: bulk\n  data:\n    blob: "${'x'.repeat(4000)}"\n`;
+const fillerItem = (i: number): string =>
+  `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: filler-${i}\n    namespace: bulk\n  data:\n    blob: "${'x'.repeat(4000)}"\n`;
 
 /** Items the way kpt 1.0 sends them: compact, head comments after the dash, single-quoted annotations. */
 const kptItems = `- # The platform team's own file. Comments, quotes and order must survive.
@@ -71,7 +72,16 @@ describe('ResourceList mode', () => {
     const out = runResourceList(input, 'render-valkey');
     expect(out.exitCode).toBe(0);
     const parsed = JSON.parse(out.stdout) as { items: { kind: string }[] };
-    expect(parsed.items.map((i) => i.kind)).toEqual(['ValkeyCluster', 'ValkeyConfig', 'ValkeyConfig', 'ValkeyImage', 'ConfigMap', 'Service', 'StatefulSet', 'PodDisruptionBudget']);
+    expect(parsed.items.map((i) => i.kind)).toEqual([
+      'ValkeyCluster',
+      'ValkeyConfig',
+      'ValkeyConfig',
+      'ValkeyImage',
+      'ConfigMap',
+      'Service',
+      'StatefulSet',
+      'PodDisruptionBudget',
+    ]);
     for (const text of raw) expect(out.stdout).toContain(text);
   });
 
@@ -81,12 +91,17 @@ describe('ResourceList mode', () => {
     const input = `${HEADER}${menuItems}${stale}${bad}${fnconfig}`;
     const out = runResourceList(input, 'render-valkey');
     expect(out.exitCode).toBe(1);
-    const parsed = parse(out.stdout) as { items: { kind: string; metadata: { labels?: object } }[]; results: { severity: string; message: string }[] };
+    const parsed = parse(out.stdout) as {
+      items: { kind: string; metadata: { labels?: object } }[];
+      results: { severity: string; message: string }[];
+    };
     expect(parsed.items).toHaveLength(6);
     expect(out.stdout).toContain(stale);
     expect(out.stdout).toContain(bad);
     expect(parsed.items.filter((i) => i.kind === 'Service')).toEqual([]);
-    expect(parsed.results).toEqual([expect.objectContaining({ severity: 'error', message: expect.stringContaining('ValkeyConfig "nope" does not exist') })]);
+    expect(parsed.results).toEqual([
+      expect.objectContaining({ severity: 'error', message: expect.stringContaining('ValkeyConfig "nope" does not exist') }),
+    ]);
     expect(out.stderr).toContain('render-valkey: 1 error, 0 warnings');
   });
 
@@ -173,7 +188,9 @@ describe('unusual but valid ResourceLists', () => {
     const input = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {a: "1"}}]\n${fnconfig}`;
     const out = runResourceList(input, 'render-valkey');
     expect(out.exitCode).toBe(0);
-    expect((parse(out.stdout) as { items: unknown[] }).items).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: '1' } }]);
+    expect((parse(out.stdout) as { items: unknown[] }).items).toEqual([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: '1' } },
+    ]);
   });
   it('no items at all', () => {
     const out = runResourceList(`apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n${fnconfig}`, 'render-valkey');

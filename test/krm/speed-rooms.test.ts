@@ -6,14 +6,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 
 const ROOMS = ['src/krm/yaml/', 'src/krm/cli/'];
 const TRICKS = /\b(readSync|writeSync|isAscii|allocUnsafe|__KRM_BUNDLE__)\b|'latin1'/;
 
 describe('speed tricks stay in krm/yaml and krm/cli', () => {
   it('no other source file uses blocking fd I/O, latin1 decoding, unpooled buffers or the bundle flag', () => {
-    const outside = sources('src').filter((file) => !ROOMS.some((room) => file.startsWith(room)) && TRICKS.test(readFileSync(file, 'utf8')));
+    const outside = sources('src').filter(
+      (file) => !ROOMS.some((room) => file.startsWith(room)) && TRICKS.test(readFileSync(file, 'utf8')),
+    );
     expect(outside).toEqual([]);
   });
 

@@ -9,7 +9,10 @@ const resolve = (objects: unknown[]) => {
   expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
   return resolveMenu(menu);
 };
-const errors = (objects: unknown[]) => resolve(objects).problems.filter((p) => p.severity === 'error').map((p) => p.message);
+const errors = (objects: unknown[]) =>
+  resolve(objects)
+    .problems.filter((p) => p.severity === 'error')
+    .map((p) => p.message);
 const resolved = (objects: unknown[], name: string) => {
   const r = resolve(objects).configs.get(name);
   expect(r, `config ${name} should resolve`).toBeDefined();
@@ -43,7 +46,13 @@ describe('config chain resolution (the guide’s rules)', () => {
   });
 
   it('imageRef comes from the nearest config that sets it', () => {
-    const objects = [image('a'), image('b', { tag: '9.1.0', version: '9.1.0' }), config('root', { imageRef: 'a' }), config('mid', { baseRef: 'root', imageRef: 'b' }), config('leaf', { baseRef: 'mid' })];
+    const objects = [
+      image('a'),
+      image('b', { tag: '9.1.0', version: '9.1.0' }),
+      config('root', { imageRef: 'a' }),
+      config('mid', { baseRef: 'root', imageRef: 'b' }),
+      config('leaf', { baseRef: 'mid' }),
+    ];
     const leaf = resolved(objects, 'leaf');
     expect(leaf.imageRef).toBe('b');
     expect(leaf.imageFrom).toBe('mid');
@@ -52,18 +61,27 @@ describe('config chain resolution (the guide’s rules)', () => {
   });
 
   it('the image string is repository:tag verbatim', () => {
-    const objects = [image('odd', { repository: 'registry.example.com:5000/team/valkey', tag: '9.0.1-bookworm', version: '9.0.1' }), config('c', { imageRef: 'odd' })];
+    const objects = [
+      image('odd', { repository: 'registry.example.com:5000/team/valkey', tag: '9.0.1-bookworm', version: '9.0.1' }),
+      config('c', { imageRef: 'odd' }),
+    ];
     expect(resolved(objects, 'c').image).toBe('registry.example.com:5000/team/valkey:9.0.1-bookworm');
   });
 
   it('valkey merges per key across three levels, child wins', () => {
-    const objects = [image('i'), config('a', { imageRef: 'i', valkey: { x: '1', y: '1', z: '1' } }), config('b', { baseRef: 'a', valkey: { y: '2' } }), config('c', { baseRef: 'b', valkey: { z: '3' } })];
+    const objects = [
+      image('i'),
+      config('a', { imageRef: 'i', valkey: { x: '1', y: '1', z: '1' } }),
+      config('b', { baseRef: 'a', valkey: { y: '2' } }),
+      config('c', { baseRef: 'b', valkey: { z: '3' } }),
+    ];
     expect(resolved(objects, 'c').valkey).toEqual({ x: '1', y: '2', z: '3' });
   });
 
   it('acl replaces: the first config that sets it supplies the whole list', () => {
     const objects = [
-      image('i'), role('reader'),
+      image('i'),
+      role('reader'),
       config('base', { imageRef: 'i', acl: [binding('platform-a'), binding('platform-b')] }),
       config('inherits', { baseRef: 'base' }),
       config('replaces', { baseRef: 'base', acl: [binding('own')] }),
@@ -93,15 +111,27 @@ describe('config chain resolution (the guide’s rules)', () => {
   });
 
   it('a cluster on a too-long chain says why it cannot be resolved', () => {
-    expect(errors([...chain(12), cluster('c', { configRef: 'c1' })])).toContainEqual(expect.stringContaining('ValkeyCluster team-a/c: spec.configRef: ValkeyConfig "c1" cannot be resolved: its base cannot be resolved: its baseRef chain c2 → c3'));
+    expect(errors([...chain(12), cluster('c', { configRef: 'c1' })])).toContainEqual(
+      expect.stringContaining(
+        'ValkeyCluster team-a/c: spec.configRef: ValkeyConfig "c1" cannot be resolved: its base cannot be resolved: its baseRef chain c2 → c3',
+      ),
+    );
   });
 
   it('self-reference is a cycle', () => {
-    expect(errors([image('i'), config('me', { imageRef: 'i', baseRef: 'me' })])).toEqual(['ValkeyConfig me: spec.baseRef: the chain is a cycle: me → me; one config in it must have no baseRef']);
+    expect(errors([image('i'), config('me', { imageRef: 'i', baseRef: 'me' })])).toEqual([
+      'ValkeyConfig me: spec.baseRef: the chain is a cycle: me → me; one config in it must have no baseRef',
+    ]);
   });
 
   it('a two-config cycle fails both, and whatever derives from it', () => {
-    const objects = [image('i'), config('a', { imageRef: 'i', baseRef: 'b' }), config('b', { baseRef: 'a' }), config('child', { baseRef: 'a' }), cluster('x', { configRef: 'child' })];
+    const objects = [
+      image('i'),
+      config('a', { imageRef: 'i', baseRef: 'b' }),
+      config('b', { baseRef: 'a' }),
+      config('child', { baseRef: 'a' }),
+      cluster('x', { configRef: 'child' }),
+    ];
     expect(errors(objects)).toEqual([
       'ValkeyConfig a: spec.baseRef: the chain is a cycle: a → b → a; one config in it must have no baseRef',
       'ValkeyConfig b: spec.baseRef: the chain is a cycle: b → a → b; one config in it must have no baseRef',
@@ -124,8 +154,12 @@ describe('config chain resolution (the guide’s rules)', () => {
 
   it('a missing ValkeyImage names every config and cluster that depends on it', () => {
     const objects = [
-      config('standard', { imageRef: 'valkey-9-1' }), config('large', { baseRef: 'standard' }), config('xl', { baseRef: 'large' }),
-      cluster('a', { configRef: 'large' }), cluster('b', { configRef: 'xl' }, 'team-b'), image('valkey-9-0'),
+      config('standard', { imageRef: 'valkey-9-1' }),
+      config('large', { baseRef: 'standard' }),
+      config('xl', { baseRef: 'large' }),
+      cluster('a', { configRef: 'large' }),
+      cluster('b', { configRef: 'xl' }, 'team-b'),
+      image('valkey-9-0'),
     ];
     const messages = errors(objects);
     expect(messages[0]).toBe(
@@ -147,7 +181,13 @@ describe('config chain resolution (the guide’s rules)', () => {
   });
 
   it('is deterministic whatever the input order', () => {
-    const objects = [...guideMenu(), role('reader'), cluster('x', { configRef: 'large', acl: [binding('alice')] }), cluster('y', {}, 'b'), config('bad', { baseRef: 'nope' })];
+    const objects = [
+      ...guideMenu(),
+      role('reader'),
+      cluster('x', { configRef: 'large', acl: [binding('alice')] }),
+      cluster('y', {}, 'b'),
+      config('bad', { baseRef: 'nope' }),
+    ];
     const a = resolve(objects);
     const b = resolve([...objects].reverse());
     expect(JSON.stringify(b.problems)).toEqual(JSON.stringify(a.problems));

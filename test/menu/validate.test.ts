@@ -39,7 +39,10 @@ describe('ValkeyCluster: what product teams may not set', () => {
   });
 
   it('reserved podAnnotations are rejected; others pass', () => {
-    const errs = errorsOf([...base(), cluster('c', { podAnnotations: { 'valkey.gomomento.com/config-hash': 'x', 'prometheus.io/scrape': 'true' } })]);
+    const errs = errorsOf([
+      ...base(),
+      cluster('c', { podAnnotations: { 'valkey.gomomento.com/config-hash': 'x', 'prometheus.io/scrape': 'true' } }),
+    ]);
     expect(errs.map((e) => e.message)).toEqual([
       'ValkeyCluster team-a/c: spec.podAnnotations["valkey.gomomento.com/config-hash"]: "valkey.gomomento.com/config-hash": keys under valkey.gomomento.com/ are reserved for valkey-krm; use another prefix',
     ]);
@@ -69,7 +72,9 @@ describe('ValkeyCluster: what product teams may not set', () => {
 
   it('a missing metadata.name is reported', () => {
     const nameless = { ...cluster('c'), metadata: { namespace: 'x' } };
-    expect(errorsOf([...base(), nameless]).map((e) => e.message)).toEqual(['ValkeyCluster x/(unnamed): metadata.name: is required: every object needs a name']);
+    expect(errorsOf([...base(), nameless]).map((e) => e.message)).toEqual([
+      'ValkeyCluster x/(unnamed): metadata.name: is required: every object needs a name',
+    ]);
   });
 });
 
@@ -90,20 +95,31 @@ describe('references and names', () => {
   });
 
   it('ACL bindings referencing a missing role, at both levels', () => {
-    const objects = [...base(), config('secure', { baseRef: 'standard', acl: [binding('ops', 'admin')] }), cluster('c', { configRef: 'secure', acl: [binding('app', 'writer')] })];
+    const objects = [
+      ...base(),
+      config('secure', { baseRef: 'standard', acl: [binding('ops', 'admin')] }),
+      cluster('c', { configRef: 'secure', acl: [binding('app', 'writer')] }),
+    ];
     expect(errorsOf(objects).map((e) => e.field)).toEqual(['spec.acl[0].permissions[0].roleRef', 'spec.acl[0].permissions[0].roleRef']);
     expect(errorsOf(objects).map((e) => e.object?.kind)).toEqual(['ValkeyConfig', 'ValkeyCluster']);
   });
 
   it('a username bound at both config and cluster level', () => {
-    const objects = [...base(), config('secure', { baseRef: 'standard', acl: [binding('ops')] }), cluster('c', { configRef: 'secure', acl: [binding('ops')] })];
+    const objects = [
+      ...base(),
+      config('secure', { baseRef: 'standard', acl: [binding('ops')] }),
+      cluster('c', { configRef: 'secure', acl: [binding('ops')] }),
+    ];
     expect(errorsOf(objects).map((e) => e.message)).toEqual([
       'ValkeyCluster team-a/c: spec.acl[0].username: user "ops" is already defined by the platform in ValkeyConfig secure (spec.acl); a team cannot redefine a platform user, so choose another username',
     ]);
   });
 
   it('reserved and repeated usernames', () => {
-    const objects = [...base(), cluster('c', { acl: [binding('default'), binding('app'), binding('app'), binding('valkey-krm-controller')] })];
+    const objects = [
+      ...base(),
+      cluster('c', { acl: [binding('default'), binding('app'), binding('app'), binding('valkey-krm-controller')] }),
+    ];
     expect(errorsOf(objects).map((e) => e.field)).toEqual(['spec.acl[0].username', 'spec.acl[2].username', 'spec.acl[3].username']);
   });
 
@@ -115,7 +131,12 @@ describe('references and names', () => {
   });
 
   it('collects every problem at once', () => {
-    const objects = [image('old', { version: '9.0.0' }), config('a', { imageRef: 'nope' }), cluster('x', { configRef: 'a', shards: 0 }), cluster('y', { configRef: 'zzz' })];
+    const objects = [
+      image('old', { version: '9.0.0' }),
+      config('a', { imageRef: 'nope' }),
+      cluster('x', { configRef: 'a', shards: 0 }),
+      cluster('y', { configRef: 'zzz' }),
+    ];
     expect(errorsOf(objects).length).toBeGreaterThanOrEqual(4);
   });
 
@@ -134,18 +155,31 @@ describe('the render config', () => {
     expect(r.problems[0]!.message).toContain('kubectl -n <cluster namespace> create secret generic valkey-replication');
   });
   it('rejects a malformed hash', () => {
-    const r = validateRenderConfig(renderConfigObject({ systemUsers: { replication: { passwordHash: 'nope' }, controller: { passwordHash: HASH_A } } }));
+    const r = validateRenderConfig(
+      renderConfigObject({ systemUsers: { replication: { passwordHash: 'nope' }, controller: { passwordHash: HASH_A } } }),
+    );
     expect(r.problems.map((p) => p.field)).toEqual(['spec.systemUsers.replication.passwordHash']);
   });
   it('accepts the flattened ConfigMap form with defaults', () => {
     const r = readFunctionConfig({
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'function-input' },
-      data: { 'systemUsers.replication.passwordHash': HASH_A, 'systemUsers.controller.passwordHash': HASH_A, defaultZoneSpread: 'required' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'function-input' },
+      data: {
+        'systemUsers.replication.passwordHash': HASH_A,
+        'systemUsers.controller.passwordHash': HASH_A,
+        defaultZoneSpread: 'required',
+      },
     });
     expect(r.problems).toEqual([]);
     expect(r.config).toEqual({
-      outputDir: 'rendered', clusterDomain: 'cluster.local', defaultZoneSpread: 'required',
-      systemUsers: { replication: { passwordHash: HASH_A, secretName: 'valkey-replication' }, controller: { passwordHash: HASH_A, secretName: 'valkey-controller' } },
+      outputDir: 'rendered',
+      clusterDomain: 'cluster.local',
+      defaultZoneSpread: 'required',
+      systemUsers: {
+        replication: { passwordHash: HASH_A, secretName: 'valkey-replication' },
+        controller: { passwordHash: HASH_A, secretName: 'valkey-controller' },
+      },
     });
   });
   it('rejects unknown ConfigMap keys and outputDir escaping the package', () => {
@@ -158,7 +192,12 @@ describe('the render config', () => {
 
 describe('an invalid object does not cascade into misleading errors', () => {
   it('an image that fails its schema is reported once, and its dependents say it is invalid', () => {
-    const objects = [image('valkey-9-0', { version: '9.0.0' }), ...guideMenu().slice(1), role('reader'), cluster('c', { configRef: 'large' })];
+    const objects = [
+      image('valkey-9-0', { version: '9.0.0' }),
+      ...guideMenu().slice(1),
+      role('reader'),
+      cluster('c', { configRef: 'large' }),
+    ];
     expect(errorsOf(objects).map((e) => e.message)).toEqual([
       'ValkeyImage valkey-9-0: spec.version: must be at least 9.0.1, the oldest Valkey release valkey-krm runs; got "9.0.0"',
       'ValkeyCluster team-a/c: spec.configRef: ValkeyConfig "large" cannot be resolved: its image "valkey-9-0" (from ValkeyConfig standard) is invalid; see the errors reported on ValkeyImage valkey-9-0',
@@ -166,16 +205,23 @@ describe('an invalid object does not cascade into misleading errors', () => {
   });
   it('an invalid config, base or role is named as invalid, not missing', () => {
     const objects = [
-      ...guideMenu(), role('bad', { categories: [{ name: 'read', access: 'maybe' }] }),
+      ...guideMenu(),
+      role('bad', { categories: [{ name: 'read', access: 'maybe' }] }),
       config('broken', { baseRef: 'standard', resources: { cpu: 'lots' } }),
       config('child', { baseRef: 'broken' }),
       cluster('a', { configRef: 'broken' }),
       cluster('b', { configRef: 'large', acl: [binding('app', 'bad')] }),
     ];
     const messages = errorsOf(objects).map((e) => e.message);
-    expect(messages).toContain('ValkeyConfig child: spec.baseRef: ValkeyConfig "broken" is invalid, so this config cannot be resolved; fix the errors reported on broken');
-    expect(messages).toContain('ValkeyCluster team-a/a: spec.configRef: ValkeyConfig "broken" is invalid, so this cluster cannot be rendered; see the errors reported on broken');
-    expect(messages).toContain('ValkeyCluster team-a/b: spec.acl[0].permissions[0].roleRef: ValkeyRole "bad" is invalid; see the errors reported on it');
+    expect(messages).toContain(
+      'ValkeyConfig child: spec.baseRef: ValkeyConfig "broken" is invalid, so this config cannot be resolved; fix the errors reported on broken',
+    );
+    expect(messages).toContain(
+      'ValkeyCluster team-a/a: spec.configRef: ValkeyConfig "broken" is invalid, so this cluster cannot be rendered; see the errors reported on broken',
+    );
+    expect(messages).toContain(
+      'ValkeyCluster team-a/b: spec.acl[0].permissions[0].roleRef: ValkeyRole "bad" is invalid; see the errors reported on it',
+    );
     expect(messages.filter((m) => m.includes('does not exist'))).toEqual([]);
   });
 });

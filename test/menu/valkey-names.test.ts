@@ -9,7 +9,9 @@ import { forcedSettings, isManagedKey } from '../../src/render/settings.js';
 const render = validateRenderConfig(renderConfigObject()).config!;
 function renderConfigObject() {
   return {
-    apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyRenderConfig', metadata: { name: 'render' },
+    apiVersion: 'valkey.gomomento.com/v1alpha1',
+    kind: 'ValkeyRenderConfig',
+    metadata: { name: 'render' },
     spec: { systemUsers: { replication: { passwordHash: 'a'.repeat(64) }, controller: { passwordHash: 'b'.repeat(64) } } },
   };
 }
@@ -22,7 +24,9 @@ const withSettings = (valkey: Record<string, string>) => [
 ];
 const withRole = (spec: Record<string, unknown>) => [...guideMenu(), role('r', spec)];
 const findings = (objects: unknown[], severity: 'error' | 'warning' | 'info') =>
-  renderAll(objects, render).problems.filter((p) => p.severity === severity).map((p) => ({ field: p.field, message: p.message }));
+  renderAll(objects, render)
+    .problems.filter((p) => p.severity === severity)
+    .map((p) => ({ field: p.field, message: p.message }));
 const valkeyConf = (objects: unknown[]) => {
   const out = renderAll(objects, render);
   expect(out.problems.filter((p) => p.severity === 'error')).toEqual([]);
@@ -47,11 +51,15 @@ describe('setting names and values are checked against the Valkey tables', () =>
   it('an unknown name far from every known one is a warning (a module or a newer release)', () => {
     const objects = withSettings({ 'my-module-frobnicate': 'on' });
     expect(findings(objects, 'error')).toEqual([]);
-    expect(findings(objects, 'warning')).toEqual([{ field: 'spec.valkey.my-module-frobnicate', message: expect.stringContaining('if a module or a newer release provides it') }]);
+    expect(findings(objects, 'warning')).toEqual([
+      { field: 'spec.valkey.my-module-frobnicate', message: expect.stringContaining('if a module or a newer release provides it') },
+    ]);
   });
 
   it('a setting the 8.0.1 release had and later builds refuse is a warning', () => {
-    expect(findings(withSettings({ 'io-threads-do-reads': 'yes' }), 'warning').map((f) => f.field)).toEqual(['spec.valkey.io-threads-do-reads']);
+    expect(findings(withSettings({ 'io-threads-do-reads': 'yes' }), 'warning').map((f) => f.field)).toEqual([
+      'spec.valkey.io-threads-do-reads',
+    ]);
   });
 
   it.each([
@@ -108,13 +116,33 @@ describe('setting names are case-insensitive through the chain', () => {
 
 describe('per-pod, path and identity settings are forced (dropped from a shared config)', () => {
   it.each([
-    'PORT', 'SlaveOf', 'masterauth', 'cluster-announce-client-ipv4', 'cluster-announce-client-ipv6', 'Cluster-Announce-IP',
-    'replica-announce-ip', 'slave-announce-port', 'bind-source-addr', 'logfile', 'pidfile', 'unixsocket', 'unixsocketperm',
-    'dbfilename', 'appenddirname', 'appendfilename', 'tls-ca-cert-dir', 'tls-client-cert-file', 'tls-dh-params-file',
-    'tls-key-file-pass', 'availability-zone', 'include',
+    'PORT',
+    'SlaveOf',
+    'masterauth',
+    'cluster-announce-client-ipv4',
+    'cluster-announce-client-ipv6',
+    'Cluster-Announce-IP',
+    'replica-announce-ip',
+    'slave-announce-port',
+    'bind-source-addr',
+    'logfile',
+    'pidfile',
+    'unixsocket',
+    'unixsocketperm',
+    'dbfilename',
+    'appenddirname',
+    'appendfilename',
+    'tls-ca-cert-dir',
+    'tls-client-cert-file',
+    'tls-dh-params-file',
+    'tls-key-file-pass',
+    'availability-zone',
+    'include',
   ])('%s is dropped with an info result and never reaches valkey.conf', (key) => {
     const objects = withSettings({ [key]: '1' });
-    expect(findings(objects, 'info')).toEqual([{ field: `spec.valkey.${key}`, message: expect.stringContaining('dropped, because valkey-krm sets') }]);
+    expect(findings(objects, 'info')).toEqual([
+      { field: `spec.valkey.${key}`, message: expect.stringContaining('dropped, because valkey-krm sets') },
+    ]);
     const conf = valkeyConf(objects);
     expect(conf.split('# Forced by valkey-krm')[0]).not.toMatch(new RegExp(`^${key} `, 'im'));
   });
@@ -131,7 +159,11 @@ describe('ValkeyRole commands and categories are closed sets', () => {
     [{ commands: [{ name: 'flushal', access: 'deny' }] }, 'spec.commands[0].name', 'did you mean "flushall"?'],
     [{ categories: [{ name: 'connections', access: 'allow' }] }, 'spec.categories[0].name', 'did you mean "connection"?'],
     [{ commands: [{ name: 'config|gett', access: 'allow' }] }, 'spec.commands[0].name', 'did you mean "config|get"?'],
-    [{ commands: [{ name: 'config|everything', access: 'allow' }] }, 'spec.commands[0].name', 'config has no subcommand "everything" (it has: get, help, resetstat, rewrite, set)'],
+    [
+      { commands: [{ name: 'config|everything', access: 'allow' }] },
+      'spec.commands[0].name',
+      'config has no subcommand "everything" (it has: get, help, resetstat, rewrite, set)',
+    ],
     [{ commands: [{ name: 'get|secret', access: 'deny' }] }, 'spec.commands[0].name', 'cannot deny get for one first argument'],
   ])('%j is an error at %s: %s', (spec, field, fix) => {
     const errors = findings(withRole(spec), 'error');
@@ -141,9 +173,26 @@ describe('ValkeyRole commands and categories are closed sets', () => {
   });
 
   it.each([
-    { commands: [{ name: 'cluster|syncslots', access: 'allow' }, { name: 'CLUSTER|MIGRATESLOTS', access: 'allow' }, { name: 'cluster|getslotmigrations', access: 'allow' }] },
-    { commands: [{ name: 'FLUSHALL', access: 'deny' }, { name: 'get|secret', access: 'allow' }, { name: 'hgetex', access: 'allow' }] },
-    { categories: [{ name: 'all', access: 'deny' }, { name: 'connection', access: 'allow' }] },
+    {
+      commands: [
+        { name: 'cluster|syncslots', access: 'allow' },
+        { name: 'CLUSTER|MIGRATESLOTS', access: 'allow' },
+        { name: 'cluster|getslotmigrations', access: 'allow' },
+      ],
+    },
+    {
+      commands: [
+        { name: 'FLUSHALL', access: 'deny' },
+        { name: 'get|secret', access: 'allow' },
+        { name: 'hgetex', access: 'allow' },
+      ],
+    },
+    {
+      categories: [
+        { name: 'all', access: 'deny' },
+        { name: 'connection', access: 'allow' },
+      ],
+    },
   ])('%j passes (9.0 commands, any case, first-argument allow, @all)', (spec) => {
     const objects = withRole(spec);
     expect(findings(objects, 'error')).toEqual([]);
@@ -166,7 +215,10 @@ describe("the renderer's own ACL rules name only commands Valkey 9.0 has", () =>
     ['replication', REPLICATION_RULES],
     ['controller', CONTROLLER_RULES],
   ])('%s user', (_user, rules) => {
-    const commands = rules.split(' ').filter((t) => /^[+-][a-z]/.test(t)).map((t) => t.slice(1));
+    const commands = rules
+      .split(' ')
+      .filter((t) => /^[+-][a-z]/.test(t))
+      .map((t) => t.slice(1));
     expect(commands.length).toBeGreaterThan(0);
     expect(commands.filter((c) => !lookupCommand(c))).toEqual([]);
   });

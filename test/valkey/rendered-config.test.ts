@@ -26,28 +26,54 @@ const passwords = { replication: pw(), controller: pw(), app: pw(), monitor: pw(
 const ctl: [string, string] = ['valkey-krm-controller', passwords.controller];
 
 const render = validateRenderConfig(
-  renderConfigObject({ systemUsers: { replication: { passwordHash: sha256(passwords.replication) }, controller: { passwordHash: sha256(passwords.controller) } } }),
+  renderConfigObject({
+    systemUsers: {
+      replication: { passwordHash: sha256(passwords.replication) },
+      controller: { passwordHash: sha256(passwords.controller) },
+    },
+  }),
 ).config!;
 
 const menu = [
   ...guideMenu(),
   role('read-only', { categories: [{ name: 'read', access: 'allow' }], commands: [{ name: 'keys', access: 'deny' }] }),
-  role('app', { categories: [{ name: 'read', access: 'allow' }, { name: 'write', access: 'allow' }, { name: 'pubsub', access: 'allow' }, { name: 'dangerous', access: 'deny' }] }),
+  role('app', {
+    categories: [
+      { name: 'read', access: 'allow' },
+      { name: 'write', access: 'allow' },
+      { name: 'pubsub', access: 'allow' },
+      { name: 'dangerous', access: 'deny' },
+    ],
+  }),
   config('secure', {
     baseRef: 'standard',
-    acl: [{ username: 'monitoring', passwordHashes: [sha256(passwords.monitor)], permissions: [{ roleRef: 'read-only', keys: [{ pattern: '*', access: 'read' }] }] }],
+    acl: [
+      {
+        username: 'monitoring',
+        passwordHashes: [sha256(passwords.monitor)],
+        permissions: [{ roleRef: 'read-only', keys: [{ pattern: '*', access: 'read' }] }],
+      },
+    ],
   }),
   cluster('carts', {
     configRef: 'secure',
-    acl: [{
-      username: 'cart-service',
-      passwordHashes: [sha256('old-password'), sha256(passwords.app)],
-      permissions: [{
-        roleRef: 'app',
-        keys: [{ pattern: 'cart:*', access: 'readwrite' }, { pattern: 'price:*', access: 'read' }, { pattern: 'audit:*', access: 'write' }],
-        channels: ['cart-events:*'],
-      }],
-    }],
+    acl: [
+      {
+        username: 'cart-service',
+        passwordHashes: [sha256('old-password'), sha256(passwords.app)],
+        permissions: [
+          {
+            roleRef: 'app',
+            keys: [
+              { pattern: 'cart:*', access: 'readwrite' },
+              { pattern: 'price:*', access: 'read' },
+              { pattern: 'audit:*', access: 'write' },
+            ],
+            channels: ['cart-events:*'],
+          },
+        ],
+      },
+    ],
   }),
 ];
 
@@ -81,7 +107,10 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
     primary = await startValkey({ build: DEV_BUILD, confText: confFor(dirs.make('acl')) });
     // One node owning every slot: the controller user is enough to make the cluster serve.
     expect(await cli(primary.port, ctl, 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383')).toBe('OK');
-    await waitFor('cluster_state:ok', async () => (await cli(primary.port, ctl, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), { timeoutMs: 10_000, intervalMs: 100 });
+    await waitFor('cluster_state:ok', async () => (await cli(primary.port, ctl, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
   }, 60_000);
   afterAll(async () => {
     await primary?.stop();
@@ -95,7 +124,15 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
 
   it('the default user may only PING', async () => {
     expect(await cli(primary.port, undefined, 'PING')).toBe('PONG');
-    for (const cmd of [['GET', 'x'], ['SET', 'x', '1'], ['INFO'], ['CONFIG', 'GET', 'port'], ['CLUSTER', 'INFO'], ['ACL', 'WHOAMI'], ['KEYS', '*']]) {
+    for (const cmd of [
+      ['GET', 'x'],
+      ['SET', 'x', '1'],
+      ['INFO'],
+      ['CONFIG', 'GET', 'port'],
+      ['CLUSTER', 'INFO'],
+      ['ACL', 'WHOAMI'],
+      ['KEYS', '*'],
+    ]) {
       expect(await cli(primary.port, undefined, ...cmd), cmd.join(' ')).toMatch(/NOPERM/);
     }
   });
@@ -139,7 +176,18 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
     // Replication is checked outside cluster mode (REPLICAOF is refused in cluster mode; the
     // controller uses CLUSTER REPLICATE there), with the same ACL file on the primary.
     const plainPrimary = await startValkey({ build: DEV_BUILD, confText: confFor(dirs.make('acl-plain'), { 'cluster-enabled': 'no' }) });
-    const replica = await startValkey({ build: DEV_BUILD, args: ['--replicaof', '127.0.0.1', String(plainPrimary.port), '--masteruser', 'valkey-krm-replication', '--masterauth', passwords.replication] });
+    const replica = await startValkey({
+      build: DEV_BUILD,
+      args: [
+        '--replicaof',
+        '127.0.0.1',
+        String(plainPrimary.port),
+        '--masteruser',
+        'valkey-krm-replication',
+        '--masterauth',
+        passwords.replication,
+      ],
+    });
     try {
       let info = '';
       await waitFor(

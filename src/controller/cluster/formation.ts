@@ -75,13 +75,18 @@ type ShardPrimary =
   | { kind: 'none'; note: string };
 
 function findShardPrimary(
-  shard: number, inShard: readonly Member[], byId: ReadonlyMap<string, Member>, foreign: ReadonlyMap<string, ForeignNode>,
+  shard: number,
+  inShard: readonly Member[],
+  byId: ReadonlyMap<string, Member>,
+  foreign: ReadonlyMap<string, ForeignNode>,
 ): ShardPrimary {
   if (inShard.length === 0) return { kind: 'none', note: `shard ${shard}: no pod has answered yet` };
   const owners = inShard.filter((m) => isPrimary(selfOf(m)) && selfOf(m).slots.length > 0);
   const [first, ...others] = owners;
   if (first) {
-    const note = others.length ? `shard ${shard}: pods ${owners.map((o) => o.pod).join(', ')} all hold slots; ${first.pod} is taken as the primary` : undefined;
+    const note = others.length
+      ? `shard ${shard}: pods ${owners.map((o) => o.pod).join(', ')} all hold slots; ${first.pod} is taken as the primary`
+      : undefined;
     return { kind: 'primary', member: first, ...(note ? { note } : {}) };
   }
   for (const m of inShard) {
@@ -138,7 +143,12 @@ function choosePrimaries(f: Formation): Step & { primaries: Map<number, Member> 
   const waiting: string[] = [];
   const primaries = new Map<number, Member>();
   for (let s = 0; s < f.shards; s++) {
-    const found = findShardPrimary(s, f.members.filter((m) => m.shard === s), f.byId, f.foreign);
+    const found = findShardPrimary(
+      s,
+      f.members.filter((m) => m.shard === s),
+      f.byId,
+      f.foreign,
+    );
     if (found.kind === 'none') {
       waiting.push(found.note);
     } else if (found.kind === 'failover') {

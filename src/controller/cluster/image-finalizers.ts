@@ -36,9 +36,19 @@ export function planImageFinalizers(images: readonly ImageFacts[], configs: read
     const has = image.finalizers.includes(IMAGE_FINALIZER);
     // The API server refuses new finalizers on an object already being deleted.
     if (referencedBy.length > 0 && !has && !image.deleting) {
-      changes.push({ image: image.name, resourceVersion: image.resourceVersion, finalizers: [...image.finalizers, IMAGE_FINALIZER], referencedBy });
+      changes.push({
+        image: image.name,
+        resourceVersion: image.resourceVersion,
+        finalizers: [...image.finalizers, IMAGE_FINALIZER],
+        referencedBy,
+      });
     } else if (referencedBy.length === 0 && has) {
-      changes.push({ image: image.name, resourceVersion: image.resourceVersion, finalizers: image.finalizers.filter((f) => f !== IMAGE_FINALIZER), referencedBy });
+      changes.push({
+        image: image.name,
+        resourceVersion: image.resourceVersion,
+        finalizers: image.finalizers.filter((f) => f !== IMAGE_FINALIZER),
+        referencedBy,
+      });
     }
   }
   return changes;

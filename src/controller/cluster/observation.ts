@@ -11,7 +11,8 @@ export interface PodPlace {
 }
 
 /** Pods in shard order, then ordinal order. */
-export const byPosition = (a: Pick<PodPlace, 'shard' | 'ordinal'>, b: Pick<PodPlace, 'shard' | 'ordinal'>): number => a.shard - b.shard || a.ordinal - b.ordinal;
+export const byPosition = (a: Pick<PodPlace, 'shard' | 'ordinal'>, b: Pick<PodPlace, 'shard' | 'ordinal'>): number =>
+  a.shard - b.shard || a.ordinal - b.ordinal;
 
 /** Where a node listens: MEET needs an IP, the client port and the cluster bus port. */
 export interface Endpoint {

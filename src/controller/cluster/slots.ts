@@ -27,5 +27,4 @@ export function toRanges(slots: Iterable<number>): SlotRange[] {
   return out;
 }
 
-export const formatRanges = (ranges: readonly SlotRange[]): string =>
-  ranges.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(',');
+export const formatRanges = (ranges: readonly SlotRange[]): string => ranges.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(',');

@@ -88,21 +88,37 @@ function shapeProblems(input: StatusInput, answered: readonly Answered[]): strin
   return problems;
 }
 
-function versionConditions(input: StatusInput, answered: readonly Answered[], rejected: readonly Rejected[]): [DesiredCondition, DesiredCondition] {
+function versionConditions(
+  input: StatusInput,
+  answered: readonly Answered[],
+  rejected: readonly Rejected[],
+): [DesiredCondition, DesiredCondition] {
   const g = input.generation;
   const versions = [...new Set(answered.map((o) => o.version))].sort();
   let check: DesiredCondition;
   if (rejected.length) {
     const first = rejected[0] as (typeof rejected)[number];
     check = {
-      type: 'VersionCheck', status: 'False', reason: first.verdict.reason, observedGeneration: g,
+      type: 'VersionCheck',
+      status: 'False',
+      reason: first.verdict.reason,
+      observedGeneration: g,
       message: summarize(rejected.map((r) => rejectionMessage(`${input.namespace}/${r.pod}`, r.verdict.found))),
     };
   } else if (answered.length === 0) {
-    check = { type: 'VersionCheck', status: 'Unknown', reason: 'NoNodeChecked', message: 'No pod has answered INFO yet', observedGeneration: g };
+    check = {
+      type: 'VersionCheck',
+      status: 'Unknown',
+      reason: 'NoNodeChecked',
+      message: 'No pod has answered INFO yet',
+      observedGeneration: g,
+    };
   } else {
     check = {
-      type: 'VersionCheck', status: 'True', reason: 'AtLeastFloor', observedGeneration: g,
+      type: 'VersionCheck',
+      status: 'True',
+      reason: 'AtLeastFloor',
+      observedGeneration: g,
       message: `${answered.length} node(s) checked, running ${versions.join(', ')}`,
     };
   }
@@ -110,7 +126,9 @@ function versionConditions(input: StatusInput, answered: readonly Answered[], re
   const declared = input.declared;
   if (!declared || answered.length === 0) {
     match = {
-      type: 'VersionMatchesImage', status: 'Unknown', observedGeneration: g,
+      type: 'VersionMatchesImage',
+      status: 'Unknown',
+      observedGeneration: g,
       reason: declared ? 'NoNodeChecked' : 'NoDeclaredVersion',
       message: declared ? 'No pod has answered INFO yet' : 'The StatefulSets carry no image-version annotation',
     };
@@ -118,11 +136,17 @@ function versionConditions(input: StatusInput, answered: readonly Answered[], re
     const differing = answered.filter((o) => o.version !== declared.version);
     match = differing.length
       ? {
-          type: 'VersionMatchesImage', status: 'False', reason: 'DeclaredVersionDiffers', observedGeneration: g,
+          type: 'VersionMatchesImage',
+          status: 'False',
+          reason: 'DeclaredVersionDiffers',
+          observedGeneration: g,
           message: `ValkeyImage ${declared.imageRef} declares ${declared.version}, but ${summarize(differing.map((o) => `${o.pod} runs ${o.version}`))}`,
         }
       : {
-          type: 'VersionMatchesImage', status: 'True', reason: 'Matches', observedGeneration: g,
+          type: 'VersionMatchesImage',
+          status: 'True',
+          reason: 'Matches',
+          observedGeneration: g,
           message: `Every node runs ${declared.version}, as ValkeyImage ${declared.imageRef} declares`,
         };
   }
@@ -155,10 +179,17 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   const healthy = formed && notReady.length === 0 && rejected.length === 0 && nodes.every((n) => n.health === 'online');
 
   // Once every slot has had an owner the cluster exists, and later gaps are updates, not creation.
-  const wasFormed = input.previous?.state === 'Active' || input.previous?.state === 'Updating' || assignedAnywhere(answered) === TOTAL_SLOTS;
+  const wasFormed =
+    input.previous?.state === 'Active' || input.previous?.state === 'Updating' || assignedAnywhere(answered) === TOTAL_SLOTS;
   const state = rejected.length ? 'Failed' : healthy ? 'Active' : wasFormed ? 'Updating' : 'Creating';
 
-  const reasons = [...input.actionErrors, ...notReady, ...plan.waiting, ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []), ...shape];
+  const reasons = [
+    ...input.actionErrors,
+    ...notReady,
+    ...plan.waiting,
+    ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []),
+    ...shape,
+  ];
   const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
   const message =
     state === 'Failed'
@@ -168,9 +199,17 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         : summarize(reasons);
 
   const formedCondition: DesiredCondition = formed
-    ? { type: 'ClusterFormed', status: 'True', reason: 'Formed', message: `All ${TOTAL_SLOTS} slots are assigned and every shard has its replicas`, observedGeneration: g }
+    ? {
+        type: 'ClusterFormed',
+        status: 'True',
+        reason: 'Formed',
+        message: `All ${TOTAL_SLOTS} slots are assigned and every shard has its replicas`,
+        observedGeneration: g,
+      }
     : {
-        type: 'ClusterFormed', status: 'False', observedGeneration: g,
+        type: 'ClusterFormed',
+        status: 'False',
+        observedGeneration: g,
         reason: input.actionErrors.length ? 'FormationError' : answered.length === 0 ? 'WaitingForNodes' : 'Forming',
         message: summarize(reasons) || 'Forming',
       };

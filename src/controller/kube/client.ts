@@ -4,12 +4,17 @@ import type { KubeConfig } from '@kubernetes/client-node';
 
 /** A non-2xx answer from the API server, with the Status object's reason when it sent one. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly reason: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
-export const isApiError = (e: unknown, status?: number): e is ApiError => e instanceof ApiError && (status === undefined || e.status === status);
+export const isApiError = (e: unknown, status?: number): e is ApiError =>
+  e instanceof ApiError && (status === undefined || e.status === status);
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -77,7 +82,14 @@ export async function kubeClientFromConfig(kc: KubeConfig): Promise<KubeClient> 
   const tlsOptions: RequestOptions = {};
   await kc.applyToHTTPSOptions(tlsOptions);
   const secure = base.protocol === 'https:';
-  const agentOptions = { keepAlive: true, ca: tlsOptions.ca, cert: tlsOptions.cert, key: tlsOptions.key, ...(tlsOptions.rejectUnauthorized !== undefined ? { rejectUnauthorized: tlsOptions.rejectUnauthorized } : {}), ...(tlsOptions.servername ? { servername: tlsOptions.servername } : {}) };
+  const agentOptions = {
+    keepAlive: true,
+    ca: tlsOptions.ca,
+    cert: tlsOptions.cert,
+    key: tlsOptions.key,
+    ...(tlsOptions.rejectUnauthorized !== undefined ? { rejectUnauthorized: tlsOptions.rejectUnauthorized } : {}),
+    ...(tlsOptions.servername ? { servername: tlsOptions.servername } : {}),
+  };
   const agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent({ keepAlive: true });
   const transport: Transport = {
     base,

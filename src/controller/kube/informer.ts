@@ -101,7 +101,13 @@ export class Informer<T extends KubeObject> {
           continue;
         }
         const retryInMs = this.backoff.next();
-        this.opts.onError({ informer: this.opts.name, phase, reason: 'error', error: e instanceof Error ? e : new Error(String(e)), retryInMs });
+        this.opts.onError({
+          informer: this.opts.name,
+          phase,
+          reason: 'error',
+          error: e instanceof Error ? e : new Error(String(e)),
+          retryInMs,
+        });
         await this.opts.clock.sleep(retryInMs, this.abort.signal);
       }
     }
@@ -128,7 +134,8 @@ export class Informer<T extends KubeObject> {
     for (const [k, v] of fresh) {
       const before = old.get(k);
       if (!before) this.opts.onEvent({ type: 'added', object: v });
-      else if (before.metadata.resourceVersion !== v.metadata.resourceVersion) this.opts.onEvent({ type: 'modified', object: v, old: before });
+      else if (before.metadata.resourceVersion !== v.metadata.resourceVersion)
+        this.opts.onEvent({ type: 'modified', object: v, old: before });
     }
     for (const [k, v] of old) if (!fresh.has(k)) this.opts.onEvent({ type: 'deleted', object: v });
   }

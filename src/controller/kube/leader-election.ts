@@ -56,7 +56,10 @@ export class LeaderElector {
   private setLeading(value: boolean): void {
     if (value === this.leading) return;
     this.leading = value;
-    this.opts.log.info(value ? 'became leader' : 'stopped leading', { lease: `${this.opts.namespace}/${this.opts.name}`, identity: this.opts.identity });
+    this.opts.log.info(value ? 'became leader' : 'stopped leading', {
+      lease: `${this.opts.namespace}/${this.opts.name}`,
+      identity: this.opts.identity,
+    });
     if (value) this.opts.onStartedLeading();
     else this.opts.onStoppedLeading();
   }
@@ -98,7 +101,13 @@ export class LeaderElector {
           apiVersion: 'coordination.k8s.io/v1',
           kind: 'Lease',
           metadata: { name: this.opts.name, namespace: this.opts.namespace },
-          spec: { holderIdentity: identity, leaseDurationSeconds: this.opts.leaseDurationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
+          spec: {
+            holderIdentity: identity,
+            leaseDurationSeconds: this.opts.leaseDurationSeconds,
+            acquireTime: microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: 0,
+          },
         },
         timeoutMs: this.opts.renewDeadlineMs,
       });

@@ -52,7 +52,8 @@ function declaredVersion(sets: readonly StatefulSet[]): Declared | undefined {
   return undefined;
 }
 
-const decode = (b64: string | undefined): string | undefined => (b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8'));
+const decode = (b64: string | undefined): string | undefined =>
+  b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8');
 
 /** TLS settings per pod from the cluster's Secret: its CA to verify, its cert as our client cert. */
 async function tlsSettings(cluster: ValkeyCluster, deps: ClusterReconcilerDeps): Promise<(pod: string) => TlsOptions> {

@@ -10,7 +10,8 @@ import { compareStrings } from '../../api/order.js';
 export function controllerMetrics(registry = new Registry()) {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers });
 
   const nodesByCluster = new Map<string, readonly string[]>();
   new Gauge<'version'>({
@@ -36,11 +37,25 @@ export function controllerMetrics(registry = new Registry()) {
 
   return {
     registry,
-    reconciles: counter('valkey_status_sync_reconciles_total', 'Reconcile passes, by kind (cluster, images) and result (ok, error).', ['kind', 'result']),
-    reconcileErrors: counter('valkey_status_sync_reconcile_errors_total', 'Errors met while reconciling, by kind (node, formation, api).', ['kind']),
-    statusWrites: counter('valkey_status_sync_status_writes_total', 'Status patches written to ValkeyClusters (unchanged status is never written).'),
-    formationActions: counter('valkey_status_sync_formation_actions_total', 'Cluster commands sent to form or heal clusters, by action and result.', ['action', 'result']),
-    finalizerWrites: counter('valkey_status_sync_finalizer_writes_total', 'ValkeyImage finalizers added or released, by action.', ['action']),
+    reconciles: counter('valkey_status_sync_reconciles_total', 'Reconcile passes, by kind (cluster, images) and result (ok, error).', [
+      'kind',
+      'result',
+    ]),
+    reconcileErrors: counter('valkey_status_sync_reconcile_errors_total', 'Errors met while reconciling, by kind (node, formation, api).', [
+      'kind',
+    ]),
+    statusWrites: counter(
+      'valkey_status_sync_status_writes_total',
+      'Status patches written to ValkeyClusters (unchanged status is never written).',
+    ),
+    formationActions: counter(
+      'valkey_status_sync_formation_actions_total',
+      'Cluster commands sent to form or heal clusters, by action and result.',
+      ['action', 'result'],
+    ),
+    finalizerWrites: counter('valkey_status_sync_finalizer_writes_total', 'ValkeyImage finalizers added or released, by action.', [
+      'action',
+    ]),
     watchErrors: counter(
       'valkey_status_sync_watch_errors_total',
       'List/watch failures, by resource, phase and reason (gone: 410, the informer relists; error: retried with backoff).',

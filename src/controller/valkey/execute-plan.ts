@@ -40,7 +40,10 @@ function send(a: FormationAction, s: NodeSession): Promise<void> {
 }
 
 /** Runs the plan's commands in order; a failed command is reported and the rest still run. */
-export async function executeActions(actions: readonly FormationAction[], sessions: ReadonlyMap<string, NodeSession>): Promise<ActionOutcome[]> {
+export async function executeActions(
+  actions: readonly FormationAction[],
+  sessions: ReadonlyMap<string, NodeSession>,
+): Promise<ActionOutcome[]> {
   const outcomes: ActionOutcome[] = [];
   for (const action of actions) {
     const session = sessions.get(action.on);

@@ -31,7 +31,15 @@ export type OpenSession = (endpoint: Endpoint, tls: TlsOptions | undefined) => P
 
 /** Every command a session sends, by the name it is timed under: a closed set, fit for a metric label. */
 export const NODE_COMMANDS = [
-  'AUTH', 'INFO', 'CLUSTER NODES', 'CLUSTER INFO', 'CLUSTER MEET', 'CLUSTER ADDSLOTSRANGE', 'CLUSTER REPLICATE', 'CLUSTER FORGET', 'CLUSTER FAILOVER',
+  'AUTH',
+  'INFO',
+  'CLUSTER NODES',
+  'CLUSTER INFO',
+  'CLUSTER MEET',
+  'CLUSTER ADDSLOTSRANGE',
+  'CLUSTER REPLICATE',
+  'CLUSTER FORGET',
+  'CLUSTER FAILOVER',
 ] as const;
 export type NodeCommand = (typeof NODE_COMMANDS)[number];
 
@@ -81,7 +89,8 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
       clusterNodes: async () => text(await call('CLUSTER NODES', ['CLUSTER', 'NODES']), 'CLUSTER NODES'),
       clusterInfo: async () => text(await call('CLUSTER INFO', ['CLUSTER', 'INFO']), 'CLUSTER INFO'),
       meet: (t) => ok('CLUSTER MEET', ['CLUSTER', 'MEET', t.host, String(t.port), String(t.busPort)]),
-      addSlotsRange: (ranges) => ok('CLUSTER ADDSLOTSRANGE', ['CLUSTER', 'ADDSLOTSRANGE', ...ranges.flatMap(([a, b]) => [String(a), String(b)])]),
+      addSlotsRange: (ranges) =>
+        ok('CLUSTER ADDSLOTSRANGE', ['CLUSTER', 'ADDSLOTSRANGE', ...ranges.flatMap(([a, b]) => [String(a), String(b)])]),
       replicate: (id) => ok('CLUSTER REPLICATE', ['CLUSTER', 'REPLICATE', id]),
       forget: (id) => ok('CLUSTER FORGET', ['CLUSTER', 'FORGET', id]),
       takeover: () => ok('CLUSTER FAILOVER', ['CLUSTER', 'FAILOVER', 'TAKEOVER']),

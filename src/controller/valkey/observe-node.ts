@@ -40,7 +40,8 @@ function pendingReason(pod: Pod): string | undefined {
 }
 
 const describeError = (e: unknown): string => {
-  if (e instanceof CommandError && (e.code === 'WRONGPASS' || e.code === 'NOPERM')) return `${e.message} (check the controller's password and ACL user)`;
+  if (e instanceof CommandError && (e.code === 'WRONGPASS' || e.code === 'NOPERM'))
+    return `${e.message} (check the controller's password and ACL user)`;
   return e instanceof Error ? e.message : String(e);
 };
 
@@ -63,7 +64,15 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
     }
     const [nodes, info] = await Promise.all([session.clusterNodes(), session.clusterInfo()]);
     return {
-      observation: { ...place, state: 'answered', identity, version: verdict.version, endpoint, view: parseClusterNodes(nodes), info: parseClusterInfo(info) },
+      observation: {
+        ...place,
+        state: 'answered',
+        identity,
+        version: verdict.version,
+        endpoint,
+        view: parseClusterNodes(nodes),
+        info: parseClusterInfo(info),
+      },
       session,
     };
   } catch (e) {

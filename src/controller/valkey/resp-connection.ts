@@ -27,7 +27,10 @@ export class NodeUnavailableError extends Error {}
 
 /** The node answered with an error reply, e.g. `WRONGPASS` or `ERR Unknown node`. */
 export class CommandError extends Error {
-  constructor(readonly command: string, readonly reply: RespError) {
+  constructor(
+    readonly command: string,
+    readonly reply: RespError,
+  ) {
     super(`${command}: ${reply.message}`);
   }
   get code(): string {

@@ -12,7 +12,11 @@ export interface CliIO {
   stdinIsTTY: boolean;
 }
 
-const usage = (tool: Tool, message: string): RunOutput => ({ stdout: '', stderr: `${tool}: ${message}\nRun ${tool} --help for usage.\n`, exitCode: 2 });
+const usage = (tool: Tool, message: string): RunOutput => ({
+  stdout: '',
+  stderr: `${tool}: ${message}\nRun ${tool} --help for usage.\n`,
+  exitCode: 2,
+});
 
 /** Parses arguments and runs; never throws (an unexpected failure is a report, exit 1). */
 export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Promise<RunOutput> {
@@ -23,7 +27,8 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
     if (request.action === 'usage-error') return usage(tool, request.message);
     const { paths, configPath } = request;
     if (paths.length === 0) {
-      if (configPath) return usage(tool, '--config is for the plain-files mode: also name the files or directories to read (or - for stdin)');
+      if (configPath)
+        return usage(tool, '--config is for the plain-files mode: also name the files or directories to read (or - for stdin)');
       if (io.stdinIsTTY) return usage(tool, 'expected a ResourceList on stdin, or files to read');
       return runResourceList(await io.readStdin(), tool);
     }

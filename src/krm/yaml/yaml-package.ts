@@ -28,7 +28,14 @@ export function yamlLib(): typeof Yaml {
 // drop those two.
 const kubectlScalars = (tags: Tags): Tags =>
   tags.filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'));
-export const PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true, strict: true, version: '1.1', customTags: kubectlScalars, logLevel: 'error' } as const;
+export const PARSE_OPTIONS = {
+  prettyErrors: false,
+  uniqueKeys: true,
+  strict: true,
+  version: '1.1',
+  customTags: kubectlScalars,
+  logLevel: 'error',
+} as const;
 
 function lineColumn(text: string, offset: number): string {
   let line = 1;

@@ -29,13 +29,15 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
  * and would refuse the whole file over it, so it goes through aclForPre9Builds.
  */
 export function usersAcl(): string {
-  return aclForPre9Builds([
-    DEFAULT_USER_LINE,
-    `user ${SYSTEM_USERNAMES.replication} on #${sha256(REPLICATION_PASSWORD)} resetchannels ${REPLICATION_RULES}`,
-    `user ${SYSTEM_USERNAMES.controller} on #${sha256(CONTROLLER_PASSWORD)} resetchannels ${CONTROLLER_RULES}`,
-    `user ${APP_USER} on #${sha256(APP_PASSWORD)} resetchannels ~* +@all`,
-    '',
-  ].join('\n'));
+  return aclForPre9Builds(
+    [
+      DEFAULT_USER_LINE,
+      `user ${SYSTEM_USERNAMES.replication} on #${sha256(REPLICATION_PASSWORD)} resetchannels ${REPLICATION_RULES}`,
+      `user ${SYSTEM_USERNAMES.controller} on #${sha256(CONTROLLER_PASSWORD)} resetchannels ${CONTROLLER_RULES}`,
+      `user ${APP_USER} on #${sha256(APP_PASSWORD)} resetchannels ~* +@all`,
+      '',
+    ].join('\n'),
+  );
 }
 
 export interface World {
@@ -56,16 +58,28 @@ async function kubectl(api: ApiServer, args: string[], input?: string): Promise<
 
 /** CRDs from crds/, the controller's namespace, ServiceAccount and RBAC from deploy/controller/. */
 export async function prepareWorld(api: ApiServer): Promise<World> {
-  const files = [join(REPO, 'crds'), ...['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml'].map((f) => join(REPO, 'deploy/controller', f))];
+  const files = [
+    join(REPO, 'crds'),
+    ...['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml'].map((f) => join(REPO, 'deploy/controller', f)),
+  ];
   await kubectl(api, ['apply', '--server-side', ...files.flatMap((f) => ['-f', f])]);
-  await kubectl(api, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/valkeyclusters.valkey.gomomento.com', 'crd/valkeyconfigs.valkey.gomomento.com', 'crd/valkeyimages.valkey.gomomento.com']);
+  await kubectl(api, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/valkeyclusters.valkey.gomomento.com',
+    'crd/valkeyconfigs.valkey.gomomento.com',
+    'crd/valkeyimages.valkey.gomomento.com',
+  ]);
   const token = (await kubectl(api, ['create', 'token', 'valkey-status-sync', '-n', CONTROLLER_NAMESPACE, '--duration=2h'])).trim();
   const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-controller-test-'));
   const controllerKubeconfig = join(dir, 'controller.kubeconfig');
   writeFileSync(
     controllerKubeconfig,
     JSON.stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'sa',
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'sa',
       clusters: [{ name: 'harness', cluster: { server: api.url, 'certificate-authority': api.caCertPath } }],
       users: [{ name: 'valkey-status-sync', user: { token } }],
       contexts: [{ name: 'sa', context: { cluster: 'harness', user: 'valkey-status-sync' } }],
@@ -103,24 +117,46 @@ export interface ClusterShape {
 
 /** The ValkeyCluster and, as the renderer would, one StatefulSet per shard with its annotations. */
 export async function createCluster(api: ApiServer, c: ClusterShape): Promise<void> {
-  await apiCall(api, 'POST', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${c.ns}/valkeyclusters`,
-    cluster(c.name, { shards: c.shards, replicasPerShard: c.replicasPerShard, ...(c.tlsSecret ? { tls: { secretRef: c.tlsSecret } } : {}) }, c.ns));
+  await apiCall(
+    api,
+    'POST',
+    `/apis/valkey.gomomento.com/v1alpha1/namespaces/${c.ns}/valkeyclusters`,
+    cluster(
+      c.name,
+      { shards: c.shards, replicasPerShard: c.replicasPerShard, ...(c.tlsSecret ? { tls: { secretRef: c.tlsSecret } } : {}) },
+      c.ns,
+    ),
+  );
   for (let s = 0; s < c.shards; s++) await applyStatefulSet(api, c, s);
 }
 
 export async function applyStatefulSet(api: ApiServer, c: ClusterShape, shard: number): Promise<void> {
-  const labels = { [LABELS.name]: 'valkey', [LABELS.instance]: c.name, [LABELS.managedBy]: MANAGED_BY, [LABELS.cluster]: c.name, [LABELS.shard]: String(shard) };
+  const labels = {
+    [LABELS.name]: 'valkey',
+    [LABELS.instance]: c.name,
+    [LABELS.managedBy]: MANAGED_BY,
+    [LABELS.cluster]: c.name,
+    [LABELS.shard]: String(shard),
+  };
   const body = {
-    apiVersion: 'apps/v1', kind: 'StatefulSet',
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
     metadata: {
-      name: `${c.name}-${shard}`, namespace: c.ns, labels,
+      name: `${c.name}-${shard}`,
+      namespace: c.ns,
+      labels,
       annotations: {
-        [ANNOTATIONS.imageRef]: 'valkey-9-0', [ANNOTATIONS.imageVersion]: c.declaredVersion ?? '9.0.1',
-        [ANNOTATIONS.shards]: String(c.shards), [ANNOTATIONS.replicasPerShard]: String(c.replicasPerShard),
+        [ANNOTATIONS.imageRef]: 'valkey-9-0',
+        [ANNOTATIONS.imageVersion]: c.declaredVersion ?? '9.0.1',
+        [ANNOTATIONS.shards]: String(c.shards),
+        [ANNOTATIONS.replicasPerShard]: String(c.replicasPerShard),
       },
     },
     spec: {
-      replicas: 1 + c.replicasPerShard, serviceName: c.name, podManagementPolicy: 'Parallel', updateStrategy: { type: 'OnDelete' },
+      replicas: 1 + c.replicasPerShard,
+      serviceName: c.name,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'OnDelete' },
       selector: { matchLabels: { [LABELS.cluster]: c.name, [LABELS.shard]: String(shard) } },
       template: { metadata: { labels }, spec: { containers: [{ name: 'valkey', image: 'valkey/valkey:9.0.1' }] } },
     },
@@ -129,7 +165,13 @@ export async function applyStatefulSet(api: ApiServer, c: ClusterShape, shard: n
 }
 
 export async function patchClusterSpec(api: ApiServer, ns: string, name: string, spec: Record<string, unknown>): Promise<void> {
-  await apiCall(api, 'PATCH', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${ns}/valkeyclusters/${name}`, { spec }, 'application/merge-patch+json');
+  await apiCall(
+    api,
+    'PATCH',
+    `/apis/valkey.gomomento.com/v1alpha1/namespaces/${ns}/valkeyclusters/${name}`,
+    { spec },
+    'application/merge-patch+json',
+  );
 }
 
 export interface ClusterObject {
@@ -148,7 +190,14 @@ export const getCluster = (api: ApiServer, ns: string, name: string) =>
   apiCall<ClusterObject>(api, 'GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${ns}/valkeyclusters/${name}`);
 
 /** Polls the ValkeyCluster until `check` holds; on timeout the error shows the last status. */
-export async function waitForCluster(api: ApiServer, ns: string, name: string, what: string, check: (c: ClusterObject) => boolean, timeoutMs = 30_000): Promise<ClusterObject> {
+export async function waitForCluster(
+  api: ApiServer,
+  ns: string,
+  name: string,
+  what: string,
+  check: (c: ClusterObject) => boolean,
+  timeoutMs = 30_000,
+): Promise<ClusterObject> {
   const seen: { last?: ClusterObject } = {};
   const reached = async () => {
     seen.last = await getCluster(api, ns, name).catch(() => seen.last);
@@ -185,10 +234,18 @@ export interface PodOptions {
 export async function createPod(api: ApiServer, p: PodOptions): Promise<string> {
   const name = `${p.cluster}-${p.shard}-${p.ordinal}`;
   const pod = await apiCall<Pod>(api, 'POST', `/api/v1/namespaces/${p.ns}/pods`, {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
-      name, namespace: p.ns,
-      labels: { [LABELS.name]: 'valkey', [LABELS.instance]: p.cluster, [LABELS.managedBy]: MANAGED_BY, [LABELS.cluster]: p.cluster, [LABELS.shard]: String(p.shard) },
+      name,
+      namespace: p.ns,
+      labels: {
+        [LABELS.name]: 'valkey',
+        [LABELS.instance]: p.cluster,
+        [LABELS.managedBy]: MANAGED_BY,
+        [LABELS.cluster]: p.cluster,
+        [LABELS.shard]: String(p.shard),
+      },
     },
     spec: { automountServiceAccountToken: false, containers: [{ name: 'valkey', image: 'valkey/valkey:9.0.1' }] },
   });
@@ -198,13 +255,23 @@ export async function createPod(api: ApiServer, p: PodOptions): Promise<string> 
 
 /** What a kubelet would report: Running, Ready, with an IP. */
 export async function setPodRunning(api: ApiServer, ns: string, name: string, ip: string): Promise<void> {
-  await apiCall(api, 'PATCH', `/api/v1/namespaces/${ns}/pods/${name}/status`, {
-    status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] },
-  }, 'application/merge-patch+json');
+  await apiCall(
+    api,
+    'PATCH',
+    `/api/v1/namespaces/${ns}/pods/${name}/status`,
+    {
+      status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] },
+    },
+    'application/merge-patch+json',
+  );
 }
 
 export async function deletePod(api: ApiServer, ns: string, name: string): Promise<void> {
   // Never scheduled, so the API server deletes it at once (no kubelet to wait for).
   await apiCall(api, 'DELETE', `/api/v1/namespaces/${ns}/pods/${name}`);
-  await waitUntil(`pod ${ns}/${name} gone`, async () => (await api.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404, 10_000);
+  await waitUntil(
+    `pod ${ns}/${name} gone`,
+    async () => (await api.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404,
+    10_000,
+  );
 }

@@ -43,7 +43,8 @@ export interface NodeOptions {
   runs?: NodeBinary;
 }
 
-const startBinary = (runs: NodeBinary, opts: StartServerOptions) => (runs === 'redis' ? startRedis(opts) : startValkey({ build: runs, ...opts }));
+const startBinary = (runs: NodeBinary, opts: StartServerOptions) =>
+  runs === 'redis' ? startRedis(opts) : startValkey({ build: runs, ...opts });
 
 /** A real server in cluster mode with the rendered ACL users (node timeout 1 s for fast failure detection). */
 export async function startNode(world: World, opts: NodeOptions = {}): Promise<NodeServer> {
@@ -53,9 +54,22 @@ export async function startNode(world: World, opts: NodeOptions = {}): Promise<N
   const server = await startBinary(opts.runs ?? DEV_BUILD, {
     port,
     args: [
-      '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort),
-      '--cluster-node-timeout', '1000', '--cluster-allow-replica-migration', 'no',
-      '--aclfile', world.aclPath, '--masteruser', SYSTEM_USERNAMES.replication, '--masterauth', REPLICATION_PASSWORD,
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      'nodes.conf',
+      '--cluster-port',
+      String(busPort),
+      '--cluster-node-timeout',
+      '1000',
+      '--cluster-allow-replica-migration',
+      'no',
+      '--aclfile',
+      world.aclPath,
+      '--masteruser',
+      SYSTEM_USERNAMES.replication,
+      '--masterauth',
+      REPLICATION_PASSWORD,
       ...(opts.extraArgs ?? []),
     ],
   });
@@ -64,7 +78,9 @@ export async function startNode(world: World, opts: NodeOptions = {}): Promise<N
 
 /** Starts a node server and its pod; records where it listens. */
 export async function startPod(
-  world: World, book: EndpointBook, p: Omit<PodOptions, 'ip'> & { ip?: string | null } & Omit<NodeOptions, 'port'>,
+  world: World,
+  book: EndpointBook,
+  p: Omit<PodOptions, 'ip'> & { ip?: string | null } & Omit<NodeOptions, 'port'>,
 ): Promise<NodeServer & { uid: string; name: string }> {
   const { ip, extraArgs, runs, ...place } = p;
   const node = await startNode(world, { ...(extraArgs ? { extraArgs } : {}), ...(runs ? { runs } : {}) });
@@ -75,19 +91,43 @@ export async function startPod(
 
 /** Asks a node with the real valkey-cli, as the controller user; independent of the code under test. */
 export async function controllerCli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run(valkeyCliPath(), ['-h', '127.0.0.1', '-p', String(port), '--user', SYSTEM_USERNAMES.controller, '--pass', CONTROLLER_PASSWORD, '--no-auth-warning', ...args], { timeout: 5_000 });
+  const { stdout } = await run(
+    valkeyCliPath(),
+    [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '--user',
+      SYSTEM_USERNAMES.controller,
+      '--pass',
+      CONTROLLER_PASSWORD,
+      '--no-auth-warning',
+      ...args,
+    ],
+    { timeout: 5_000 },
+  );
   return stdout;
 }
 
 /** As the application user, following cluster redirects (`-c`). */
 export async function appCli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run(valkeyCliPath(), ['-c', '-h', '127.0.0.1', '-p', String(port), '--user', APP_USER, '--pass', APP_PASSWORD, '--no-auth-warning', ...args], { timeout: 5_000 });
+  const { stdout } = await run(
+    valkeyCliPath(),
+    ['-c', '-h', '127.0.0.1', '-p', String(port), '--user', APP_USER, '--pass', APP_PASSWORD, '--no-auth-warning', ...args],
+    { timeout: 5_000 },
+  );
   return stdout.trim();
 }
 
 export async function clusterInfo(port: number): Promise<Record<string, string>> {
   const text = await controllerCli(port, 'CLUSTER', 'INFO');
-  return Object.fromEntries(text.split(/\r?\n/).filter((l) => l.includes(':')).map((l) => l.split(':', 2) as [string, string]));
+  return Object.fromEntries(
+    text
+      .split(/\r?\n/)
+      .filter((l) => l.includes(':'))
+      .map((l) => l.split(':', 2) as [string, string]),
+  );
 }
 
 export interface NodeLine {
@@ -100,10 +140,20 @@ export interface NodeLine {
 
 export async function clusterNodes(port: number): Promise<NodeLine[]> {
   const text = await controllerCli(port, 'CLUSTER', 'NODES');
-  return text.trim().split('\n').filter(Boolean).map((l) => {
-    const [id, addr, flags, primary, , , , , ...slots] = l.trim().split(' ');
-    return { id: id as string, port: Number(addr?.split('@')[0]?.split(':').pop()), flags: (flags ?? '').split(','), primary: primary as string, slots };
-  });
+  return text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const [id, addr, flags, primary, , , , , ...slots] = l.trim().split(' ');
+      return {
+        id: id as string,
+        port: Number(addr?.split('@')[0]?.split(':').pop()),
+        flags: (flags ?? '').split(','),
+        primary: primary as string,
+        slots,
+      };
+    });
 }
 
 export const myId = async (port: number): Promise<string> => (await controllerCli(port, 'CLUSTER', 'MYID')).trim();

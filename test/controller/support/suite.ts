@@ -45,7 +45,11 @@ export async function inNamespace(suite: KubeSuite, ns: string): Promise<Namespa
   const book = new EndpointBook();
   const tracked = <T extends NodeServer>(s: T): T => (servers.push(s), s);
   return {
-    api, world, servers, ns, book,
+    api,
+    world,
+    servers,
+    ns,
+    book,
     startNode: async (opts) => tracked(await startNode(world, opts)),
     startPod: async (p) => tracked(await startPod(world, book, p)),
   };

@@ -65,7 +65,9 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
   });
   const readout = await readMetrics(metrics);
   return {
-    app, metrics: readout, logs,
+    app,
+    metrics: readout,
+    logs,
     stop: async () => {
       await app.stop();
       readout.stop();

@@ -24,13 +24,47 @@ export function makePki(dnsNames: readonly string[]): TestPki {
   const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-pki-'));
   const p = (f: string) => join(dir, f);
   const run = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  run('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('ca.key'), '-out', p('ca.crt'), '-days', '2', '-subj', '/CN=valkey-krm test CA');
+  run(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    p('ca.key'),
+    '-out',
+    p('ca.crt'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=valkey-krm test CA',
+  );
   writeFileSync(
     p('node.ext'),
-    [`subjectAltName=${dnsNames.map((d) => `DNS:${d}`).join(',')}`, 'extendedKeyUsage=serverAuth,clientAuth', 'keyUsage=digitalSignature,keyEncipherment'].join('\n'),
+    [
+      `subjectAltName=${dnsNames.map((d) => `DNS:${d}`).join(',')}`,
+      'extendedKeyUsage=serverAuth,clientAuth',
+      'keyUsage=digitalSignature,keyEncipherment',
+    ].join('\n'),
   );
   run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('tls.key'), '-out', p('node.csr'), '-subj', '/CN=valkey node');
-  run('x509', '-req', '-in', p('node.csr'), '-CA', p('ca.crt'), '-CAkey', p('ca.key'), '-CAcreateserial', '-out', p('tls.crt'), '-days', '2', '-extfile', p('node.ext'));
+  run(
+    'x509',
+    '-req',
+    '-in',
+    p('node.csr'),
+    '-CA',
+    p('ca.crt'),
+    '-CAkey',
+    p('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    p('tls.crt'),
+    '-days',
+    '2',
+    '-extfile',
+    p('node.ext'),
+  );
   return {
     dir,
     caPath: p('ca.crt'),
@@ -39,7 +73,18 @@ export function makePki(dnsNames: readonly string[]): TestPki {
     ca: readFileSync(p('ca.crt'), 'utf8'),
     cert: readFileSync(p('tls.crt'), 'utf8'),
     key: readFileSync(p('tls.key'), 'utf8'),
-    tlsArgs: (port) => ['--tls-port', String(port), '--tls-cert-file', p('tls.crt'), '--tls-key-file', p('tls.key'), '--tls-ca-cert-file', p('ca.crt'), '--tls-auth-clients', 'yes'],
+    tlsArgs: (port) => [
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      p('tls.crt'),
+      '--tls-key-file',
+      p('tls.key'),
+      '--tls-ca-cert-file',
+      p('ca.crt'),
+      '--tls-auth-clients',
+      'yes',
+    ],
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

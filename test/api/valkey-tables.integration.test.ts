@@ -3,7 +3,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  canonicalSettingName, hasSubcommands, knownSettingNames, lookupAclCategory, lookupCommand, lookupSetting,
+  canonicalSettingName,
+  hasSubcommands,
+  knownSettingNames,
+  lookupAclCategory,
+  lookupCommand,
+  lookupSetting,
 } from '../../src/api/valkey-table.js';
 import { run } from '../helpers/exec.js';
 
@@ -12,11 +17,18 @@ const SERVERS = ['8.0.1', 'unstable-2024-10'].map((v) => join(ROOT, '..', 'share
 
 describe('the Valkey tables', () => {
   // The tables are what the real servers say: regenerate from them and compare, so they cannot drift.
-  it.runIf(SERVERS.every((s) => existsSync(s)))('are what the real servers in ../shared/valkey/ say (gen-valkey-tables --check)', async () => {
-    const out = await run(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/gen-valkey-tables.ts', '--check'], { cwd: ROOT, timeoutMs: 120_000 });
-    expect(out.stderr).toBe('');
-    expect(out.code).toBe(0);
-  }, 130_000);
+  it.runIf(SERVERS.every((s) => existsSync(s)))(
+    'are what the real servers in ../shared/valkey/ say (gen-valkey-tables --check)',
+    async () => {
+      const out = await run(join(ROOT, 'node_modules/.bin/tsx'), ['scripts/gen-valkey-tables.ts', '--check'], {
+        cwd: ROOT,
+        timeoutMs: 120_000,
+      });
+      expect(out.stderr).toBe('');
+      expect(out.code).toBe(0);
+    },
+    130_000,
+  );
 
   it('look names up case-insensitively and lead aliases to their setting', () => {
     expect(lookupSetting('MAXMEMORY')).toMatchObject({ name: 'maxmemory', facts: { live: true, type: 'memory' } });
@@ -37,7 +49,10 @@ describe('the Valkey tables', () => {
   });
 
   it('carry what later releases added, recorded by hand with a source', () => {
-    expect(lookupSetting('cluster-slot-migration-log-max-len')?.facts).toMatchObject({ since: '9.0', source: expect.stringContaining('atomic-slot-migration') });
+    expect(lookupSetting('cluster-slot-migration-log-max-len')?.facts).toMatchObject({
+      since: '9.0',
+      source: expect.stringContaining('atomic-slot-migration'),
+    });
     expect(lookupSetting('io-threads')?.facts.live).toBe(true);
     expect(lookupSetting('rename-command')?.facts.fileOnly).toBe(true);
     expect(lookupCommand('CLUSTER|SYNCSLOTS')).toMatchObject({ since: '9.0' });
