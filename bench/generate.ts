@@ -33,7 +33,7 @@ export function menuObjects(chains = 10, depth = 10): unknown[] {
               resources: { cpu: '1', memory: '2Gi' },
               valkey: { maxmemory: '1500mb', 'maxmemory-policy': 'allkeys-lru' },
             }
-          : { baseRef: `chain${c}-level${d + 1}`, valkey: { [`hz`]: String(10 + d) } };
+          : { baseRef: `chain${c}-level${d + 1}`, valkey: { hz: String(10 + d) } };
       if (d === 0)
         spec.acl = [
           { username: 'monitor', passwordHashes: [HASH], permissions: [{ roleRef: 'app', keys: [{ pattern: '*', access: 'read' }] }] },

@@ -35,7 +35,7 @@ function runExe(input: string, rss = true): Measured {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
-console.log('render-valkey benchmark (node', process.version + ')');
+console.log('render-valkey benchmark (node', `${process.version})`);
 console.log('size   | e2e wall ms | peak RSS MiB | objects | out MiB | µs/cluster | in-process: parse / render / emit ms');
 const menu = menuObjects();
 const figures: Record<number, number> = {};

@@ -31,7 +31,11 @@ function load(dir, name, scripts) {
     );
   }
   let yaml;
-  const bundleRequire = (id) => (id === './yaml.cjs' ? (yaml ??= load(dir, 'yaml.cjs', scripts)) : require(id));
+  const bundleRequire = (id) => {
+    if (id !== './yaml.cjs') return require(id);
+    if (yaml === undefined) yaml = load(dir, 'yaml.cjs', scripts);
+    return yaml;
+  };
   const mod = { exports: {} };
   script.runInThisContext()(mod.exports, bundleRequire, mod, file, dir);
   return mod.exports;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: installs what it needs, then runs every test.
 # This is the README's test command and exactly what CI runs (.ci/run).
-#   - redis-server / redis-cli from Debian (a real server of the Valkey protocol), busybox
+#   - redis-server from Debian (the "not Valkey at all" case of the version gate), busybox
+#   - the real Valkey servers the tests run come from ../shared/valkey/ (see its README)
 #   - npm dependencies (npm ci)
 #   - kube-apiserver, etcd and kustomize built from their Go modules, cached under ~/.cache
 #     (the first build takes about 11 minutes on 2 cores; later runs reuse the binaries)
@@ -10,7 +11,6 @@ cd "$(dirname "$0")/.."
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
-command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 command -v busybox >/dev/null 2>&1 || missing+=(busybox)   # the Argo CD plugin test runs its commands under BusyBox too
 if ((${#missing[@]})); then
   echo "test-all: installing ${missing[*]}" >&2
@@ -23,10 +23,15 @@ for tool in node npm go kpt kubectl; do
   command -v "$tool" >/dev/null 2>&1 || { echo "test-all: $tool is required on PATH" >&2; exit 1; }
 done
 
+for build in 8.0.1 unstable-2024-10; do
+  [ -x "../shared/valkey/$build/valkey-server" ] || { echo "test-all: ../shared/valkey/$build/valkey-server is missing (see the README, Developing)" >&2; exit 1; }
+done
+
 npm ci --no-audit --no-fund --loglevel=error
 bash scripts/build-tools.sh >&2
 npx tsx scripts/gen-crds.ts --check
 npm run -s typecheck
+npm run -s lint
 npm run -s build
 
 # vitest prints its own summary; the last line repeats it in the plain form CI runners read.

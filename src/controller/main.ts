@@ -87,10 +87,10 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     concurrency: positiveInt('concurrency', values.concurrency),
     nodeTimeoutMs: positiveInt('node-timeout', values['node-timeout']),
     leaderElect: leaderElect === 'true',
-    leaseNamespace: values['lease-namespace'] ?? env['POD_NAMESPACE'] ?? 'valkey-system',
+    leaseNamespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'valkey-system',
     leaseName: values['lease-name'],
     logLevel,
-    identity: env['POD_NAME'] ?? `${hostname()}-${randomBytes(3).toString('hex')}`,
+    identity: env.POD_NAME ?? `${hostname()}-${randomBytes(3).toString('hex')}`,
   };
 }
 

@@ -1,4 +1,4 @@
-import { API_VERSION, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, error, type Problem, type RenderConfig } from '../api/index.js';
+import { API_VERSION, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, error, type Problem } from '../api/index.js';
 import { objectRefOf } from '../menu/parse.js';
 import { isRenderConfig, validateRenderConfig, validateRenderConfigSpec, type RenderConfigCheck } from '../menu/render-config.js';
 

@@ -24,7 +24,7 @@ export function runPlainFiles(files: readonly InputFile[], tool: Tool, config?: 
   for (const file of [...files].sort((a, b) => compareStrings(a.path, b.path))) {
     const { docs, errors } = parseDocuments(file.text, file.path);
     problems.push(...errors.map((e) => error(e.message)));
-    docs.forEach((doc, index) => items.push({ ...doc, file: { path: file.path, index } }));
+    for (const [index, doc] of docs.entries()) items.push({ ...doc, file: { path: file.path, index } });
   }
   let functionConfig: unknown;
   if (config) {

@@ -159,7 +159,7 @@ function fastResourceList(text: string): ParsedResourceList | undefined {
 function findItemsToken(doc: CST.Document): CST.BlockSequence | CST.FlowCollection | undefined {
   const { CST } = yamlLib();
   const map = doc.value;
-  if (!map || map.type !== 'block-map') return undefined;
+  if (map?.type !== 'block-map') return undefined;
   for (const item of map.items) {
     if (item.key && CST.isScalar(item.key) && CST.resolveAsScalar(item.key)?.value === 'items') {
       const v = item.value;

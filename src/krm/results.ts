@@ -31,7 +31,7 @@ export function sortProblems(problems: readonly Problem[]): Problem[] {
 export function toResults(problems: readonly Problem[], fileOf: FileLookup): KrmResult[] {
   return sortProblems(problems).map((p) => {
     const result: KrmResult = { message: p.message, severity: p.severity };
-    if (p.object && p.object.kind) result.resourceRef = p.object;
+    if (p.object?.kind) result.resourceRef = p.object;
     if (p.field) result.field = { path: p.field };
     const file = p.object ? fileOf(p.object) : undefined;
     if (file) result.file = file.index ? { path: file.path, index: file.index } : { path: file.path };

@@ -85,7 +85,7 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
   if (ok && render && !options.validateOnly) {
     for (const c of rendered.clusters) {
       const path = `${render.outputDir}/${c.namespace}/${c.name}.yaml`;
-      c.objects.forEach((object, index) => generated.push({ object, path, index }));
+      for (const [index, object] of c.objects.entries()) generated.push({ object, path, index });
     }
   }
   const lookup: FileLookup = (ref) => files.get(refKey(ref));

@@ -3,6 +3,24 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { KINDS, customResourceDefinition, toStructural } from '../../src/api/crd.js';
 
+/** The parts of a generated CRD these tests read. */
+interface Schema {
+  properties: { [name: string]: Schema };
+  enum?: unknown[];
+  'x-kubernetes-validations'?: { rule: string }[];
+}
+/** The schema at a path of property names; a missing one fails the test with its name. */
+function prop(schema: Schema, ...names: string[]): Schema {
+  return names.reduce((s, name) => {
+    const next = s.properties[name];
+    if (!next) throw new Error(`the schema has no property ${name}`);
+    return next;
+  }, schema);
+}
+interface Crd {
+  spec: { versions: { additionalPrinterColumns: { name: string }[]; schema: { openAPIV3Schema: Schema }; subresources: unknown }[] };
+}
+
 describe('generated CRDs', () => {
   it.each(KINDS.map((k) => [k.kind, k] as const))('crds/ holds the up-to-date %s CRD (run npm run gen:crds)', (_kind, def) => {
     const committed = readFileSync(`crds/${def.plural}.valkey.gomomento.com.yaml`, 'utf8');
@@ -24,17 +42,17 @@ describe('generated CRDs', () => {
   });
 
   it('ValkeyImage prints Repository, Tag, Version and enforces the version with CEL', () => {
-    const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyImage')!) as any;
-    const version = crd.spec.versions[0];
+    const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyImage')!) as unknown as Crd;
+    const version = crd.spec.versions[0]!;
     expect(version.additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual(['Repository', 'Tag', 'Version', 'Age']);
-    const rules = version.schema.openAPIV3Schema.properties.spec.properties.version['x-kubernetes-validations'];
+    const rules = prop(version.schema.openAPIV3Schema, 'spec', 'version')['x-kubernetes-validations'];
     expect(rules).toHaveLength(2);
     expect(version.subresources).toEqual({ status: {} });
   });
 
   it('ValkeyCluster prints State, Config, Shards, Replicas and rejects reserved podAnnotations with CEL', () => {
-    const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyCluster')!) as any;
-    const version = crd.spec.versions[0];
+    const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyCluster')!) as unknown as Crd;
+    const version = crd.spec.versions[0]!;
     expect(version.additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual([
       'State',
       'Config',
@@ -43,11 +61,8 @@ describe('generated CRDs', () => {
       'Message',
       'Age',
     ]);
-    const podAnnotations = version.schema.openAPIV3Schema.properties.spec.properties.podAnnotations;
-    expect(podAnnotations['x-kubernetes-validations'][0].rule).toContain("startsWith('valkey.gomomento.com/')");
-    expect(version.schema.openAPIV3Schema.properties.spec.properties.placement.properties.zoneSpread.enum).toEqual([
-      'bestEffort',
-      'required',
-    ]);
+    const podAnnotations = prop(version.schema.openAPIV3Schema, 'spec', 'podAnnotations');
+    expect(podAnnotations['x-kubernetes-validations']?.[0]?.rule).toContain("startsWith('valkey.gomomento.com/')");
+    expect(prop(version.schema.openAPIV3Schema, 'spec', 'placement', 'zoneSpread').enum).toEqual(['bestEffort', 'required']);
   });
 });

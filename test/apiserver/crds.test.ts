@@ -107,7 +107,10 @@ describe('generated CRDs on a real kube-apiserver', () => {
       let spec: KubectlResult | undefined;
       await waitFor(
         'kubectl explain valkeycluster.spec',
-        async () => (spec = await api.kubectl(['explain', 'valkeycluster.spec'])).code === 0,
+        async () => {
+          spec = await api.kubectl(['explain', 'valkeycluster.spec']);
+          return spec.code === 0;
+        },
         {
           timeoutMs: 30_000,
           intervalMs: 250,

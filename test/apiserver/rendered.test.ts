@@ -202,7 +202,10 @@ describe('rendered objects on a real kube-apiserver', () => {
     const judged = new Map<AgreementRow, Verdict>();
     const verdictOf = (row: AgreementRow): Verdict => {
       let v = judged.get(row);
-      if (!v) judged.set(row, (v = judge(row)));
+      if (!v) {
+        v = judge(row);
+        judged.set(row, v);
+      }
       return v;
     };
     const accepted = ROWS.filter((r) => r.verdict === 'accept');

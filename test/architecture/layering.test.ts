@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /** Every module specifier in a file: static imports and re-exports, and dynamic import(). */
-export function importsOf(text: string): string[] {
+function importsOf(text: string): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s*'([^']+)'/gm)) found.push(m[1] as string);
   for (const m of text.matchAll(/^\s*import\s*'([^']+)'/gm)) found.push(m[1] as string);

@@ -79,6 +79,8 @@ const kinds = (actions: FormationAction[]): string[] =>
         return `replicate ${a.primaryPod} on ${a.on}`;
       case 'takeover':
         return `takeover from ${a.deadPrimaryId} on ${a.on}`;
+      default:
+        throw new Error(`an action this test does not know: ${JSON.stringify(a)}`);
     }
   });
 

@@ -29,7 +29,7 @@ class ScriptedApi implements KubeClient {
   }
 
   watch(_path: string, init: WatchInit): Promise<void> {
-    this.watchRvs.push(String(init.query['resourceVersion']));
+    this.watchRvs.push(String(init.query.resourceVersion));
     return new Promise((resolve, reject) => {
       init.signal.addEventListener('abort', () => resolve(), { once: true });
       this.watches.push({

@@ -197,7 +197,7 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
     const logs = collect(proc);
     try {
       await waitUntil('the probe listener', () => logs.lines().some((l) => l.msg === 'serving /healthz, /readyz and /metrics'), 20_000);
-      const address = String(logs.lines().find((l) => l.msg === 'serving /healthz, /readyz and /metrics')?.['address']);
+      const address = String(logs.lines().find((l) => l.msg === 'serving /healthz, /readyz and /metrics')?.address);
       const url = (p: string) => `http://${address}${p}`;
 
       const c = await waitForCluster(api, ns, 'prod', 'Failed', failed, 30_000);

@@ -210,7 +210,7 @@ function kubeconfigYaml(url: string, token: string, caPem: string): string {
 export async function startApiServer(opts: StartApiServerOptions = {}): Promise<ApiServer> {
   const log = opts.log ?? ((): void => {});
   const readyTimeoutMs = opts.readyTimeoutMs ?? 90_000;
-  const keepDir = opts.keepDir ?? process.env['VALKEY_KRM_HARNESS_KEEP'] === '1';
+  const keepDir = opts.keepDir ?? process.env.VALKEY_KRM_HARNESS_KEEP === '1';
   const tools = await ensureTools();
 
   const dir = await mkdtemp(join(tmpdir(), 'valkey-krm-apiserver-'));
@@ -416,6 +416,6 @@ function startupError(cause: unknown, logs: Record<string, string>): Error {
   const parts = [`API server harness failed to start: ${msg}`];
   for (const [name, path] of Object.entries(logs)) parts.push(`----- ${name} log (${path}) -----\n${tailFile(path, 80)}`);
   const text = parts.join('\n');
-  process.stderr.write(text + '\n');
+  process.stderr.write(`${text}\n`);
   return new Error(text, { cause });
 }

@@ -157,7 +157,7 @@ export class Reaper {
 
   private persist(): void {
     if (this.cleaned) return;
-    writeFileSync(join(this.dir, '.pgids'), [...this.pgids].join('\n') + '\n');
+    writeFileSync(join(this.dir, '.pgids'), `${[...this.pgids].join('\n')}\n`);
   }
 
   /** Kill whatever is still recorded, stop the watchdog, remove the dir. */

@@ -7,7 +7,7 @@
 //   await r.stop();
 import { startServer, type RunningServer, type StartServerOptions } from './server.js';
 
-export const REDIS_SERVER = process.env['REDIS_SERVER'] ?? '/usr/bin/redis-server';
+export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 
 export function startRedis(opts: StartServerOptions = {}): Promise<RunningServer> {
   return startServer(

@@ -51,7 +51,7 @@ export interface RunningServer {
 
 /** Encode a command as a RESP array of bulk strings. */
 export function respCommand(...parts: string[]): string {
-  return `*${parts.length}\r\n` + parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('');
+  return `*${parts.length}\r\n${parts.map((p) => `$${Buffer.byteLength(p)}\r\n${p}\r\n`).join('')}`;
 }
 
 /**
@@ -95,7 +95,7 @@ export function rawCommand(
 
 export async function startServer(server: ServerBinary, opts: StartServerOptions = {}): Promise<RunningServer> {
   if (!existsSync(server.binary)) throw new Error(`${server.name}: ${server.binary} not found: ${server.installHint}`);
-  const keepDir = opts.keepDir ?? process.env['VALKEY_KRM_HARNESS_KEEP'] === '1';
+  const keepDir = opts.keepDir ?? process.env.VALKEY_KRM_HARNESS_KEEP === '1';
   const dir = await mkdtemp(join(tmpdir(), 'valkey-krm-server-'));
   const reaper = new Reaper(dir, keepDir);
   const logPath = join(dir, 'server.log');
@@ -146,7 +146,7 @@ export async function startServer(server: ServerBinary, opts: StartServerOptions
         const log = tailFile(logPath, 40);
         if (opts.port === undefined && attempt < 3 && /Address already in use/i.test(log)) continue;
         const msg = `${server.name} failed to start: ${e instanceof Error ? e.message : String(e)}\n----- ${logPath} -----\n${log}`;
-        if (opts.quietFailure !== true) process.stderr.write(msg + '\n');
+        if (opts.quietFailure !== true) process.stderr.write(`${msg}\n`);
         throw new Error(msg, { cause: e });
       }
       let stopped = false;

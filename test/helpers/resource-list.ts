@@ -9,7 +9,7 @@ export function documentTexts(text: string): string[] {
 
 const asItem = (doc: string) => {
   const lines = doc.replace(/\n$/, '').split('\n');
-  return lines.map((l, i) => (i === 0 ? `- ${l}` : l === '' ? '' : `  ${l}`)).join('\n') + '\n';
+  return `${lines.map((l, i) => (i === 0 ? `- ${l}` : l === '' ? '' : `  ${l}`)).join('\n')}\n`;
 };
 
 /** The head of a v1 ResourceList, up to its (block) items. */

@@ -74,6 +74,7 @@ async function runJob(job: string): Promise<{ code: number; stderr: string; outp
   const outputs = join(tmp.make('gh'), 'output');
   writeFileSync(outputs, '');
   const jobEnv: NodeJS.ProcessEnv = { ...env, GITHUB_OUTPUT: outputs, GITHUB_WORKSPACE: clone };
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JavaScript template
   for (const [k, v] of Object.entries(workflow.env)) jobEnv[k] = v.replaceAll('${{ github.workspace }}', clone);
   // The image the workflow runs (docker is not available here) is replaced by the local bundle.
   jobEnv.RENDER_VALKEY = 'render-valkey';

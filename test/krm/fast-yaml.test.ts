@@ -235,8 +235,10 @@ function randomResourceList(seed: number): string {
     const extra = tree(r, 3);
     if (typeof extra === 'object' && !Array.isArray(extra)) Object.assign(item, extra);
     else item['data\u0000c'] = extra;
-    if (r() < 0.1) lines.push(`${' '.repeat(itemCol)}- # head comment`), write(r, item, itemCol + 2, lines, '');
-    else write(r, item, itemCol + 2, lines, `${' '.repeat(itemCol)}- `);
+    if (r() < 0.1) {
+      lines.push(`${' '.repeat(itemCol)}- # head comment`);
+      write(r, item, itemCol + 2, lines, '');
+    } else write(r, item, itemCol + 2, lines, `${' '.repeat(itemCol)}- `);
   }
   const tail = r() < 0.5 ? 'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: "1"\n' : '';
   return `${HEADER}${lines.join('\n')}\n${tail}`;

@@ -192,7 +192,10 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
       let info = '';
       await waitFor(
         'the replica links to the primary',
-        async () => (info = await cli(replica.port, undefined, 'INFO', 'replication')).includes('master_link_status:up'),
+        async () => {
+          info = await cli(replica.port, undefined, 'INFO', 'replication');
+          return info.includes('master_link_status:up');
+        },
         { timeoutMs: 20_000, intervalMs: 200 },
       );
       expect(info).toContain('master_link_status:up');

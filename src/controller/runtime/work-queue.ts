@@ -48,7 +48,10 @@ export class WorkQueue {
 
   addAfter(key: string, ms: number): void {
     if (this.stopped) return;
-    if (ms <= 0) return this.add(key);
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
     const at = this.opts.clock.now() + ms;
     const existing = this.timers.get(key);
     if (existing && existing.at <= at) return;

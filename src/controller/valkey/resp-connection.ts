@@ -117,8 +117,14 @@ export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
             );
             pending.push({
               name,
-              resolve: (v) => (clearTimeout(timer), res(v)),
-              reject: (e) => (clearTimeout(timer), rej(e)),
+              resolve: (v) => {
+                clearTimeout(timer);
+                res(v);
+              },
+              reject: (e) => {
+                clearTimeout(timer);
+                rej(e);
+              },
             });
             socket.write(encodeCommand(args));
           });

@@ -73,7 +73,10 @@ export function writeChunks(chunks: readonly Uint8Array[], done: () => void): vo
       while (offset < bytes.length) offset += writeSync(1, bytes, offset);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') return done(); // the reader has gone: nobody is left to tell
+      if (code === 'EPIPE') {
+        done(); // the reader has gone: nobody is left to tell
+        return;
+      }
       if (code !== 'EAGAIN') throw e;
       for (const rest of [bytes.subarray(offset), ...chunks.slice(i + 1)]) process.stdout.write(rest);
       process.stdout.write('', done);

@@ -26,6 +26,7 @@ function plainOk(s: string): boolean {
   );
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it looks for (a block scalar cannot hold them)
 const PRINTABLE_BLOCK = /^[^\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufeff]*$/;
 
 /** Rendered manifests repeat the same keys and values thousands of times: decide each once. */
@@ -48,7 +49,11 @@ const indent = (col: number): string => (indents[col] ??= ' '.repeat(col));
 /** `<indent>key:` per column. */
 const keyLines: Array<Map<string, string>> = [];
 function keyLine(col: number, key: string): string {
-  const byKey = (keyLines[col] ??= new Map());
+  let byKey = keyLines[col];
+  if (byKey === undefined) {
+    byKey = new Map();
+    keyLines[col] = byKey;
+  }
   let line = byKey.get(key);
   if (line === undefined) {
     line = `${indent(col)}${scalar(key)}:`;

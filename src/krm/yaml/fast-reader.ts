@@ -81,6 +81,7 @@ function resolveCached(source: string): unknown {
 }
 
 // Characters the full parser treats specially or that this reader does not handle.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it looks for (they send input to the full parser)
 const UNSUPPORTED = /[\t\r\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff]/;
 const SPACE = 32;
 const NEWLINE = 10;
@@ -368,7 +369,7 @@ class Reader {
       const colon = this.keyColon(at, end);
       if (colon === -1 || colon - at > 1000) throw BAIL;
       const key = this.key(at, colon);
-      if (Object.prototype.hasOwnProperty.call(map, key)) throw BAIL; // the full parser reports it
+      if (Object.hasOwn(map, key)) throw BAIL; // the full parser reports it
       let v = colon + 1;
       while (v < end && s.charCodeAt(v) === SPACE) v++;
       let value: unknown;

@@ -30,11 +30,11 @@ export type MetricsReadout = { [K in keyof typeof NAMES]: MetricReadout } & {
   stop(): void;
 };
 
-const unescape = (v: string): string => v.replace(/\\(.)/g, (_m, c: string) => (c === 'n' ? '\n' : c));
+const unescapeLabel = (v: string): string => v.replace(/\\(.)/g, (_m, c: string) => (c === 'n' ? '\n' : c));
 
 function parseLabels(text: string): Labels {
   const labels: Labels = {};
-  for (const m of text.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1] as string] = unescape(m[2] as string);
+  for (const m of text.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[m[1] as string] = unescapeLabel(m[2] as string);
   return labels;
 }
 

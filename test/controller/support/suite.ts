@@ -43,7 +43,10 @@ export async function inNamespace(suite: KubeSuite, ns: string): Promise<Namespa
   await createNamespace(suite.api, ns);
   const { api, world, servers } = suite;
   const book = new EndpointBook();
-  const tracked = <T extends NodeServer>(s: T): T => (servers.push(s), s);
+  const tracked = <T extends NodeServer>(s: T): T => {
+    servers.push(s);
+    return s;
+  };
   return {
     api,
     world,

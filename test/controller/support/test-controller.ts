@@ -71,7 +71,7 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
     stop: async () => {
       await app.stop();
       readout.stop();
-      if (process.env['VALKEY_KRM_TEST_LOGS'] === '1') process.stderr.write(logs.join(''));
+      if (process.env.VALKEY_KRM_TEST_LOGS === '1') process.stderr.write(logs.join(''));
     },
   };
 }
