@@ -100,13 +100,18 @@ export function runPlanCommand(argv: readonly string[], io: PlanCommandIO = { cw
   if (values.base && values['base-rev']) return usage('give --base DIR or --base-rev REV, not both');
   const paths = positionals.length > 0 ? positionals : ['.'];
   const at = (p: string) => resolve(io.cwd, p);
+  // Paths in reports as the user would write them: relative to where the command runs.
+  const shown = (p: string) => {
+    const rel = relative(io.cwd, p);
+    return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? p : rel.split(sep).join('/');
+  };
   try {
-    const change = readSide(paths.map(at), values.config === undefined ? undefined : at(values.config));
+    const change = readSide(paths.map(at), values.config === undefined ? undefined : at(values.config), shown);
     if (values.explain !== undefined) return explain(values.explain, change, format);
     if (!values.base && !values['base-rev']) return usage('say what to compare with: --base DIR, or --base-rev REV (e.g. origin/main)');
     let plan: Plan;
     if (values['base-rev'] !== undefined) {
-      const snapshot = checkoutPaths(values['base-rev'], paths.map(at), values.config === undefined ? undefined : at(values.config), io.cwd);
+      const snapshot = checkoutPaths(values['base-rev'], paths.map(at), values.config === undefined ? undefined : at(values.config), io.cwd, shown);
       if ('usage' in snapshot) return usage(snapshot.usage);
       try {
         plan = planChange(readSide(snapshot.paths, snapshot.config, snapshot.display), change);
@@ -114,7 +119,7 @@ export function runPlanCommand(argv: readonly string[], io: PlanCommandIO = { cw
         rmSync(snapshot.dir, { recursive: true, force: true });
       }
     } else {
-      plan = planChange(readSide((values.base ?? []).map(at), values.config === undefined ? undefined : at(values.config)), change);
+      plan = planChange(readSide((values.base ?? []).map(at), values.config === undefined ? undefined : at(values.config), shown), change);
     }
     const stdout = format === 'json' ? formatPlanJson(plan) : format === 'markdown' ? formatPlanMarkdown(plan) : formatPlanText(plan);
     if (!plan.ok) return { stdout, stderr: `render-valkey plan: ${plan.summary}\n`, exitCode: 1 };
@@ -222,7 +227,9 @@ interface Snapshot {
  * temporary directory (the caller removes it). A path the revision does not have is left out:
  * a package new in the change has an empty base.
  */
-function checkoutPaths(rev: string, paths: readonly string[], configPath: string | undefined, cwd: string): Snapshot | { usage: string } {
+function checkoutPaths(
+  rev: string, paths: readonly string[], configPath: string | undefined, cwd: string, shown: (path: string) => string,
+): Snapshot | { usage: string } {
   const git = (args: string[], input?: Buffer) => spawnSync('git', args, { cwd, input, maxBuffer: 2 ** 31 - 1 });
   const top = git(['rev-parse', '--show-toplevel']);
   if (top.status !== 0) return { usage: `--base-rev needs a git repository around ${cwd}: ${top.stderr.toString().trim()}` };
@@ -250,7 +257,7 @@ function checkoutPaths(rev: string, paths: readonly string[], configPath: string
       return { usage: `cannot read ${rev} from git: ${untar.stderr.toString().trim()}` };
     }
   }
-  const display = (p: string) => (p.startsWith(dir + sep) ? `${rev}:${p.slice(dir.length + 1).split(sep).join('/')}` : p);
+  const display = (p: string) => (p.startsWith(dir + sep) ? `${rev}:${p.slice(dir.length + 1).split(sep).join('/')}` : shown(p));
   const config = configPath === undefined ? undefined : configRel !== undefined && wanted.includes(configRel) ? join(dir, configRel) : configPath;
   return { dir, paths: rels.filter((r) => wanted.includes(r)).map((r) => join(dir, r)), config, display };
 }

@@ -36,15 +36,22 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
   if (roll) reasons.push(...rollReasons(roll));
   if (scale) {
     if (scale.shards.from !== scale.shards.to) {
-      const where = scale.shards.to > scale.shards.from ? `to the new shards ${listSome(scale.shardsAdded)}` : `off ${listSome(scale.shardsRemoved)}, which the controller then deletes`;
+      const where = scale.shards.to > scale.shards.from
+        ? `to the new ${scale.shardsAdded.length === 1 ? 'shard' : 'shards'} ${listSome(scale.shardsAdded)}`
+        : `off ${listSome(scale.shardsRemoved)}, which the controller drains and then deletes`;
       reasons.push(`shards ${scale.shards.from} -> ${scale.shards.to}: about ${num(scale.slotsToMove)} of 16,384 slots move ${where}`);
     }
     if (scale.replicasPerShard.from !== scale.replicasPerShard.to) {
-      reasons.push(`replicas per shard ${scale.replicasPerShard.from} -> ${scale.replicasPerShard.to}`);
+      const down = scale.replicasPerShard.to < scale.replicasPerShard.from;
+      reasons.push(`replicas per shard ${scale.replicasPerShard.from} -> ${scale.replicasPerShard.to}${down ? ': the highest ordinals go, primaries stay at ordinal 0' : ': new replicas sync in full from their primary'}`);
     }
     reasons.push(`${plural(scale.podsAdded, 'pod')} added, ${plural(scale.podsRemoved, 'pod')} removed`);
   }
-  for (const s of settings) reasons.push(settingReason(s, roll !== undefined));
+  // Settings valkey-krm forces because TLS was switched follow from the TLS cause: one line for all.
+  const tlsSwitched = base.tlsSecret !== change.tlsSecret;
+  const followTls = settings.filter((s) => tlsSwitched && s.setBy === 'forced');
+  for (const s of settings) if (!followTls.includes(s)) reasons.push(settingReason(s, roll !== undefined));
+  if (followTls.length > 0) reasons.push(`${plural(followTls.length, 'forced setting')} follow TLS: ${listSome(followTls.map((s) => s.name), 8)}`);
   for (const u of users) reasons.push(userReason(u));
   if (verdict === 'live' && settings.length === 0 && users.length === 0) {
     reasons.push('rendered objects change, but no pod restarts and no setting or user changes');

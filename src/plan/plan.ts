@@ -39,7 +39,9 @@ export function planChange(base: PlanSide, change: PlanSide, options: PlanOption
   const invalid = (['base', 'change'] as const)
     .filter((side) => hasErrors(sides[side].problems))
     .map((side) => ({ side, problems: toPlanProblems(sides[side].problems.filter((p) => p.severity === 'error'), (side === 'base' ? base : change).fileOf) }));
-  const warnings = toPlanProblems(sides.change.problems.filter((p) => p.severity === 'warning'), change.fileOf);
+  // Only what the change brings: a warning the base already had is not news in a review.
+  const known = new Set(sides.base.problems.map((p) => p.message));
+  const warnings = toPlanProblems(sides.change.problems.filter((p) => p.severity === 'warning' && !known.has(p.message)), change.fileOf);
   if (invalid.length > 0) {
     const clusters: ClusterPlan[] = [];
     return { schema: PLAN_SCHEMA_ID, ok: false, summary: summarize([], false, clusters, countOf(clusters), invalid), edits: [], renderConfigChanged: false, counts: countOf(clusters), clusters, invalid, warnings };

@@ -37,7 +37,7 @@ function describeCounts(clusters: readonly ClusterPlan[], counts: PlanCounts): s
   const failovers = rolling.reduce((n, c) => n + (c.roll?.failovers ?? 0), 0);
   const parts = [plural(counts.clusters, 'cluster')];
   if (counts.roll) parts.push(`${num(counts.roll)} roll (${plural(pods, 'pod')}, ${plural(failovers, 'failover')})`);
-  if (counts.scale) parts.push(`${num(counts.scale)} scale (about ${num(counts.slotsToMove)} slots move)`);
+  if (counts.scale) parts.push(`${num(counts.scale)} scale${counts.slotsToMove ? ` (about ${num(counts.slotsToMove)} slots move)` : ''}`);
   for (const verdict of ['live', 'new', 'retired', 'risky', 'unchanged'] as const) if (counts[verdict]) parts.push(`${num(counts[verdict])} ${verdict}`);
   parts.push(`${num(counts.held)} held`);
   return parts.join(', ');
