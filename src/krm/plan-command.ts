@@ -230,10 +230,11 @@ interface Snapshot {
 function checkoutPaths(
   rev: string, paths: readonly string[], configPath: string | undefined, cwd: string, shown: (path: string) => string,
 ): Snapshot | { usage: string } {
-  const git = (args: string[], input?: Buffer) => spawnSync('git', args, { cwd, input, maxBuffer: 2 ** 31 - 1 });
-  const top = git(['rev-parse', '--show-toplevel']);
+  const top = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd });
   if (top.status !== 0) return { usage: `--base-rev needs a git repository around ${cwd}: ${top.stderr.toString().trim()}` };
   const root = top.stdout.toString().trim();
+  // From the top, where pathspecs and REV:path mean the same.
+  const git = (args: string[]) => spawnSync('git', args, { cwd: root, maxBuffer: 2 ** 31 - 1 });
   if (git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]).status !== 0) return { usage: `--base-rev ${rev}: no such revision in ${root}` };
   const inRepo = (p: string) => {
     const rel = relative(root, p);
