@@ -70,7 +70,8 @@ export function rollCauses(
   // Settings forced because of TLS are explained by the TLS cause.
   const ownSettings = settings.filter((s) => !(tlsChanged && s.setBy === 'forced'));
   if (ownSettings.length > 0 && (kinds.has('derived') || kinds.has('other'))) {
-    const text = ownSettings.map((s) => `${s.name} ${s.from ?? '(unset)'} -> ${s.to ?? '(unset)'} (${s.applies})`).join(', ');
+    const kind = { live: 'a live setting', restart: 'a restart setting', unknown: 'not in the settings table' } as const;
+    const text = ownSettings.map((s) => `${s.name} ${s.from ?? '(unset)'} -> ${s.to ?? '(unset)'} (${kind[s.applies]})`).join(', ');
     const forced = ownSettings.some((s) => s.setBy === 'forced') && ctx.renderConfigChanged ? ['ValkeyRenderConfig'] : [];
     causes.push({ kind: 'settings', detail: `valkey.conf: ${text}`, objects: [...editedConfigs((s) => s.valkey), ...forced] });
   }
