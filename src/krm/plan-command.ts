@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -227,6 +226,10 @@ interface Snapshot {
  * temporary directory (the caller removes it). A path the revision does not have is left out:
  * a package new in the change has an empty base.
  */
+/** node:child_process loads only in git mode: render-valkey's start-up never pays for it. */
+const spawnSync = (command: string, args: readonly string[], options: { cwd: string; input?: Buffer; maxBuffer?: number }) =>
+  (process.getBuiltinModule('node:child_process') as typeof import('node:child_process')).spawnSync(command, args, options);
+
 function checkoutPaths(
   rev: string, paths: readonly string[], configPath: string | undefined, cwd: string, shown: (path: string) => string,
 ): Snapshot | { usage: string } {
@@ -252,7 +255,7 @@ function checkoutPaths(
   const dir = mkdtempSync(join(tmpdir(), 'valkey-plan-'));
   if (wanted.length > 0) {
     const archive = git(['archive', '--format=tar', rev, '--', ...wanted.map((r) => (r === '' ? '.' : r))]);
-    const untar = archive.status === 0 ? spawnSync('tar', ['-x', '-C', dir], { input: archive.stdout }) : archive;
+    const untar = archive.status === 0 ? spawnSync('tar', ['-x', '-C', dir], { cwd: root, input: archive.stdout }) : archive;
     if (untar.status !== 0) {
       rmSync(dir, { recursive: true, force: true });
       return { usage: `cannot read ${rev} from git: ${untar.stderr.toString().trim()}` };
