@@ -1,0 +1,75 @@
+import { ANNOTATIONS, LABELS } from '../api/index.js';
+import type { KubeObject } from '../render/object.js';
+import { parseUsersAcl, parseValkeyConf, type AclUser } from './rendered-files.js';
+
+export interface RenderedShard {
+  index: number;
+  statefulSet: string;
+  /** Pods: one primary (ordinal 0) and its replicas. */
+  pods: number;
+  template: Record<string, unknown>;
+  /** The template as JSON: equal texts, equal templates (the renderer's bytes are deterministic). */
+  templateText: string;
+}
+
+/** One cluster's render, read back into the facts the plan compares. */
+export interface RenderedCluster {
+  namespace: string;
+  name: string;
+  settings: Map<string, string>;
+  users: Map<string, AclUser>;
+  shards: RenderedShard[];
+  replicasPerShard: number;
+  chain: string[];
+  imageRef: string;
+  imageVersion: string;
+  image: string;
+  tlsSecret: string | undefined;
+  /** Every object as JSON, to notice a change no rule below names. */
+  objectsText: string;
+}
+
+interface StatefulSetLike {
+  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  spec: { replicas: number; template: { spec: { containers: { image: string }[] } } & Record<string, unknown> };
+}
+
+export function readRenderedCluster(namespace: string, name: string, objects: readonly KubeObject[]): RenderedCluster {
+  let conf = '';
+  let acl = '';
+  const shards: RenderedShard[] = [];
+  let annotations: Record<string, string> = {};
+  let image = '';
+  for (const object of objects) {
+    if (object.kind === 'ConfigMap') {
+      const data = (object.data ?? {}) as Record<string, string>;
+      conf = data['valkey.conf'] ?? '';
+      acl = data['users.acl'] ?? '';
+    } else if (object.kind === 'StatefulSet') {
+      const sts = object as unknown as StatefulSetLike;
+      const index = Number(sts.metadata.labels?.[LABELS.shard] ?? shards.length);
+      if (shards.length === 0) {
+        annotations = sts.metadata.annotations ?? {};
+        image = sts.spec.template.spec.containers[0]?.image ?? '';
+      }
+      shards.push({ index, statefulSet: sts.metadata.name, pods: sts.spec.replicas, template: sts.spec.template, templateText: JSON.stringify(sts.spec.template) });
+    }
+  }
+  shards.sort((a, b) => a.index - b.index);
+  return {
+    namespace,
+    name,
+    settings: parseValkeyConf(conf),
+    users: parseUsersAcl(acl),
+    shards,
+    replicasPerShard: Math.max(0, (shards[0]?.pods ?? 1) - 1),
+    chain: (annotations[ANNOTATIONS.configChain] ?? '').split(',').filter(Boolean),
+    imageRef: annotations[ANNOTATIONS.imageRef] ?? '',
+    imageVersion: annotations[ANNOTATIONS.imageVersion] ?? '',
+    image,
+    tlsSecret: annotations[ANNOTATIONS.tls],
+    objectsText: JSON.stringify(objects),
+  };
+}
+
+export const podName = (statefulSet: string, ordinal: number) => `${statefulSet}-${ordinal}`;
