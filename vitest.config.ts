@@ -14,9 +14,6 @@ const INTEGRATION = [
   'test/integration/**/*.test.ts',
   'test/redis/**/*.test.ts',
   'test/valkey/**/*.test.ts',
-  // Its parser tests are unit tests, but its client tests start real servers; until the file is
-  // split (resp.integration.test.ts), the whole file runs with the servers.
-  'test/controller/**/resp.test.ts',
 ];
 
 const E2E = ['test/e2e/**/*.test.ts'];

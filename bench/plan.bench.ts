@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stringify } from 'yaml';
 import { clusterObjects, menuObjects, renderConfig } from './generate.js';
-import { runCli } from '../src/krm/cli.js';
+import { runCli } from '../src/krm/cli/run-cli.js';
 import { runPlanCommand } from '../src/krm/plan-command.js';
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 1000);
@@ -27,7 +27,9 @@ const SHARED = 'chain0-level9';
 const base = menuObjects();
 const change = base.map((o) => {
   const obj = o as { kind: string; metadata: { name: string }; spec: { valkey?: Record<string, string> } };
-  return obj.kind === 'ValkeyConfig' && obj.metadata.name === SHARED ? { ...obj, spec: { ...obj.spec, valkey: { ...obj.spec.valkey, maxmemory: '1400mb' } } } : obj;
+  return obj.kind === 'ValkeyConfig' && obj.metadata.name === SHARED
+    ? { ...obj, spec: { ...obj.spec, valkey: { ...obj.spec.valkey, maxmemory: '1400mb' } } }
+    : obj;
 });
 
 const root = mkdtempSync(join(tmpdir(), 'plan-bench-'));

@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v busybox >/dev/null 2>&1 || missing+=(busybox)   # the Argo CD plugin test runs its commands under BusyBox too
+command -v jq >/dev/null 2>&1 || missing+=(jq)             # the plan's pull-request comment script reads GitHub's answers with jq
+python3 -c 'import jsonschema' >/dev/null 2>&1 || missing+=(python3-jsonschema)   # an independent reader of the plan's JSON Schema
 if ((${#missing[@]})); then
   echo "test-all: installing ${missing[*]}" >&2
   SUDO=""

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,12 +6,24 @@ import { error, type ObjectRef, type Problem } from '../api/index.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { isRenderConfig } from '../menu/render-config.js';
 import {
-  explainCluster, formatExplanation, formatPlanJson, formatPlanMarkdown, formatPlanText, planChange, type Plan, type PlanSide,
+  explainCluster,
+  formatExplanation,
+  formatPlanJson,
+  formatPlanMarkdown,
+  formatPlanText,
+  planChange,
+  type Plan,
+  type PlanSide,
 } from '../plan/index.js';
 import { isGenerated } from './annotations.js';
-import { decodeText } from './cli.js';
+import { decodeText } from './cli/decode-text.js';
+import { readInputFiles } from './cli/read-files.js';
+import { readFunctionConfig } from './function-config.js';
 import { refKey } from './results.js';
-import { parseDocuments } from './source.js';
+import { parseDocuments } from './read-input.js';
+
+/** The render config is read as render-valkey reads it, kpt's ConfigMap form included. */
+const PLAN_OPTIONS = { readRenderConfig: readFunctionConfig };
 
 export const PLAN_HELP = `render-valkey plan: what a change to a package does to every cluster it reaches, before it is merged.
 
@@ -67,26 +79,30 @@ const GATES = {
 } as const;
 export const GATE_EXIT = 3;
 
-const usage = (message: string): PlanCommandOutput => ({ stdout: '', stderr: `render-valkey plan: ${message}\nRun render-valkey plan --help for usage.\n`, exitCode: 2 });
+const usage = (message: string): PlanCommandOutput => ({
+  stdout: '',
+  stderr: `render-valkey plan: ${message}\nRun render-valkey plan --help for usage.\n`,
+  exitCode: 2,
+});
+
+const PLAN_OPTIONS_SPEC = {
+  base: { type: 'string', multiple: true },
+  'base-rev': { type: 'string' },
+  format: { type: 'string', default: 'text' },
+  'fail-on': { type: 'string' },
+  explain: { type: 'string' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const parsePlanArgs = (argv: readonly string[]) =>
+  parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: PLAN_OPTIONS_SPEC });
 
 /** `render-valkey plan ...`: parses arguments, reads both sides, plans, formats. Never throws. */
 export function runPlanCommand(argv: readonly string[], io: PlanCommandIO = { cwd: process.cwd() }): PlanCommandOutput {
-  let args;
+  let args: ReturnType<typeof parsePlanArgs>;
   try {
-    args = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        base: { type: 'string', multiple: true },
-        'base-rev': { type: 'string' },
-        format: { type: 'string', default: 'text' },
-        'fail-on': { type: 'string' },
-        explain: { type: 'string' },
-        config: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    args = parsePlanArgs(argv);
   } catch (e) {
     return usage((e as Error).message);
   }
@@ -110,25 +126,47 @@ export function runPlanCommand(argv: readonly string[], io: PlanCommandIO = { cw
     if (!values.base && !values['base-rev']) return usage('say what to compare with: --base DIR, or --base-rev REV (e.g. origin/main)');
     let plan: Plan;
     if (values['base-rev'] !== undefined) {
-      const snapshot = checkoutPaths(values['base-rev'], paths.map(at), values.config === undefined ? undefined : at(values.config), io.cwd, shown);
+      const snapshot = checkoutPaths(
+        values['base-rev'],
+        paths.map(at),
+        values.config === undefined ? undefined : at(values.config),
+        io.cwd,
+        shown,
+      );
       if ('usage' in snapshot) return usage(snapshot.usage);
       try {
-        plan = planChange(readSide(snapshot.paths, snapshot.config, snapshot.display), change);
+        plan = planChange(readSide(snapshot.paths, snapshot.config, snapshot.display), change, PLAN_OPTIONS);
       } finally {
         rmSync(snapshot.dir, { recursive: true, force: true });
       }
     } else {
-      plan = planChange(readSide((values.base ?? []).map(at), values.config === undefined ? undefined : at(values.config), shown), change);
+      plan = planChange(
+        readSide((values.base ?? []).map(at), values.config === undefined ? undefined : at(values.config), shown),
+        change,
+        PLAN_OPTIONS,
+      );
     }
     const stdout = format === 'json' ? formatPlanJson(plan) : format === 'markdown' ? formatPlanMarkdown(plan) : formatPlanText(plan);
     if (!plan.ok) return { stdout, stderr: `render-valkey plan: ${plan.summary}\n`, exitCode: 1 };
-    const tripped = gate === undefined ? [] : plan.clusters.filter((c) => (GATES[gate as keyof typeof GATES] as readonly string[]).includes(c.verdict));
+    const tripped =
+      gate === undefined ? [] : plan.clusters.filter((c) => (GATES[gate as keyof typeof GATES] as readonly string[]).includes(c.verdict));
     if (tripped.length > 0) {
-      return { stdout, stderr: `render-valkey plan: --fail-on ${gate}: ${tripped.length} cluster${tripped.length === 1 ? '' : 's'} (${tripped.slice(0, 3).map((c) => `${c.namespace}/${c.name} ${c.verdict}`).join(', ')}${tripped.length > 3 ? ', ...' : ''})\n`, exitCode: GATE_EXIT };
+      return {
+        stdout,
+        stderr: `render-valkey plan: --fail-on ${gate}: ${tripped.length} cluster${tripped.length === 1 ? '' : 's'} (${tripped
+          .slice(0, 3)
+          .map((c) => `${c.namespace}/${c.name} ${c.verdict}`)
+          .join(', ')}${tripped.length > 3 ? ', ...' : ''})\n`,
+        exitCode: GATE_EXIT,
+      };
     }
     return { stdout, stderr: '', exitCode: 0 };
   } catch (e) {
-    return { stdout: '', stderr: `render-valkey plan: internal error, please report it: ${(e as Error).stack ?? String(e)}\n`, exitCode: 1 };
+    return {
+      stdout: '',
+      stderr: `render-valkey plan: internal error, please report it: ${(e as Error).stack ?? String(e)}\n`,
+      exitCode: 1,
+    };
   }
 }
 
@@ -139,11 +177,14 @@ function explain(target: string, change: PlanSide, format: string): PlanCommandO
   const { explanation, problems } = explainCluster(change.objects, namespace, name);
   const errors = [...(change.problems ?? []), ...problems].filter((p) => p.severity === 'error');
   if (!explanation) {
-    const why = errors.length ? errors.map((p) => `  error: ${p.message}`).join('\n') : `  no ValkeyCluster ${namespace}/${name} in these files`;
+    const why = errors.length
+      ? errors.map((p) => `  error: ${p.message}`).join('\n')
+      : `  no ValkeyCluster ${namespace}/${name} in these files`;
     return { stdout: '', stderr: `render-valkey plan: cannot explain ${namespace}/${name}:\n${why}\n`, exitCode: 1 };
   }
   const text = formatExplanation(explanation);
-  const stdout = format === 'json' ? `${JSON.stringify(explanation, null, 2)}\n` : format === 'markdown' ? `\`\`\`text\n${text}\`\`\`\n` : text;
+  const stdout =
+    format === 'json' ? `${JSON.stringify(explanation, null, 2)}\n` : format === 'markdown' ? `\`\`\`text\n${text}\`\`\`\n` : text;
   return { stdout, stderr: '', exitCode: 0 };
 }
 
@@ -159,7 +200,7 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
   const texts: { path: string; text: string }[] = [];
   for (const path of paths) {
     try {
-      readTree(path, texts);
+      readInputFiles(path, texts);
     } catch (e) {
       problems.push(error(`cannot read ${display(path)}: ${(e as Error).message}`));
     }
@@ -171,7 +212,11 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
     docs.forEach((doc, index) => {
       const v = doc.value as { apiVersion?: unknown; kind?: unknown } | null;
       if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') {
-        problems.push(error(`${shown}${index ? ` (document ${index + 1})` : ''}: not a Kubernetes object: every resource needs a string apiVersion and kind`));
+        problems.push(
+          error(
+            `${shown}${index ? ` (document ${index + 1})` : ''}: not a Kubernetes object: every resource needs a string apiVersion and kind`,
+          ),
+        );
         return;
       }
       if (isGenerated(v)) return;
@@ -186,7 +231,8 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
     try {
       const { docs, errors } = parseDocuments(decodeText(readFileSync(configPath)), display(configPath));
       problems.push(...errors.map((e) => error(e.message)));
-      if (!errors.length && docs.length !== 1) problems.push(error(`${display(configPath)}: expected exactly one render config document, found ${docs.length}`));
+      if (!errors.length && docs.length !== 1)
+        problems.push(error(`${display(configPath)}: expected exactly one render config document, found ${docs.length}`));
       renderConfig = docs[0]?.value;
     } catch (e) {
       problems.push(error(`cannot read the render config ${display(configPath)}: ${(e as Error).message}`));
@@ -194,24 +240,14 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
   } else if (renderConfigs.length === 1) {
     renderConfig = renderConfigs[0]?.value;
   } else if (renderConfigs.length > 1) {
-    problems.push(error(`found ${renderConfigs.length} ValkeyRenderConfig objects (${renderConfigs.map((r) => r.path).join(', ')}); keep one, or name one with --config FILE`));
+    problems.push(
+      error(
+        `found ${renderConfigs.length} ValkeyRenderConfig objects (${renderConfigs.map((r) => r.path).join(', ')}); keep one, or name one with --config FILE`,
+      ),
+    );
     renderConfig = renderConfigs[0]?.value;
   }
   return { objects, renderConfig, problems, fileOf: (ref: ObjectRef) => files.get(refKey(ref)) };
-}
-
-// TODO(lead): the same walk as cli.ts's private `collect` (readInputFiles in src/krm/cli/read-files.ts
-// after the krm rooms move). Replace this function with a call to it once it is exported.
-function readTree(path: string, out: { path: string; text: string }[]): void {
-  if (statSync(path).isDirectory()) {
-    for (const entry of readdirSync(path).sort()) {
-      if (entry.startsWith('.') || entry === 'node_modules') continue;
-      const child = join(path, entry);
-      if (statSync(child).isDirectory() || /\.(ya?ml|json)$/i.test(entry)) readTree(child, out);
-    }
-    return;
-  }
-  out.push({ path, text: decodeText(readFileSync(path)) });
 }
 
 interface Snapshot {
@@ -231,14 +267,19 @@ const spawnSync = (command: string, args: readonly string[], options: { cwd: str
   (process.getBuiltinModule('node:child_process') as typeof import('node:child_process')).spawnSync(command, args, options);
 
 function checkoutPaths(
-  rev: string, paths: readonly string[], configPath: string | undefined, cwd: string, shown: (path: string) => string,
+  rev: string,
+  paths: readonly string[],
+  configPath: string | undefined,
+  cwd: string,
+  shown: (path: string) => string,
 ): Snapshot | { usage: string } {
   const top = spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd });
   if (top.status !== 0) return { usage: `--base-rev needs a git repository around ${cwd}: ${top.stderr.toString().trim()}` };
   const root = top.stdout.toString().trim();
   // From the top, where pathspecs and REV:path mean the same.
   const git = (args: string[]) => spawnSync('git', args, { cwd: root, maxBuffer: 2 ** 31 - 1 });
-  if (git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]).status !== 0) return { usage: `--base-rev ${rev}: no such revision in ${root}` };
+  if (git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]).status !== 0)
+    return { usage: `--base-rev ${rev}: no such revision in ${root}` };
   const inRepo = (p: string) => {
     const rel = relative(root, p);
     return rel.startsWith('..') || isAbsolute(rel) ? undefined : rel.split(sep).join('/');
@@ -261,7 +302,14 @@ function checkoutPaths(
       return { usage: `cannot read ${rev} from git: ${untar.stderr.toString().trim()}` };
     }
   }
-  const display = (p: string) => (p.startsWith(dir + sep) ? `${rev}:${p.slice(dir.length + 1).split(sep).join('/')}` : shown(p));
-  const config = configPath === undefined ? undefined : configRel !== undefined && wanted.includes(configRel) ? join(dir, configRel) : configPath;
+  const display = (p: string) =>
+    p.startsWith(dir + sep)
+      ? `${rev}:${p
+          .slice(dir.length + 1)
+          .split(sep)
+          .join('/')}`
+      : shown(p);
+  const config =
+    configPath === undefined ? undefined : configRel !== undefined && wanted.includes(configRel) ? join(dir, configRel) : configPath;
   return { dir, paths: rels.filter((r) => wanted.includes(r)).map((r) => join(dir, r)), config, display };
 }

@@ -15,8 +15,15 @@ export function diffUsers(base: RenderedCluster, change: RenderedCluster, ctx: P
     const removed = before ? [...before.hashes].filter((h) => !after?.hashes.has(h)).length : 0;
     const rulesChanged = before !== undefined && after !== undefined && before.rules !== after.rules;
     if (before && after && added === 0 && removed === 0 && !rulesChanged) continue;
-    const change_: UserChange['change'] = !before ? 'added' : !after ? 'removed'
-      : rulesChanged && (added || removed) ? 'passwords and permissions' : rulesChanged ? 'permissions' : 'passwords';
+    const change_: UserChange['change'] = !before
+      ? 'added'
+      : !after
+        ? 'removed'
+        : rulesChanged && (added || removed)
+          ? 'passwords and permissions'
+          : rulesChanged
+            ? 'permissions'
+            : 'passwords';
     const side = after ? { cluster: change, menu: ctx.change } : { cluster: base, menu: ctx.base };
     const binding = bindingOf(username, side.cluster, side.menu);
     const editedRoles = (binding?.binding.permissions ?? [])

@@ -14,8 +14,12 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
     const only = (change ?? base) as RenderedCluster;
     const cluster = shapeOf(only);
     const reasons = change
-      ? [`new: ${plural(cluster.shards, 'shard')} x ${plural(1 + cluster.replicasPerShard, 'pod')} (${plural(cluster.pods, 'pod')}), config chain ${cluster.configChain.join(' -> ')}, image ${cluster.image}${cluster.tls ? ', TLS' : ''}`]
-      : [`retired: git stops rendering its ${plural(cluster.pods, 'pod')}; the StatefulSets are prune-protected, so they keep running with their data until someone deletes them`];
+      ? [
+          `new: ${plural(cluster.shards, 'shard')} x ${plural(1 + cluster.replicasPerShard, 'pod')} (${plural(cluster.pods, 'pod')}), config chain ${cluster.configChain.join(' -> ')}, image ${cluster.image}${cluster.tls ? ', TLS' : ''}`,
+        ]
+      : [
+          `retired: git stops rendering its ${plural(cluster.pods, 'pod')}; the StatefulSets are prune-protected, so they keep running with their data until someone deletes them`,
+        ];
     return { namespace: only.namespace, name: only.name, verdict: change ? 'new' : 'retired', reasons, cluster };
   }
   const settings = diffSettings(base, change, ctx);
@@ -25,25 +29,33 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
   const risks = risksOf(base, change, settings, roll);
   const otherChange = base.objectsText !== change.objectsText;
 
-  const verdict: ClusterPlan['verdict'] = risks.some((r) => r.level === 'held') ? 'held'
-    : risks.length > 0 ? 'risky'
-      : roll ? 'roll'
-        : scale ? 'scale'
-          : settings.length > 0 || users.length > 0 || otherChange ? 'live'
+  const verdict: ClusterPlan['verdict'] = risks.some((r) => r.level === 'held')
+    ? 'held'
+    : risks.length > 0
+      ? 'risky'
+      : roll
+        ? 'roll'
+        : scale
+          ? 'scale'
+          : settings.length > 0 || users.length > 0 || otherChange
+            ? 'live'
             : 'unchanged';
 
   const reasons: string[] = risks.map((r) => `${r.level}: ${r.message}`);
   if (roll) reasons.push(...rollReasons(roll));
   if (scale) {
     if (scale.shards.from !== scale.shards.to) {
-      const where = scale.shards.to > scale.shards.from
-        ? `to the new ${scale.shardsAdded.length === 1 ? 'shard' : 'shards'} ${listSome(scale.shardsAdded)}`
-        : `off ${listSome(scale.shardsRemoved)}, which the controller drains and then deletes`;
+      const where =
+        scale.shards.to > scale.shards.from
+          ? `to the new ${scale.shardsAdded.length === 1 ? 'shard' : 'shards'} ${listSome(scale.shardsAdded)}`
+          : `off ${listSome(scale.shardsRemoved)}, which the controller drains and then deletes`;
       reasons.push(`shards ${scale.shards.from} -> ${scale.shards.to}: about ${num(scale.slotsToMove)} of 16,384 slots move ${where}`);
     }
     if (scale.replicasPerShard.from !== scale.replicasPerShard.to) {
       const down = scale.replicasPerShard.to < scale.replicasPerShard.from;
-      reasons.push(`replicas per shard ${scale.replicasPerShard.from} -> ${scale.replicasPerShard.to}${down ? ': the highest ordinals go, primaries stay at ordinal 0' : ': new replicas sync in full from their primary'}`);
+      reasons.push(
+        `replicas per shard ${scale.replicasPerShard.from} -> ${scale.replicasPerShard.to}${down ? ': the highest ordinals go, primaries stay at ordinal 0' : ': new replicas sync in full from their primary'}`,
+      );
     }
     reasons.push(`${plural(scale.podsAdded, 'pod')} added, ${plural(scale.podsRemoved, 'pod')} removed`);
   }
@@ -51,7 +63,13 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
   const tlsSwitched = base.tlsSecret !== change.tlsSecret;
   const followTls = settings.filter((s) => tlsSwitched && s.setBy === 'forced');
   for (const s of settings) if (!followTls.includes(s)) reasons.push(settingReason(s, roll !== undefined));
-  if (followTls.length > 0) reasons.push(`${plural(followTls.length, 'forced setting')} follow TLS: ${listSome(followTls.map((s) => s.name), 8)}`);
+  if (followTls.length > 0)
+    reasons.push(
+      `${plural(followTls.length, 'forced setting')} follow TLS: ${listSome(
+        followTls.map((s) => s.name),
+        8,
+      )}`,
+    );
   for (const u of users) reasons.push(userReason(u));
   if (verdict === 'live' && settings.length === 0 && users.length === 0) {
     reasons.push('rendered objects change, but no pod restarts and no setting or user changes');
@@ -77,23 +95,33 @@ function risksOf(base: RenderedCluster, change: RenderedCluster, settings: reado
   if ((base.tlsSecret === undefined) !== (change.tlsSecret === undefined)) {
     risks.push({
       level: 'risky',
-      message: change.tlsSecret !== undefined
-        ? 'TLS switched on for a running cluster: it becomes TLS-only on port 6379, so every client must switch to TLS, and during the roll nodes on the old and new templates cannot reach each other'
-        : 'TLS switched off for a running cluster: it becomes plaintext-only, so every client must drop TLS, and during the roll nodes on the old and new templates cannot reach each other',
+      message:
+        change.tlsSecret !== undefined
+          ? 'TLS switched on for a running cluster: it becomes TLS-only on port 6379, so every client must switch to TLS, and during the roll nodes on the old and new templates cannot reach each other'
+          : 'TLS switched off for a running cluster: it becomes plaintext-only, so every client must drop TLS, and during the roll nodes on the old and new templates cannot reach each other',
     });
   }
   if (!roll) {
     const pending = settings.filter((s) => s.applies !== 'live' && s.to !== null);
     if (pending.length > 0) {
-      risks.push({ level: 'risky', message: `${listSome(pending.map((s) => s.name))} need a restart, but no pod template changes: they take effect only when the pods next restart` });
+      risks.push({
+        level: 'risky',
+        message: `${listSome(pending.map((s) => s.name))} need a restart, but no pod template changes: they take effect only when the pods next restart`,
+      });
     }
   }
   const [from, to] = [parseVersion(base.imageVersion), parseVersion(change.imageVersion)];
   if (from && to && compareVersions(to, from) < 0) {
-    risks.push({ level: 'risky', message: `Valkey version goes down ${base.imageVersion} -> ${change.imageVersion}: replicas on the older version may not sync from a newer primary` });
+    risks.push({
+      level: 'risky',
+      message: `Valkey version goes down ${base.imageVersion} -> ${change.imageVersion}: replicas on the older version may not sync from a newer primary`,
+    });
   }
   if (base.replicasPerShard > 0 && change.replicasPerShard === 0) {
-    risks.push({ level: 'risky', message: 'replicas per shard lowered to 0: each shard then keeps its data on one pod, and losing that pod loses the data' });
+    risks.push({
+      level: 'risky',
+      message: 'replicas per shard lowered to 0: each shard then keeps its data on one pod, and losing that pod loses the data',
+    });
   }
   return risks;
 }
@@ -108,16 +136,33 @@ function rollReasons(roll: RollPlan): string[] {
 
 function settingReason(s: SettingChange, rolls: boolean): string {
   const value = (v: string | null) => (v === null ? '(unset)' : v === '' ? '""' : v);
-  const how = s.applies === 'live' ? (rolls ? 'live-capable, applied by the roll' : 'applied live with CONFIG SET') : s.applies === 'restart' ? 'needs a restart' : 'not in the settings table: treated as needing a restart';
+  const how =
+    s.applies === 'live'
+      ? rolls
+        ? 'live-capable, applied by the roll'
+        : 'applied live with CONFIG SET'
+      : s.applies === 'restart'
+        ? 'needs a restart'
+        : 'not in the settings table: treated as needing a restart';
   return `setting ${s.name}: ${value(s.from)} -> ${value(s.to)} (${how}; ${s.setBy})`;
 }
 
 function userReason(u: UserChange): string {
-  const what = u.change === 'added' ? 'added' : u.change === 'removed' ? 'removed'
-    : [
-      u.change.includes('passwords') ? `passwords ${u.passwordsAdded && u.passwordsRemoved ? 'rotated' : 'changed'} (+${u.passwordsAdded}, -${u.passwordsRemoved})` : '',
-      u.change.includes('permissions') ? `permissions changed${u.editedRoles.length ? ` (${u.editedRoles.join(', ')} edited)` : ''}` : '',
-    ].filter(Boolean).join(', ');
+  const what =
+    u.change === 'added'
+      ? 'added'
+      : u.change === 'removed'
+        ? 'removed'
+        : [
+            u.change.includes('passwords')
+              ? `passwords ${u.passwordsAdded && u.passwordsRemoved ? 'rotated' : 'changed'} (+${u.passwordsAdded}, -${u.passwordsRemoved})`
+              : '',
+            u.change.includes('permissions')
+              ? `permissions changed${u.editedRoles.length ? ` (${u.editedRoles.join(', ')} edited)` : ''}`
+              : '',
+          ]
+            .filter(Boolean)
+            .join(', ');
   return `ACL user ${u.username}: ${what} (${u.level}, ${u.boundBy}; applied live with ACL LOAD)`;
 }
 

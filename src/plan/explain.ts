@@ -21,7 +21,11 @@ export interface Explanation {
 }
 
 /** The cluster NAMESPACE/NAME resolved from these Valkey objects; problems if it cannot be. */
-export function explainCluster(objects: readonly unknown[], namespace: string, name: string): { explanation?: Explanation; problems: Problem[] } {
+export function explainCluster(
+  objects: readonly unknown[],
+  namespace: string,
+  name: string,
+): { explanation?: Explanation; problems: Problem[] } {
   const { menu, problems } = parseMenu(objects);
   const resolved = resolveMenu(menu);
   problems.push(...resolved.problems);
@@ -43,11 +47,26 @@ export function explainCluster(objects: readonly unknown[], namespace: string, n
   settings.push(...forcedSettings({ tls }).map(([k, v]) => ({ name: k, value: v, setBy: 'forced' })));
   const roles = (b: { permissions: { roleRef: string }[] }) => [...new Set(b.permissions.map((p) => p.roleRef))];
   const users: Explanation['users'] = [
-    { username: 'default', level: 'system', boundBy: `valkey-krm (${DEFAULT_USER_LINE.split(' ').slice(5).join(' ')}: probes only)`, roles: [] },
+    {
+      username: 'default',
+      level: 'system',
+      boundBy: `valkey-krm (${DEFAULT_USER_LINE.split(' ').slice(5).join(' ')}: probes only)`,
+      roles: [],
+    },
     { username: SYSTEM_USERNAMES.replication, level: 'system', boundBy: 'valkey-krm (hash from the render config)', roles: [] },
     { username: SYSTEM_USERNAMES.controller, level: 'system', boundBy: 'valkey-krm (hash from the render config)', roles: [] },
-    ...config.acl.map((b) => ({ username: b.username, level: 'platform' as const, boundBy: `ValkeyConfig ${config.aclFrom ?? config.name}`, roles: roles(b) })),
-    ...(cluster.spec.acl ?? []).map((b) => ({ username: b.username, level: 'team' as const, boundBy: `ValkeyCluster ${namespace}/${name}`, roles: roles(b) })),
+    ...config.acl.map((b) => ({
+      username: b.username,
+      level: 'platform' as const,
+      boundBy: `ValkeyConfig ${config.aclFrom ?? config.name}`,
+      roles: roles(b),
+    })),
+    ...(cluster.spec.acl ?? []).map((b) => ({
+      username: b.username,
+      level: 'team' as const,
+      boundBy: `ValkeyCluster ${namespace}/${name}`,
+      roles: roles(b),
+    })),
   ];
   return {
     explanation: {

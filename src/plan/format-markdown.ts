@@ -13,7 +13,10 @@ const UNCHANGED_NAMED = 200;
 
 /** Text from the package (values, names) must not become markup or HTML in a comment. */
 export function escapeMarkdown(text: string): string {
-  return text.replaceAll(' -> ', ' → ').replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string).replace(/([\\`*_[\]|#~])/g, '\\$1');
+  return text
+    .replaceAll(' -> ', ' → ')
+    .replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string)
+    .replace(/([\\`*_[\]|#~])/g, '\\$1');
 }
 
 /**

@@ -49,10 +49,12 @@ function describeEdit(o: { kind: string; name: string; namespace?: string }, cha
 
 /** JSON with object keys sorted: the same value written in another key order is the same text. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => compare(a, b)));
-  }) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => compare(a, b)));
+    }) ?? 'undefined'
+  );
 }
 
 /** Do two sides' values of one field differ (by canonical JSON)? */

@@ -15,126 +15,161 @@ export type Verdict = (typeof VERDICTS)[number];
 const described = <T extends z.ZodMiniType>(schema: T, description: string): T => schema.check(z.meta({ description })) as T;
 const count = () => z.number().check(z.int(), z.gte(0));
 
-const problem = lazy(() => z.strictObject({
-  severity: z.enum(['error', 'warning', 'info']),
-  message: z.string(),
-  object: z.optional(described(z.string(), 'The object it is about, e.g. "ValkeyConfig standard".')),
-  field: z.optional(z.string()),
-  file: z.optional(described(z.string(), 'The file the object was read from (base files in git mode as REV:path).')),
-}));
+const problem = lazy(() =>
+  z.strictObject({
+    severity: z.enum(['error', 'warning', 'info']),
+    message: z.string(),
+    object: z.optional(described(z.string(), 'The object it is about, e.g. "ValkeyConfig standard".')),
+    field: z.optional(z.string()),
+    file: z.optional(described(z.string(), 'The file the object was read from (base files in git mode as REV:path).')),
+  }),
+);
 
-const edit = lazy(() => z.strictObject({
-  kind: z.string(),
-  name: z.string(),
-  namespace: z.optional(z.string()),
-  change: z.enum(['added', 'removed', 'changed']),
-}));
+const edit = lazy(() =>
+  z.strictObject({
+    kind: z.string(),
+    name: z.string(),
+    namespace: z.optional(z.string()),
+    change: z.enum(['added', 'removed', 'changed']),
+  }),
+);
 
-const settingChange = lazy(() => z.strictObject({
-  name: z.string(),
-  from: described(z.nullable(z.string()), 'The value in the base; null when the setting is new.'),
-  to: described(z.nullable(z.string()), 'The value in the change; null when the setting is gone.'),
-  applies: described(z.enum(['live', 'restart', 'unknown']), 'What the settings table says: CONFIG SET applies it live, or it needs a restart.'),
-  setBy: described(z.string(), 'The ValkeyConfig in the chain that sets it ("ValkeyConfig NAME"), or "forced" (valkey-krm sets it).'),
-}));
+const settingChange = lazy(() =>
+  z.strictObject({
+    name: z.string(),
+    from: described(z.nullable(z.string()), 'The value in the base; null when the setting is new.'),
+    to: described(z.nullable(z.string()), 'The value in the change; null when the setting is gone.'),
+    applies: described(
+      z.enum(['live', 'restart', 'unknown']),
+      'What the settings table says: CONFIG SET applies it live, or it needs a restart.',
+    ),
+    setBy: described(z.string(), 'The ValkeyConfig in the chain that sets it ("ValkeyConfig NAME"), or "forced" (valkey-krm sets it).'),
+  }),
+);
 
-const userChange = lazy(() => z.strictObject({
-  username: z.string(),
-  level: described(z.enum(['platform', 'team', 'system']), 'platform: bound in a ValkeyConfig; team: in the ValkeyCluster; system: valkey-krm\'s own users.'),
-  change: z.enum(['added', 'removed', 'passwords', 'permissions', 'passwords and permissions']),
-  passwordsAdded: count(),
-  passwordsRemoved: count(),
-  boundBy: described(z.string(), 'The object that binds the user, e.g. "ValkeyConfig standard" or "ValkeyCluster team-a/cache".'),
-  editedRoles: described(z.array(z.string()), 'ValkeyRoles of this user that the change edits.'),
-}));
+const userChange = lazy(() =>
+  z.strictObject({
+    username: z.string(),
+    level: described(
+      z.enum(['platform', 'team', 'system']),
+      "platform: bound in a ValkeyConfig; team: in the ValkeyCluster; system: valkey-krm's own users.",
+    ),
+    change: z.enum(['added', 'removed', 'passwords', 'permissions', 'passwords and permissions']),
+    passwordsAdded: count(),
+    passwordsRemoved: count(),
+    boundBy: described(z.string(), 'The object that binds the user, e.g. "ValkeyConfig standard" or "ValkeyCluster team-a/cache".'),
+    editedRoles: described(z.array(z.string()), 'ValkeyRoles of this user that the change edits.'),
+  }),
+);
 
 export const CAUSE_KINDS = ['image', 'resources', 'settings', 'tls', 'placement', 'annotations', 'chain', 'other'] as const;
 
-const cause = lazy(() => z.strictObject({
-  kind: z.enum(CAUSE_KINDS),
-  detail: z.string(),
-  objects: described(z.array(z.string()), 'The edited objects behind it, e.g. "ValkeyImage valkey-9-0" or "ValkeyConfig standard".'),
-}));
+const cause = lazy(() =>
+  z.strictObject({
+    kind: z.enum(CAUSE_KINDS),
+    detail: z.string(),
+    objects: described(z.array(z.string()), 'The edited objects behind it, e.g. "ValkeyImage valkey-9-0" or "ValkeyConfig standard".'),
+  }),
+);
 
-const rollShard = lazy(() => z.strictObject({
-  statefulSet: z.string(),
-  replicas: described(z.array(z.string()), 'Replica pods, restarted first, one at a time.'),
-  failover: described(z.boolean(), 'Whether a replica on the new revision takes over before the primary restarts.'),
-  primary: z.string(),
-}));
+const rollShard = lazy(() =>
+  z.strictObject({
+    statefulSet: z.string(),
+    replicas: described(z.array(z.string()), 'Replica pods, restarted first, one at a time.'),
+    failover: described(z.boolean(), 'Whether a replica on the new revision takes over before the primary restarts.'),
+    primary: z.string(),
+  }),
+);
 
-const roll = lazy(() => z.strictObject({
-  pods: described(count(), 'Existing pods that restart.'),
-  failovers: count(),
-  shards: described(z.array(rollShard()), 'In roll order: shard by shard.'),
-  causes: z.array(cause()),
-}));
+const roll = lazy(() =>
+  z.strictObject({
+    pods: described(count(), 'Existing pods that restart.'),
+    failovers: count(),
+    shards: described(z.array(rollShard()), 'In roll order: shard by shard.'),
+    causes: z.array(cause()),
+  }),
+);
 
 const fromTo = lazy(() => z.strictObject({ from: count(), to: count() }));
 
-const scale = lazy(() => z.strictObject({
-  shards: fromTo(),
-  replicasPerShard: fromTo(),
-  slotsToMove: described(count(), 'Roughly: 16384 slots spread evenly, so |to - from| / max(from, to) of them move.'),
-  podsAdded: count(),
-  podsRemoved: count(),
-  shardsAdded: z.array(z.string()),
-  shardsRemoved: z.array(z.string()),
-}));
+const scale = lazy(() =>
+  z.strictObject({
+    shards: fromTo(),
+    replicasPerShard: fromTo(),
+    slotsToMove: described(count(), 'Roughly: 16384 slots spread evenly, so |to - from| / max(from, to) of them move.'),
+    podsAdded: count(),
+    podsRemoved: count(),
+    shardsAdded: z.array(z.string()),
+    shardsRemoved: z.array(z.string()),
+  }),
+);
 
-const risk = lazy(() => z.strictObject({
-  level: described(z.enum(['held', 'risky']), 'held: the controller will not do it without an explicit opt-in; risky: it will, but read this first.'),
-  message: z.string(),
-}));
+const risk = lazy(() =>
+  z.strictObject({
+    level: described(
+      z.enum(['held', 'risky']),
+      'held: the controller will not do it without an explicit opt-in; risky: it will, but read this first.',
+    ),
+    message: z.string(),
+  }),
+);
 
-const shape = lazy(() => z.strictObject({
-  shards: count(),
-  replicasPerShard: count(),
-  pods: count(),
-  configChain: z.array(z.string()),
-  image: z.string(),
-  tls: z.boolean(),
-}));
+const shape = lazy(() =>
+  z.strictObject({
+    shards: count(),
+    replicasPerShard: count(),
+    pods: count(),
+    configChain: z.array(z.string()),
+    image: z.string(),
+    tls: z.boolean(),
+  }),
+);
 
-const clusterPlan = lazy(() => z.strictObject({
-  namespace: z.string(),
-  name: z.string(),
-  verdict: z.enum(VERDICTS),
-  reasons: described(z.array(z.string()), 'The same facts as the fields below, as sentences.'),
-  settings: z.optional(z.array(settingChange())),
-  users: z.optional(z.array(userChange())),
-  roll: z.optional(roll()),
-  scale: z.optional(scale()),
-  risks: z.optional(z.array(risk())),
-  cluster: z.optional(described(shape(), 'For new and retired clusters: what appears or goes.')),
-}));
+const clusterPlan = lazy(() =>
+  z.strictObject({
+    namespace: z.string(),
+    name: z.string(),
+    verdict: z.enum(VERDICTS),
+    reasons: described(z.array(z.string()), 'The same facts as the fields below, as sentences.'),
+    settings: z.optional(z.array(settingChange())),
+    users: z.optional(z.array(userChange())),
+    roll: z.optional(roll()),
+    scale: z.optional(scale()),
+    risks: z.optional(z.array(risk())),
+    cluster: z.optional(described(shape(), 'For new and retired clusters: what appears or goes.')),
+  }),
+);
 
-const counts = lazy(() => z.strictObject({
-  clusters: count(),
-  held: count(),
-  risky: count(),
-  roll: count(),
-  scale: count(),
-  live: count(),
-  new: count(),
-  retired: count(),
-  unchanged: count(),
-  podsRestarted: described(count(), 'Over every cluster whose pods restart, whatever its verdict.'),
-  failovers: count(),
-  slotsToMove: count(),
-}));
+const counts = lazy(() =>
+  z.strictObject({
+    clusters: count(),
+    held: count(),
+    risky: count(),
+    roll: count(),
+    scale: count(),
+    live: count(),
+    new: count(),
+    retired: count(),
+    unchanged: count(),
+    podsRestarted: described(count(), 'Over every cluster whose pods restart, whatever its verdict.'),
+    failovers: count(),
+    slotsToMove: count(),
+  }),
+);
 
-export const planSchema = lazy(() => z.strictObject({
-  schema: z.literal(PLAN_SCHEMA_ID),
-  ok: described(z.boolean(), 'false when the base or the change is invalid (see invalid); then clusters is empty.'),
-  summary: z.string(),
-  edits: described(z.array(edit()), 'The Valkey objects that differ between base and change (formatting ignored).'),
-  renderConfigChanged: z.boolean(),
-  counts: counts(),
-  clusters: described(z.array(clusterPlan()), 'Grouped by verdict (in the order of VERDICTS), then by namespace/name.'),
-  invalid: z.array(z.strictObject({ side: z.enum(['base', 'change']), problems: z.array(problem()) })),
-  warnings: described(z.array(problem()), 'Warnings the change side renders with.'),
-}));
+export const planSchema = lazy(() =>
+  z.strictObject({
+    schema: z.literal(PLAN_SCHEMA_ID),
+    ok: described(z.boolean(), 'false when the base or the change is invalid (see invalid); then clusters is empty.'),
+    summary: z.string(),
+    edits: described(z.array(edit()), 'The Valkey objects that differ between base and change (formatting ignored).'),
+    renderConfigChanged: z.boolean(),
+    counts: counts(),
+    clusters: described(z.array(clusterPlan()), 'Grouped by verdict (in the order of VERDICTS), then by namespace/name.'),
+    invalid: z.array(z.strictObject({ side: z.enum(['base', 'change']), problems: z.array(problem()) })),
+    warnings: described(z.array(problem()), 'Warnings the change side renders with.'),
+  }),
+);
 
 export type Plan = z.infer<ReturnType<typeof planSchema>>;
 export type ClusterPlan = z.infer<ReturnType<typeof clusterPlan>>;

@@ -1,5 +1,5 @@
 import { describeRef, hasErrors, type ObjectRef, type Problem, type RenderConfig } from '../api/index.js';
-import { parseRenderConfig } from '../menu/render-config.js';
+import { type RenderConfigCheck, validateRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import { compareCluster } from './compare-cluster.js';
 import { isLiveSetting as defaultLiveSetting, type LiveSettingLookup } from './live-settings.js';
@@ -22,6 +22,11 @@ export interface PlanSide {
 
 export interface PlanOptions {
   isLiveSetting?: LiveSettingLookup;
+  /**
+   * Reads a side's render config. The default takes a ValkeyRenderConfig; the plan command passes
+   * the KRM reader, which also knows kpt's ConfigMap form (src/krm/function-config.ts).
+   */
+  readRenderConfig?: (value: unknown) => RenderConfigCheck;
 }
 
 interface RenderedSide {
@@ -35,16 +40,36 @@ interface RenderedSide {
  * renderer as render-valkey, so the plan predicts the objects git will hold, and compares them.
  */
 export function planChange(base: PlanSide, change: PlanSide, options: PlanOptions = {}): Plan {
-  const sides = { base: renderSide(base), change: renderSide(change) };
+  const read = options.readRenderConfig ?? validateRenderConfig;
+  const sides = { base: renderSide(base, read), change: renderSide(change, read) };
   const invalid = (['base', 'change'] as const)
     .filter((side) => hasErrors(sides[side].problems))
-    .map((side) => ({ side, problems: toPlanProblems(sides[side].problems.filter((p) => p.severity === 'error'), (side === 'base' ? base : change).fileOf) }));
+    .map((side) => ({
+      side,
+      problems: toPlanProblems(
+        sides[side].problems.filter((p) => p.severity === 'error'),
+        (side === 'base' ? base : change).fileOf,
+      ),
+    }));
   // Only what the change brings: a warning the base already had is not news in a review.
   const known = new Set(sides.base.problems.map((p) => p.message));
-  const warnings = toPlanProblems(sides.change.problems.filter((p) => p.severity === 'warning' && !known.has(p.message)), change.fileOf);
+  const warnings = toPlanProblems(
+    sides.change.problems.filter((p) => p.severity === 'warning' && !known.has(p.message)),
+    change.fileOf,
+  );
   if (invalid.length > 0) {
     const clusters: ClusterPlan[] = [];
-    return { schema: PLAN_SCHEMA_ID, ok: false, summary: summarize([], false, clusters, countOf(clusters), invalid), edits: [], renderConfigChanged: false, counts: countOf(clusters), clusters, invalid, warnings };
+    return {
+      schema: PLAN_SCHEMA_ID,
+      ok: false,
+      summary: summarize([], false, clusters, countOf(clusters), invalid),
+      edits: [],
+      renderConfigChanged: false,
+      counts: countOf(clusters),
+      clusters,
+      invalid,
+      warnings,
+    };
   }
   const ctx: PlanContext = {
     base: new MenuIndex(base.objects),
@@ -52,7 +77,8 @@ export function planChange(base: PlanSide, change: PlanSide, options: PlanOption
     baseRender: (sides.base.render ?? sides.change.render) as RenderConfig,
     changeRender: (sides.change.render ?? sides.base.render) as RenderConfig,
     isLiveSetting: options.isLiveSetting ?? defaultLiveSetting,
-    renderConfigChanged: sides.base.render !== undefined && sides.change.render !== undefined && differs(sides.base.render, sides.change.render),
+    renderConfigChanged:
+      sides.base.render !== undefined && sides.change.render !== undefined && differs(sides.base.render, sides.change.render),
   };
   const keys = [...new Set([...sides.base.clusters.keys(), ...sides.change.clusters.keys()])];
   const clusters = keys.map((key) => compareCluster(sides.base.clusters.get(key), sides.change.clusters.get(key), ctx));
@@ -73,11 +99,11 @@ export function planChange(base: PlanSide, change: PlanSide, options: PlanOption
   };
 }
 
-function renderSide(side: PlanSide): RenderedSide {
+function renderSide(side: PlanSide, readRenderConfig: (value: unknown) => RenderConfigCheck): RenderedSide {
   const problems: Problem[] = [...(side.problems ?? [])];
   // A package new in the change has nothing at all in its base: no clusters, and nothing wrong.
   if (side.objects.length === 0 && side.renderConfig === undefined && problems.length === 0) return { clusters: new Map(), problems };
-  const parsed = parseRenderConfig(side.renderConfig);
+  const parsed = readRenderConfig(side.renderConfig);
   problems.push(...parsed.problems);
   const rendered = renderAll(side.objects, parsed.config);
   problems.push(...rendered.problems);
@@ -101,7 +127,18 @@ function toPlanProblems(problems: readonly Problem[], fileOf: PlanSide['fileOf']
 
 function countOf(clusters: readonly ClusterPlan[]): PlanCounts {
   const counts: PlanCounts = {
-    clusters: clusters.length, held: 0, risky: 0, roll: 0, scale: 0, live: 0, new: 0, retired: 0, unchanged: 0, podsRestarted: 0, failovers: 0, slotsToMove: 0,
+    clusters: clusters.length,
+    held: 0,
+    risky: 0,
+    roll: 0,
+    scale: 0,
+    live: 0,
+    new: 0,
+    retired: 0,
+    unchanged: 0,
+    podsRestarted: 0,
+    failovers: 0,
+    slotsToMove: 0,
   };
   for (const c of clusters) {
     counts[c.verdict]++;

@@ -52,7 +52,13 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
         annotations = sts.metadata.annotations ?? {};
         image = sts.spec.template.spec.containers[0]?.image ?? '';
       }
-      shards.push({ index, statefulSet: sts.metadata.name, pods: sts.spec.replicas, template: sts.spec.template, templateText: JSON.stringify(sts.spec.template) });
+      shards.push({
+        index,
+        statefulSet: sts.metadata.name,
+        pods: sts.spec.replicas,
+        template: sts.spec.template,
+        templateText: JSON.stringify(sts.spec.template),
+      });
     }
   }
   shards.sort((a, b) => a.index - b.index);

@@ -24,7 +24,11 @@ function classify(path: string, tlsChanged: boolean): CauseKind | 'derived' {
  * which parts of the template differ; the two menus say which object in the chain changed them.
  */
 export function rollCauses(
-  base: RenderedCluster, change: RenderedCluster, paths: readonly string[], settings: readonly SettingChange[], ctx: PlanContext,
+  base: RenderedCluster,
+  change: RenderedCluster,
+  paths: readonly string[],
+  settings: readonly SettingChange[],
+  ctx: PlanContext,
 ): RollCause[] {
   const tlsChanged = base.tlsSecret !== change.tlsSecret;
   const kinds = new Map<CauseKind | 'derived', string[]>();
@@ -35,7 +39,10 @@ export function rollCauses(
   const causes: RollCause[] = [];
   const clusterObject = objectName('ValkeyCluster', change.name, change.namespace);
   const clusterEdited = (field: string) =>
-    differs(ctx.base.cluster(base.namespace, base.name)?.[field as 'placement'], ctx.change.cluster(change.namespace, change.name)?.[field as 'placement']);
+    differs(
+      ctx.base.cluster(base.namespace, base.name)?.[field as 'placement'],
+      ctx.change.cluster(change.namespace, change.name)?.[field as 'placement'],
+    );
   const chainText = (c: RenderedCluster) => c.chain.join(' -> ');
   const chainChanged = chainText(base) !== chainText(change);
   const editedConfigs = (pick: (spec: NonNullable<ReturnType<PlanContext['base']['config']>>) => unknown) =>
@@ -44,12 +51,19 @@ export function rollCauses(
       .map((c) => `ValkeyConfig ${c}`);
 
   if (chainChanged) {
-    causes.push({ kind: 'chain', detail: `config chain ${chainText(base)} -> ${chainText(change)}`, objects: clusterEdited('configRef') ? [clusterObject] : editedConfigs((s) => s.baseRef) });
+    causes.push({
+      kind: 'chain',
+      detail: `config chain ${chainText(base)} -> ${chainText(change)}`,
+      objects: clusterEdited('configRef') ? [clusterObject] : editedConfigs((s) => s.baseRef),
+    });
   }
   if (base.image !== change.image || kinds.has('image')) {
-    const objects = base.imageRef !== change.imageRef
-      ? editedConfigs((s) => s.imageRef)
-      : differs(ctx.base.image(change.imageRef), ctx.change.image(change.imageRef)) ? [`ValkeyImage ${change.imageRef}`] : [];
+    const objects =
+      base.imageRef !== change.imageRef
+        ? editedConfigs((s) => s.imageRef)
+        : differs(ctx.base.image(change.imageRef), ctx.change.image(change.imageRef))
+          ? [`ValkeyImage ${change.imageRef}`]
+          : [];
     causes.push({ kind: 'image', detail: `image ${base.image} -> ${change.image}`, objects });
   } else if (base.imageVersion !== change.imageVersion) {
     causes.push({
@@ -59,12 +73,19 @@ export function rollCauses(
     });
   }
   if (kinds.has('resources')) {
-    causes.push({ kind: 'resources', detail: `resources ${resourcesText(base)} -> ${resourcesText(change)}`, objects: editedConfigs((s) => s.resources) });
+    causes.push({
+      kind: 'resources',
+      detail: `resources ${resourcesText(base)} -> ${resourcesText(change)}`,
+      objects: editedConfigs((s) => s.resources),
+    });
   }
   if (tlsChanged) {
-    const detail = base.tlsSecret === undefined ? `TLS off -> on (Secret ${change.tlsSecret})`
-      : change.tlsSecret === undefined ? `TLS on -> off (was Secret ${base.tlsSecret})`
-        : `TLS Secret ${base.tlsSecret} -> ${change.tlsSecret}`;
+    const detail =
+      base.tlsSecret === undefined
+        ? `TLS off -> on (Secret ${change.tlsSecret})`
+        : change.tlsSecret === undefined
+          ? `TLS on -> off (was Secret ${base.tlsSecret})`
+          : `TLS Secret ${base.tlsSecret} -> ${change.tlsSecret}`;
     causes.push({ kind: 'tls', detail, objects: [clusterObject] });
   }
   // Settings forced because of TLS are explained by the TLS cause.
@@ -81,7 +102,11 @@ export function rollCauses(
     causes.push({ kind: 'placement', detail: `placement (${shortPaths(kinds.get('placement') ?? [])})`, objects });
   }
   if (kinds.has('annotations')) {
-    causes.push({ kind: 'annotations', detail: `pod annotations (${shortPaths(kinds.get('annotations') ?? [])})`, objects: clusterEdited('podAnnotations') ? [clusterObject] : [] });
+    causes.push({
+      kind: 'annotations',
+      detail: `pod annotations (${shortPaths(kinds.get('annotations') ?? [])})`,
+      objects: clusterEdited('podAnnotations') ? [clusterObject] : [],
+    });
   }
   const other = tlsChanged ? [] : (kinds.get('other') ?? []);
   if (other.length > 0 || causes.length === 0) {
@@ -97,7 +122,8 @@ function pickOf<T, R>(spec: T | undefined, pick: (spec: T) => R): R | undefined 
 }
 
 function resourcesText(c: RenderedCluster): string {
-  const container = (c.shards[0]?.template as { spec?: { containers?: { resources?: { limits?: Record<string, unknown> } }[] } })?.spec?.containers?.[0];
+  const container = (c.shards[0]?.template as { spec?: { containers?: { resources?: { limits?: Record<string, unknown> } }[] } })?.spec
+    ?.containers?.[0];
   const limits = container?.resources?.limits ?? {};
   const parts = Object.entries(limits).map(([k, v]) => `${k} ${String(v)}`);
   return parts.length ? parts.join(', ') : '(none)';

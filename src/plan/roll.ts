@@ -17,7 +17,12 @@ export interface RollPlan {
  * shard after another; in a shard the replicas go first, then a replica on the new revision takes
  * over and the primary (ordinal 0) restarts. A shard with no replica has nobody to fail over to.
  */
-export function planRoll(base: RenderedCluster, change: RenderedCluster, settings: readonly SettingChange[], ctx: PlanContext): RollPlan | undefined {
+export function planRoll(
+  base: RenderedCluster,
+  change: RenderedCluster,
+  settings: readonly SettingChange[],
+  ctx: PlanContext,
+): RollPlan | undefined {
   const shards: RollShard[] = [];
   const paths: string[] = [];
   let pods = 0;
@@ -30,7 +35,12 @@ export function planRoll(base: RenderedCluster, change: RenderedCluster, setting
     pods += restarting;
     const replicas: string[] = [];
     for (let ordinal = restarting - 1; ordinal >= 1; ordinal--) replicas.push(podName(after.statefulSet, ordinal));
-    shards.push({ statefulSet: after.statefulSet, replicas, failover: change.replicasPerShard >= 1, primary: podName(after.statefulSet, 0) });
+    shards.push({
+      statefulSet: after.statefulSet,
+      replicas,
+      failover: change.replicasPerShard >= 1,
+      primary: podName(after.statefulSet, 0),
+    });
   }
   if (shards.length === 0) return undefined;
   return { pods, failovers: shards.filter((s) => s.failover).length, shards, causes: rollCauses(base, change, paths, settings, ctx) };

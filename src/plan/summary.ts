@@ -8,7 +8,10 @@ const MENU_KINDS = ['ValkeyImage', 'ValkeyConfig', 'ValkeyRole'];
  * ValkeyConfig standard: 214 clusters, 38 roll (684 pods, 114 failovers), 176 live, 0 held".
  */
 export function summarize(
-  edits: readonly ObjectEdit[], renderConfigChanged: boolean, clusters: readonly ClusterPlan[], counts: PlanCounts,
+  edits: readonly ObjectEdit[],
+  renderConfigChanged: boolean,
+  clusters: readonly ClusterPlan[],
+  counts: PlanCounts,
   invalid: readonly { side: 'base' | 'change'; problems: readonly unknown[] }[],
 ): string {
   if (invalid.length > 0) {
@@ -21,7 +24,8 @@ export function summarize(
 }
 
 function describeEdits(edits: readonly ObjectEdit[], renderConfigChanged: boolean): string {
-  const name = (e: ObjectEdit) => `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}${e.change === 'changed' ? '' : ` (${e.change === 'added' ? 'new' : 'removed'})`}`;
+  const name = (e: ObjectEdit) =>
+    `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}${e.change === 'changed' ? '' : ` (${e.change === 'added' ? 'new' : 'removed'})`}`;
   const menu = edits.filter((e) => MENU_KINDS.includes(e.kind));
   const clusters = edits.filter((e) => !MENU_KINDS.includes(e.kind));
   const parts: string[] = [];
@@ -38,7 +42,8 @@ function describeCounts(clusters: readonly ClusterPlan[], counts: PlanCounts): s
   const parts = [plural(counts.clusters, 'cluster')];
   if (counts.roll) parts.push(`${num(counts.roll)} roll (${plural(pods, 'pod')}, ${plural(failovers, 'failover')})`);
   if (counts.scale) parts.push(`${num(counts.scale)} scale${counts.slotsToMove ? ` (about ${num(counts.slotsToMove)} slots move)` : ''}`);
-  for (const verdict of ['live', 'new', 'retired', 'risky', 'unchanged'] as const) if (counts[verdict]) parts.push(`${num(counts[verdict])} ${verdict}`);
+  for (const verdict of ['live', 'new', 'retired', 'risky', 'unchanged'] as const)
+    if (counts[verdict]) parts.push(`${num(counts[verdict])} ${verdict}`);
   parts.push(`${num(counts.held)} held`);
   return parts.join(', ');
 }

@@ -50,7 +50,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   api: PURE,
   menu: ['api', ...PURE],
   render: ['api', 'menu', 'node:crypto'],
-  plan: ['api', 'menu', 'render', 'node:crypto'],
+  plan: ['api', 'menu', 'render', 'node:crypto', ...PURE],
   krm: [
     'api',
     'menu',

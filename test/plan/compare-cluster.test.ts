@@ -2,7 +2,7 @@
 // the pod-template hash covers only restart-relevant inputs, a live-only setting leaves every
 // template byte-identical, and the plan must then say "live", not "roll".
 import { describe, expect, it } from 'vitest';
-import { parseRenderConfig } from '../../src/menu/render-config.js';
+import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { renderAll } from '../../src/render/render-all.js';
 import type { RenderConfig } from '../../src/api/index.js';
 import { compareCluster } from '../../src/plan/compare-cluster.js';
@@ -13,7 +13,7 @@ import { planChange } from '../../src/plan/plan.js';
 import { readRenderedCluster, type RenderedCluster } from '../../src/plan/rendered-cluster.js';
 import { binding, cluster, config, image, renderConfigObject, role } from '../helpers/objects.js';
 
-const render = parseRenderConfig(renderConfigObject()).config as RenderConfig;
+const render = validateRenderConfig(renderConfigObject()).config as RenderConfig;
 const menu = (valkey: Record<string, string> = {}) => [
   image('valkey-9-0'),
   role('reader'),
@@ -29,7 +29,12 @@ function renderOne(objects: unknown[]): RenderedCluster {
 }
 
 const context = (base: unknown[], change: unknown[]): PlanContext => ({
-  base: new MenuIndex(base), change: new MenuIndex(change), baseRender: render, changeRender: render, isLiveSetting, renderConfigChanged: false,
+  base: new MenuIndex(base),
+  change: new MenuIndex(change),
+  baseRender: render,
+  changeRender: render,
+  isLiveSetting,
+  renderConfigChanged: false,
 });
 
 /** What the renderer will do once the template hash leaves live settings out: the base's templates. */
@@ -55,11 +60,11 @@ describe('compareCluster', () => {
   });
 
   it('calls a restart setting risky when no pod template changes: it would wait for the next restart', () => {
-    const changeObjects = [...menu({ 'io-threads': '4' }), cluster('cache', clusterSpec)];
+    const changeObjects = [...menu({ 'tcp-backlog': '1024' }), cluster('cache', clusterSpec)];
     const base = renderOne(baseObjects);
     const plan = compareCluster(base, withTemplatesOf(base, renderOne(changeObjects)), context(baseObjects, changeObjects));
     expect(plan.verdict).toBe('risky');
-    expect(plan.risks?.[0]?.message).toMatch(/^io-threads need a restart, but no pod template changes/);
+    expect(plan.risks?.[0]?.message).toMatch(/^tcp-backlog need a restart, but no pod template changes/);
   });
 
   it('asks the settings table it is given, not a list of its own', () => {
@@ -73,17 +78,32 @@ describe('compareCluster', () => {
 
   it('names the platform binding and the edited role of a changed user', () => {
     const platform = (roleSpec: Record<string, unknown>) => [
-      image('valkey-9-0'), role('reader'), role('ops', roleSpec),
+      image('valkey-9-0'),
+      role('reader'),
+      role('ops', roleSpec),
       config('root', { imageRef: 'valkey-9-0', resources: { cpu: '1', memory: '2Gi' }, acl: [binding('oncall', 'ops')] }),
       config('standard', { baseRef: 'root' }),
       cluster('cache', clusterSpec),
     ];
     const before = platform({ categories: [{ name: 'read', access: 'allow' }] });
-    const after = platform({ categories: [{ name: 'read', access: 'allow' }, { name: 'admin', access: 'deny' }] });
+    const after = platform({
+      categories: [
+        { name: 'read', access: 'allow' },
+        { name: 'admin', access: 'deny' },
+      ],
+    });
     const plan = compareCluster(renderOne(before), renderOne(after), context(before, after));
     expect(plan.verdict).toBe('live');
     expect(plan.users).toEqual([
-      { username: 'oncall', level: 'platform', change: 'permissions', passwordsAdded: 0, passwordsRemoved: 0, boundBy: 'ValkeyConfig root', editedRoles: ['ValkeyRole ops'] },
+      {
+        username: 'oncall',
+        level: 'platform',
+        change: 'permissions',
+        passwordsAdded: 0,
+        passwordsRemoved: 0,
+        boundBy: 'ValkeyConfig root',
+        editedRoles: ['ValkeyRole ops'],
+      },
     ]);
   });
 });
@@ -92,7 +112,10 @@ describe('planChange', () => {
   const side = (objects: unknown[]) => ({ objects, renderConfig: renderConfigObject() });
 
   it('says which side is broken and shows its errors', () => {
-    const plan = planChange(side([...menu(), cluster('cache', { ...clusterSpec, configRef: 'missing' })]), side([...menu(), cluster('cache', clusterSpec)]));
+    const plan = planChange(
+      side([...menu(), cluster('cache', { ...clusterSpec, configRef: 'missing' })]),
+      side([...menu(), cluster('cache', clusterSpec)]),
+    );
     expect(plan.ok).toBe(false);
     expect(plan.invalid.map((i) => i.side)).toEqual(['base']);
     expect(plan.invalid[0]?.problems[0]?.message).toMatch(/ValkeyConfig "missing" does not exist/);

@@ -11,7 +11,9 @@ import { planSchema } from '../../src/plan/index.js';
 import { documentTexts, shuffled } from '../helpers/resource-list.js';
 
 const root = join(import.meta.dirname, 'cases');
-const cases = readdirSync(root).filter((c) => existsSync(join(root, c, 'base.yaml'))).sort();
+const cases = readdirSync(root)
+  .filter((c) => existsSync(join(root, c, 'base.yaml')))
+  .sort();
 const update = process.env.UPDATE_GOLDEN === '1';
 const FORMATS = { text: '_expected.txt', markdown: '_expected.md', json: '_expected.json' } as const;
 const temp = mkdtempSync(join(tmpdir(), 'plan-goldens-'));
@@ -19,7 +21,8 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 describe.each(cases)('plan %s', (name) => {
   const dir = join(root, name);
-  const plan = (format: string, change = 'change.yaml') => runPlanCommand(['--base', 'base.yaml', '--format', format, change], { cwd: dir });
+  const plan = (format: string, change = 'change.yaml') =>
+    runPlanCommand(['--base', 'base.yaml', '--format', format, change], { cwd: dir });
 
   it.each(Object.entries(FORMATS))('prints the expected %s', (format, file) => {
     const out = plan(format);

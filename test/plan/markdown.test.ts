@@ -9,13 +9,19 @@ const menu = (valkey: Record<string, string>) => [
   image('valkey-9-0'),
   config('standard', { imageRef: 'valkey-9-0', resources: { cpu: '1', memory: '2Gi' }, valkey }),
 ];
-const clusters = (n: number) => Array.from({ length: n }, (_, i) => cluster(`cache-${String(i).padStart(3, '0')}`, { shards: 3, replicasPerShard: 1 }));
+const clusters = (n: number) =>
+  Array.from({ length: n }, (_, i) => cluster(`cache-${String(i).padStart(3, '0')}`, { shards: 3, replicasPerShard: 1 }));
 const plan = (n: number, before: Record<string, string>, after: Record<string, string>) =>
-  planChange({ objects: [...menu(before), ...clusters(n)], renderConfig: renderConfigObject() }, { objects: [...menu(after), ...clusters(n)], renderConfig: renderConfigObject() });
+  planChange(
+    { objects: [...menu(before), ...clusters(n)], renderConfig: renderConfigObject() },
+    { objects: [...menu(after), ...clusters(n)], renderConfig: renderConfigObject() },
+  );
 
 describe('the Markdown comment', () => {
   it('escapes what the package wrote: no HTML, no markup', () => {
-    const md = formatPlanMarkdown(plan(1, { 'notify-keyspace-events': 'KEA' }, { 'notify-keyspace-events': '<img src=x onerror=alert(1)>*_`[x](y)' }));
+    const md = formatPlanMarkdown(
+      plan(1, { 'notify-keyspace-events': 'KEA' }, { 'notify-keyspace-events': '<img src=x onerror=alert(1)>*_`[x](y)' }),
+    );
     expect(md).not.toContain('<img');
     expect(md).toContain('&lt;img src=x onerror=alert(1)&gt;\\*\\_\\`\\[x\\](y)');
     expect(escapeMarkdown('a -> b | c')).toBe('a → b \\| c');
@@ -23,7 +29,11 @@ describe('the Markdown comment', () => {
 
   it('starts with its marker and folds long groups into balanced <details>', () => {
     const md = formatPlanMarkdown(plan(12, { hz: '10' }, { hz: '20' }));
-    expect(md.startsWith(`${MARKDOWN_MARKER}\n### valkey-krm plan\n\n**menu edit to ValkeyConfig standard: 12 clusters, 12 roll (72 pods, 36 failovers), 0 held**\n`)).toBe(true);
+    expect(
+      md.startsWith(
+        `${MARKDOWN_MARKER}\n### valkey-krm plan\n\n**menu edit to ValkeyConfig standard: 12 clusters, 12 roll (72 pods, 36 failovers), 0 held**\n`,
+      ),
+    ).toBe(true);
     expect(md.match(/<details>/g)?.length).toBe(1);
     expect(md.match(/<\/details>/g)?.length).toBe(1);
     expect(md).toContain('<details><summary><b>roll: 12 clusters</b></summary>\n\n- **team-a/cache-000**');

@@ -11,6 +11,9 @@ Usage:
   render-valkey [--config FILE] PATH...       plain files: read YAML/JSON files and directories,
                                               print multi-document YAML (Argo CD plugin, CI)
   render-valkey [--config FILE] -             plain files, multi-document YAML on stdin
+  render-valkey plan --base DIR|--base-rev REV [PATH...]
+                                              what a change does to every cluster, before merge
+                                              (render-valkey plan --help)
 
 Options:
   --config FILE   the render config (a ValkeyRenderConfig, or a ConfigMap with flattened keys);

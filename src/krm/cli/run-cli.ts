@@ -21,6 +21,10 @@ const usage = (tool: Tool, message: string): RunOutput => ({
 /** Parses arguments and runs; never throws (an unexpected failure is a report, exit 1). */
 export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Promise<RunOutput> {
   try {
+    // render-valkey plan (docs/plan.md): loaded only when asked for, so a render never pays for it.
+    if (tool === 'render-valkey' && argv[0] === 'plan') {
+      return (await import('../plan-command.js')).runPlanCommand(argv.slice(1), { cwd: process.cwd() });
+    }
     const request = parseCliArgs(argv);
     if (request.action === 'help') return { stdout: `${HELP[tool]}\n`, stderr: '', exitCode: 0 };
     if (request.action === 'version') return { stdout: `${tool} ${PACKAGE_VERSION}\n`, stderr: '', exitCode: 0 };

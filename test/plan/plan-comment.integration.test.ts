@@ -11,7 +11,6 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(ROOT, 'integrations', 'github-actions', 'plan-comment.sh');
 const RENDER_VALKEY = `${join(ROOT, 'node_modules', '.bin', 'tsx')} ${join(import.meta.dirname, 'support', 'render-valkey.ts')}`;
 const cases = join(import.meta.dirname, 'cases');
-const hasJq = spawnSync('jq', ['--version']).status === 0;
 
 let repo: string;
 let scratch: string;
@@ -82,29 +81,47 @@ describe('plan-comment.sh', () => {
     expect(existsSync(sink)).toBe(false);
   });
 
-  describe.skipIf(!hasJq)('posting to GitHub (curl replaced by a recorder)', () => {
+  describe('posting to GitHub (curl replaced by a recorder)', () => {
     const fakeCurl = (comments: string) => {
       const bin = mkdtempSync(join(scratch, 'bin-'));
       const log = join(bin, 'calls.log');
       // Answers the list call with `comments`; records every call and the body it would send.
-      writeFileSync(join(bin, 'curl'), `#!/bin/sh
+      writeFileSync(
+        join(bin, 'curl'),
+        `#!/bin/sh
 echo "curl $*" >>"${log}"
 for a in "$@"; do case "$a" in @*) cat "\${a#@}" >>"${log}"; echo >>"${log}" ;; esac; done
 case "$*" in *per_page=100*) printf '%s' '${comments}' ;; esac
-`);
+`,
+      );
       chmodSync(join(bin, 'curl'), 0o755);
-      return { env: { PATH: `${bin}:${process.env.PATH}`, GITHUB_TOKEN: 't0ken', GITHUB_REPOSITORY: 'acme/platform', PR_NUMBER: '42', GITHUB_API_URL: 'https://github.example' }, log };
+      return {
+        env: {
+          PATH: `${bin}:${process.env.PATH}`,
+          GITHUB_TOKEN: 't0ken',
+          GITHUB_REPOSITORY: 'acme/platform',
+          PR_NUMBER: '42',
+          GITHUB_API_URL: 'https://github.example',
+        },
+        log,
+      };
     };
 
     it('creates a comment when the pull request has none', () => {
       const { env, log } = fakeCurl('[{"id": 7, "body": "LGTM"}]');
       const out = run(['--base-rev', 'HEAD~1', 'valkey'], env);
       expect(out.status).toBe(0);
-      const calls = readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('curl '));
+      const calls = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('curl '));
       expect(calls[0]).toContain('https://github.example/repos/acme/platform/issues/42/comments?per_page=100');
       expect(calls[0]).toContain('Authorization: Bearer t0ken');
       expect(calls[1]).toMatch(/-X POST .* https:\/\/github\.example\/repos\/acme\/platform\/issues\/42\/comments$/);
-      const body = JSON.parse(readFileSync(log, 'utf8').split('\n').find((l) => l.startsWith('{')) as string) as { body: string };
+      const body = JSON.parse(
+        readFileSync(log, 'utf8')
+          .split('\n')
+          .find((l) => l.startsWith('{')) as string,
+      ) as { body: string };
       expect(body.body).toBe(readFileSync(join(cases, 'live-only-setting', '_expected.md'), 'utf8'));
     });
 
@@ -113,7 +130,9 @@ case "$*" in *per_page=100*) printf '%s' '${comments}' ;; esac
       const out = run(['--base-rev', 'HEAD~1', 'valkey'], env);
       expect(out.status).toBe(0);
       expect(out.stderr).toContain('updated comment 9 on #42');
-      const calls = readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('curl '));
+      const calls = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('curl '));
       expect(calls[1]).toMatch(/-X PATCH .* https:\/\/github\.example\/repos\/acme\/platform\/issues\/comments\/9$/);
     });
   });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATE_EXIT, runPlanCommand } from '../../src/krm/plan-command.js';
 
 const cases = join(import.meta.dirname, 'cases');
-const inCase = (name: string, ...args: string[]) => runPlanCommand(['--base', 'base.yaml', ...args, 'change.yaml'], { cwd: join(cases, name) });
+const inCase = (name: string, ...args: string[]) =>
+  runPlanCommand(['--base', 'base.yaml', ...args, 'change.yaml'], { cwd: join(cases, name) });
 
 describe('render-valkey plan: arguments', () => {
   it('prints its help', () => {
@@ -67,7 +68,11 @@ describe('render-valkey plan --explain', () => {
       'image: valkey/valkey:9.0.2 (ValkeyImage valkey-9-0, version 9.0.2; imageRef set by ValkeyConfig base)',
       'resources: cpu 1 (ValkeyConfig base), memory 8Gi (ValkeyConfig standard-large)',
     ]);
-    const row = (name: string) => lines.find((l) => l.trimStart().startsWith(`${name} `))?.trim().split(/\s{2,}/);
+    const row = (name: string) =>
+      lines
+        .find((l) => l.trimStart().startsWith(`${name} `))
+        ?.trim()
+        .split(/\s{2,}/);
     expect(row('timeout 300')).toEqual(['timeout 300', 'ValkeyConfig standard-large-eu']);
     expect(row('hz 20')).toEqual(['hz 20', 'ValkeyConfig standard']);
     expect(row('maxmemory 1gb')).toEqual(['maxmemory 1gb', 'ValkeyConfig base']);
