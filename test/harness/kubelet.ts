@@ -28,6 +28,8 @@ import { ping, isPong, isStarted } from './kubelet/ping.js';
 import { PodIps } from './kubelet/pod-ips.js';
 import { ConditionClock, podStatus, type ContainerState, type TerminatedState } from './kubelet/pod-status.js';
 import { configMapBytes, podKey, secretBytes, type ConfigMap, type Container, type KeyedBytes, type Pod, type Secret, type Volume } from './kubelet/pod.js';
+import { mergePatch } from './kubelet/merge-patch.js';
+import { registerNodes } from './kubelet/nodes.js';
 import { ProjectedVolume, volumeFiles } from './kubelet/projected-volume.js';
 import { terminatedState } from './kubelet/termination.js';
 import { Reaper, spawnDaemon, type Daemon } from './process.js';
@@ -141,7 +143,7 @@ export class Kubelet {
     const dir = await mkdtemp(join(tmpdir(), 'valkey-krm-kubelet-'));
     const kubelet = new Kubelet(api, opts, dir, new Reaper(dir, keep), opts.nodes ?? ['node-a', 'node-b', 'node-c']);
     try {
-      await kubelet.registerNodes();
+      await registerNodes(api, kubelet.nodes, kubelet.ips.hostIp);
       kubelet.watches.push(
         watchCollection<ConfigMap>(api, '/api/v1/configmaps', (_t, cm) => kubelet.sourceChanged('configMap', cm.metadata.namespace ?? '', cm.metadata.name)),
         watchCollection<Secret>(api, '/api/v1/secrets', (_t, s) => kubelet.sourceChanged('secret', s.metadata.namespace ?? '', s.metadata.name)),
@@ -188,6 +190,9 @@ export class Kubelet {
     this.stopped = true;
     for (const w of this.watches) w.stop();
     await this.probing;
+    // Work already queued finishes first (it checks `stopped` and starts nothing new), so
+    // nothing writes into the dir after it is gone.
+    await Promise.all(this.queues.values());
     for (const rt of this.pods.values()) {
       clearTimeout(rt.restartTimer);
       for (const s of rt.sources) clearTimeout(s.timer);
@@ -197,34 +202,6 @@ export class Kubelet {
   }
 
   // ------------------------------------------------------------------ nodes and binding
-
-  private async registerNodes(): Promise<void> {
-    const zones = ['a', 'b', 'c'];
-    for (const [i, name] of this.nodes.entries()) {
-      const zone = `zone-${zones[i % zones.length] ?? 'a'}`;
-      const labels = { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'topology.kubernetes.io/zone': zone };
-      const created = await this.api.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
-      if (created.status !== 201 && created.status !== 409) throw new Error(`create node ${name}: ${created.status} ${created.body}`);
-      // The TaintNodesByCondition admission plugin adds not-ready:NoSchedule; the node
-      // lifecycle controller (not running) would take it off once the node reports Ready.
-      await this.patch(`/api/v1/nodes/${name}`, { spec: { taints: null } });
-      const capacity = { cpu: '64', memory: '256Gi', pods: '110' };
-      await this.patch(`/api/v1/nodes/${name}/status`, {
-        status: {
-          capacity,
-          allocatable: capacity,
-          addresses: [{ type: 'InternalIP', address: this.ips.hostIp }, { type: 'Hostname', address: name }],
-          conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'stand-in kubelet', lastHeartbeatTime: now(), lastTransitionTime: now() }],
-        },
-      });
-    }
-  }
-
-  private async patch(path: string, body: unknown): Promise<number> {
-    const res = await this.api.request('PATCH', path, body, { 'Content-Type': 'application/merge-patch+json' });
-    if (res.status !== 200 && res.status !== 404) throw new Error(`PATCH ${path}: ${res.status} ${res.body}`);
-    return res.status;
-  }
 
   private leastBusyNode(): string {
     const load = new Map(this.nodes.map((n) => [n, 0]));
@@ -515,7 +492,7 @@ export class Kubelet {
     );
     const text = JSON.stringify(status);
     if (text === rt.reported) return;
-    if ((await this.patch(`/api/v1/namespaces/${rt.ns}/pods/${rt.name}/status`, { status })) === 200) rt.reported = text;
+    if ((await mergePatch(this.api, `/api/v1/namespaces/${rt.ns}/pods/${rt.name}/status`, { status })) === 200) rt.reported = text;
   }
 
   private async probeLoop(): Promise<void> {
