@@ -23,6 +23,8 @@ const PODS = [0, 1, 2].map((i) => `${NAME}-0-${String(i)}`);
 const REPLICATION_PASSWORD = 'replication-password-for-kube-world';
 const CONTROLLER_PASSWORD = 'controller-password-for-kube-world';
 const CONFIG_SYNC_DELAY_MS = 3_000;
+/** Each test waits on real processes and controllers; on two busy cores that can take a while. */
+const TEST_TIMEOUT_MS = 120_000;
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** One whole RESP reply: a line, or a bulk string with all its bytes. */
@@ -100,7 +102,7 @@ describe('kube world: real API server, controller-manager and Valkey processes',
 
   afterAll(async () => {
     await world?.stop();
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('the StatefulSet controller creates three pods, each a Valkey process answering PING on its own IP', async () => {
     await waitReady(PODS);
@@ -116,7 +118,7 @@ describe('kube world: real API server, controller-manager and Valkey processes',
     }
     // The image map chose the build: a 2024 development build says 255.255.255.
     expect(await command(PODS[0] as string, 'INFO', 'server')).toContain('valkey_version:255.255.255');
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('the pods form a shard: replicas authenticate with the Secret-expanded masterauth and sync over pod IPs', async () => {
     await waitReady(PODS);
@@ -133,7 +135,7 @@ describe('kube world: real API server, controller-manager and Valkey processes',
       await waitFor(`${r} in sync`, async () => /master_link_status:up/.test(await command(r, 'INFO', 'replication')), { timeoutMs: 20_000, intervalMs: 200 });
       expect(await command(r, 'INFO', 'replication')).toContain(`master_host:${primaryIp}`);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('a deleted pod comes back from the StatefulSet with a fresh process and empty data (emptyDir)', async () => {
     const victim = PODS[1] as string;
@@ -152,7 +154,7 @@ describe('kube world: real API server, controller-manager and Valkey processes',
     // A new node ID: the old nodes.conf went with the old pod.
     const myIdAfter = await command(victim, 'CLUSTER', 'MYID');
     expect(myIdAfter).not.toBe(myIdBefore);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('an eviction is refused (429) while another pod of the PDB is not ready, and allowed once all are ready', async () => {
     const [first, second] = PODS as [string, string, string];
@@ -177,7 +179,7 @@ describe('kube world: real API server, controller-manager and Valkey processes',
       const p = await getPod(first);
       return p !== undefined && p.metadata.uid !== uid && isReady(p);
     }, { timeoutMs: 60_000, intervalMs: 200 });
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("a ConfigMap change reaches the pods' files after the kubelet's delay, without a restart", async () => {
     await waitReady(PODS);
@@ -193,7 +195,7 @@ describe('kube world: real API server, controller-manager and Valkey processes',
     await waitFor('projected valkey.conf', async () => (await readFile(file, 'utf8')).includes('maxmemory 1200mb'), { timeoutMs: 15_000, intervalMs: 50 });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(CONFIG_SYNC_DELAY_MS);
     expect(world.kubelet.pod(NS, PODS[2] as string)?.pid).toBe(pid);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it('OnDelete: a new image changes no pod until one is deleted; an 8.0.1 binary then exits at start-up and its log reaches the status', async () => {
     await waitReady(PODS);

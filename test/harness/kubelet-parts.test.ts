@@ -85,4 +85,20 @@ describe('container command on the host', () => {
     expect(await readFile(join(dir, 'config', 'valkey.conf'), 'utf8')).toBe(conf);
     expect(cmd.ping).toEqual({ host: '127.9.9.9', port: 6379 });
   });
+
+  it('probes a TLS-only port with the certificate files the config names', async () => {
+    const dir = await tempDir();
+    const volume = new ProjectedVolume(join(dir, 'config'), 0o644);
+    await volume.project(new Map([['valkey.conf', Buffer.from('port 0\ntls-port 6379\ntls-cert-file /tls/tls.crt\ntls-key-file /tls/tls.key\ntls-ca-cert-file /tls/ca.crt\n')]]));
+    const cmd = await containerCommand({
+      command: ['valkey-server'],
+      args: ['/conf/valkey.conf'],
+      binDir: '/opt/valkey',
+      mounts: [{ mountPath: '/conf', hostDir: join(dir, 'config') }, { mountPath: '/tls', hostDir: join(dir, 'tls') }],
+      scratchDir: join(dir, 'host-config'),
+      podIp: '127.9.9.9',
+      port: 6379,
+    });
+    expect(cmd.ping.tls).toEqual({ cert: join(dir, 'tls', 'tls.crt'), key: join(dir, 'tls', 'tls.key'), ca: join(dir, 'tls', 'ca.crt') });
+  });
 });
