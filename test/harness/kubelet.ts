@@ -255,9 +255,9 @@ export class Kubelet {
     if (node === undefined || node === '') {
       const ours = (pod.spec.schedulerName ?? 'default-scheduler') === 'default-scheduler';
       if (ours && pod.metadata.deletionTimestamp === undefined && !this.binding.has(uid)) {
-        const node = this.leastBusyNode();
-        this.binding.set(uid, node);
-        this.enqueue(uid, () => this.bind(pod, node));
+        const target = this.leastBusyNode();
+        this.binding.set(uid, target);
+        this.enqueue(uid, () => this.bind(pod, target));
       }
       return;
     }
@@ -296,7 +296,7 @@ export class Kubelet {
     };
     this.pods.set(uid, rt);
     this.byName.set(podKey(ns, rt.name), uid);
-    this.enqueue(uid, () => this.setUp(rt));
+    this.enqueue(uid, () => this.setUpOrRetry(rt));
   }
 
   // ------------------------------------------------------------------ pod life cycle
@@ -385,8 +385,18 @@ export class Kubelet {
     await this.startContainer(rt, env);
   }
 
+  /** A kubelet keeps trying to start a pod; so does this one, whatever went wrong (logged). */
+  private async setUpOrRetry(rt: PodRuntime): Promise<void> {
+    try {
+      await this.setUp(rt);
+    } catch (e) {
+      this.log(`${rt.ns}/${rt.name}: set-up failed, retrying: ${(e as Error).message}`);
+      this.retrySetUp(rt);
+    }
+  }
+
   private retrySetUp(rt: PodRuntime): void {
-    rt.restartTimer = setTimeout(() => this.enqueue(rt.uid, () => this.setUp(rt)), 1_000);
+    rt.restartTimer = setTimeout(() => this.enqueue(rt.uid, () => this.setUpOrRetry(rt)), 1_000);
   }
 
   private async setWaiting(rt: PodRuntime, reason: string, message: string): Promise<void> {
