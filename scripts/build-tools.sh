@@ -3,9 +3,11 @@
 # modules through the Go module proxy, into a cache directory outside the repo:
 #
 #   $VALKEY_KRM_TOOLS_DIR (default ~/.cache/valkey-krm/tools)
-#     k8s-<ver>/kube-apiserver        from k8s.io/kubernetes
-#     etcd-<ver>/etcd                 from go.etcd.io/etcd/server/v3 (etcdmain)
-#     kustomize-<ver>/kustomize       from sigs.k8s.io/kustomize/kustomize/v5
+#     k8s-<ver>/kube-apiserver           from k8s.io/kubernetes
+#     k8s-<ver>/kube-controller-manager  from k8s.io/kubernetes (the same module; built together
+#                                        when both are missing, alone when only it is)
+#     etcd-<ver>/etcd                    from go.etcd.io/etcd/server/v3 (etcdmain)
+#     kustomize-<ver>/kustomize          from sigs.k8s.io/kustomize/kustomize/v5
 #
 # Each binary is built only when missing; with everything cached the script
 # does no Go work at all and returns at once. Builds happen in throwaway Go
@@ -15,7 +17,8 @@
 # Usage:
 #   scripts/build-tools.sh               build what is missing, report, print "tools: <dir>"
 #   scripts/build-tools.sh --print-env   the same, but stdout carries only
-#                                        KUBE_APISERVER=... / ETCD=... / KUSTOMIZE=... lines
+#                                        KUBE_APISERVER=... / KUBE_CONTROLLER_MANAGER=... /
+#                                        ETCD=... / KUSTOMIZE=... lines
 #                                        (progress goes to stderr)
 #
 # Overridable: K8S_VERSION, ETCD_VERSION, KUSTOMIZE_VERSION (must build with the
@@ -31,12 +34,13 @@ print_env=0
 for arg in "$@"; do
   case "$arg" in
     --print-env) print_env=1 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-tools.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
 
 KUBE_APISERVER="$TOOLS_DIR/k8s-$K8S_VERSION/kube-apiserver"
+KUBE_CONTROLLER_MANAGER="$TOOLS_DIR/k8s-$K8S_VERSION/kube-controller-manager"
 ETCD="$TOOLS_DIR/etcd-$ETCD_VERSION/etcd"
 KUSTOMIZE="$TOOLS_DIR/kustomize-$KUSTOMIZE_VERSION/kustomize"
 
@@ -44,11 +48,13 @@ KUSTOMIZE="$TOOLS_DIR/kustomize-$KUSTOMIZE_VERSION/kustomize"
 if [[ $print_env == 1 ]]; then exec 3>&2; else exec 3>&1; fi
 say() { echo "$@" >&3; }
 
-all_present() { [[ -x $KUBE_APISERVER && -x $ETCD && -x $KUSTOMIZE ]]; }
+k8s_present() { [[ -x $KUBE_APISERVER && -x $KUBE_CONTROLLER_MANAGER ]]; }
+all_present() { k8s_present && [[ -x $ETCD && -x $KUSTOMIZE ]]; }
 
 finish() {
   if [[ $print_env == 1 ]]; then
     echo "KUBE_APISERVER=$KUBE_APISERVER"
+    echo "KUBE_CONTROLLER_MANAGER=$KUBE_CONTROLLER_MANAGER"
     echo "ETCD=$ETCD"
     echo "KUSTOMIZE=$KUSTOMIZE"
   fi
@@ -57,7 +63,7 @@ finish() {
 
 # Fast path: everything cached, no lock, no Go.
 if all_present; then
-  say "cached: kube-apiserver $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION"
+  say "cached: kube-apiserver and kube-controller-manager $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION"
   finish
   exit 0
 fi
@@ -101,11 +107,15 @@ install_bin() {
   mv -f "$2.tmp.$$" "$2"
 }
 
-build_kube_apiserver() {
-  local t0 dir gomod replaces minor
+# build_k8s <command>...: the given commands of k8s.io/kubernetes (kube-apiserver,
+# kube-controller-manager) from one throwaway module and one `go build`, so a
+# second command costs only the packages it does not share with the first.
+build_k8s() {
+  local t0 dir gomod replaces minor cmd
+  local -a pkgs=()
   t0=$SECONDS
-  say "building kube-apiserver $K8S_VERSION (k8s.io/kubernetes; long on few cores) ..."
-  dir="$(new_build_module kube-apiserver)"
+  say "building $* $K8S_VERSION (k8s.io/kubernetes; long on few cores) ..."
+  dir="$(new_build_module k8s)"
   build_dirs+=("$dir")
   # k8s.io/kubernetes requires its staging modules as v0.0.0 and replaces them
   # with ./staging/src/... paths, which a dependent module cannot use: pin each
@@ -129,14 +139,17 @@ build_kube_apiserver() {
   local ldflags="-s -w"
   ldflags+=" -X $vpkg.gitVersion=$K8S_VERSION -X $vpkg.gitMajor=1 -X $vpkg.gitMinor=$minor"
   ldflags+=" -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  for cmd in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$cmd"); done
+  mkdir -p "$dir/bin"
   (
     cd "$dir"
-    go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" >&3 2>&1
-    go build -trimpath -ldflags "$ldflags" -o "$dir/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+    for pkg in "${pkgs[@]}"; do go get "$pkg@$K8S_VERSION" >&3 2>&1; done
+    # With several packages and -o <dir>/, go build writes one binary per command.
+    go build -trimpath -ldflags "$ldflags" -o "$dir/bin/" "${pkgs[@]}"
   )
-  install_bin "$dir/kube-apiserver" "$KUBE_APISERVER"
+  for cmd in "$@"; do install_bin "$dir/bin/$cmd" "$TOOLS_DIR/k8s-$K8S_VERSION/$cmd"; done
   rm -rf "$dir"
-  built+=("kube-apiserver $K8S_VERSION in $((SECONDS - t0))s")
+  built+=("$* $K8S_VERSION in $((SECONDS - t0))s")
 }
 
 build_etcd() {
@@ -190,12 +203,15 @@ build_kustomize() {
 # Re-check under the lock: a concurrent run may have built some of them.
 [[ -x $KUSTOMIZE ]] || build_kustomize
 [[ -x $ETCD ]] || build_etcd
-[[ -x $KUBE_APISERVER ]] || build_kube_apiserver
+k8s_missing=()
+[[ -x $KUBE_APISERVER ]] || k8s_missing+=(kube-apiserver)
+[[ -x $KUBE_CONTROLLER_MANAGER ]] || k8s_missing+=(kube-controller-manager)
+((${#k8s_missing[@]} == 0)) || build_k8s "${k8s_missing[@]}"
 
 if ((${#built[@]})); then
   for b in "${built[@]}"; do say "built: $b"; done
   say "go module cache $modcache: ${modcache_before} MiB -> $(mib "$modcache") MiB"
 else
-  say "cached: kube-apiserver $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION"
+  say "cached: kube-apiserver and kube-controller-manager $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION"
 fi
 finish

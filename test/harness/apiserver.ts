@@ -10,6 +10,7 @@
 // No controller-manager or scheduler runs: nothing creates Pods from
 // workloads, and namespaces get no "default" ServiceAccount unless a test
 // creates one (the ServiceAccount admission plugin then rejects Pods).
+// kube-world.ts adds a real kube-controller-manager and a kubelet stand-in.
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,6 +25,7 @@ const BUILD_TOOLS = join(REPO_ROOT, 'scripts/build-tools.sh');
 
 export interface ToolPaths {
   kubeApiserver: string;
+  kubeControllerManager: string;
   etcd: string;
   kustomize: string;
 }
@@ -112,13 +114,14 @@ export function ensureTools(): Promise<ToolPaths> {
         if (m?.[1] !== undefined && m[2] !== undefined) env.set(m[1], m[2]);
       }
       const kubeApiserver = env.get('KUBE_APISERVER');
+      const kubeControllerManager = env.get('KUBE_CONTROLLER_MANAGER');
       const etcd = env.get('ETCD');
       const kustomize = env.get('KUSTOMIZE');
-      if (kubeApiserver === undefined || etcd === undefined || kustomize === undefined) {
+      if (kubeApiserver === undefined || kubeControllerManager === undefined || etcd === undefined || kustomize === undefined) {
         reject(new Error(`scripts/build-tools.sh --print-env gave no paths:\n${stdout}\n${stderrTail}`));
         return;
       }
-      resolvePromise({ kubeApiserver, etcd, kustomize });
+      resolvePromise({ kubeApiserver, kubeControllerManager, etcd, kustomize });
     });
   });
   toolsPromise.catch(() => {
