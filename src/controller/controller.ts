@@ -3,7 +3,11 @@ import type { VersionPolicy } from './cluster/version-gate.js';
 import type { KubeClient } from './kube/client.js';
 import { Informer, type InformerError, type InformerEvent } from './kube/informer.js';
 import { paths } from './kube/paths.js';
-import { objectKey, type KubeObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
+import { isApiError } from './kube/client.js';
+import { eventRecorder, type EventRecorder } from './kube/event-recorder.js';
+import { objectKey, type ConfigMap, type KubeObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
+import type { EvictionResult } from './reconcile/day2.js';
+import { RetryGate } from './runtime/retry-gate.js';
 import { reconcileCluster, type ReconcileTiming } from './reconcile/reconcile-cluster.js';
 import { reconcileImages } from './reconcile/reconcile-images.js';
 import type { BackoffOptions } from './runtime/backoff.js';
@@ -31,6 +35,8 @@ export interface ControllerOptions {
   clock: Clock;
   log: Logger;
   metrics: ControllerMetrics;
+  /** Clusters that may roll at once, fleet-wide (default 1). */
+  maxConcurrentRolls?: number;
 }
 
 const IMAGES_KEY = 'images';
@@ -47,6 +53,11 @@ export class Controller {
   private readonly pods: Informer<Pod>;
   private readonly statefulSets: Informer<StatefulSet>;
   private readonly configs: Informer<KubeObject>;
+  private readonly configMaps: Informer<ConfigMap>;
+  private readonly events: EventRecorder;
+  private readonly aclRetry: RetryGate;
+  /** Clusters whose last pass took a roll step: with the statuses, what --max-concurrent-rolls counts. */
+  private readonly rollingNow = new Set<string>();
   private readonly images: Informer<KubeObject>;
   private readonly queue: WorkQueue;
 
@@ -71,6 +82,15 @@ export class Controller {
       (e) => this.enqueueOwner(e.object),
       MANAGED_SELECTOR,
     );
+    // A live change may touch only the ConfigMap (a new maxmemory, a rotated password).
+    this.configMaps = informer<ConfigMap>(
+      'configmaps',
+      paths.configMaps(opts.namespace),
+      (e) => this.enqueueOwner(e.object),
+      MANAGED_SELECTOR,
+    );
+    this.events = eventRecorder(opts.client, opts.clock, opts.log);
+    this.aclRetry = new RetryGate(opts.clock, opts.retryBackoff);
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
     this.queue = new WorkQueue({
@@ -99,7 +119,7 @@ export class Controller {
   }
 
   private informers(): Informer<KubeObject>[] {
-    return [this.clusters, this.pods, this.statefulSets, this.configs, this.images];
+    return [this.clusters, this.pods, this.statefulSets, this.configMaps, this.configs, this.images];
   }
 
   private onInformerError(e: InformerError): void {
@@ -155,9 +175,34 @@ export class Controller {
     });
   }
 
-  private reconcileCluster(key: string) {
+  /** Through the Eviction API, so PodDisruptionBudgets hold: 429 is a refusal, not an error. */
+  private async evict(namespace: string, pod: string): Promise<EvictionResult> {
+    try {
+      await this.opts.client.request('POST', paths.eviction(namespace, pod), {
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod, namespace } },
+      });
+      return 'evicted';
+    } catch (e) {
+      if (isApiError(e, 429)) return 'refused';
+      if (isApiError(e, 404)) return 'gone';
+      throw e;
+    }
+  }
+
+  /** Rolls already running (status says so, or a pass of this process just took a step) bound new ones. */
+  private mayStartRoll(cluster: string): boolean {
+    const rolling = new Set(this.rollingNow);
+    for (const c of this.clusters.list()) {
+      const conditions = (c as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions;
+      if (conditions?.some((x) => x.type === 'RollInProgress' && x.status === 'True')) rolling.add(CLUSTER_PREFIX + objectKey(c));
+    }
+    rolling.delete(CLUSTER_PREFIX + cluster);
+    return rolling.size < (this.opts.maxConcurrentRolls ?? 1);
+  }
+
+  private async reconcileCluster(key: string) {
     const o = this.opts;
-    return reconcileCluster(key, {
+    const result = await reconcileCluster(key, {
       cluster: (k) => this.clusters.get(k),
       pods: (ns, name) => this.ofCluster(this.pods, ns, name),
       statefulSets: (ns, name) => this.ofCluster(this.statefulSets, ns, name),
@@ -168,6 +213,11 @@ export class Controller {
           contentType: 'application/merge-patch+json',
         });
       },
+      configMap: (ns, name) => this.configMaps.get(`${ns}/${name}`),
+      evict: (ns, pod) => this.evict(ns, pod),
+      events: this.events,
+      mayStartRoll: (cluster) => this.mayStartRoll(cluster),
+      aclRetry: this.aclRetry,
       open: o.open,
       policy: o.policy,
       endpointOf: o.endpointOf,
@@ -177,5 +227,8 @@ export class Controller {
       metrics: o.metrics,
       timing: o.timing,
     });
+    if (result.rolling) this.rollingNow.add(CLUSTER_PREFIX + key);
+    else this.rollingNow.delete(CLUSTER_PREFIX + key);
+    return result;
   }
 }

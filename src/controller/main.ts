@@ -23,6 +23,7 @@ Usage: valkey-status-sync [options]
   --cluster-domain DOMAIN    cluster DNS domain, for TLS names of pods (default: cluster.local)
   --http-address HOST:PORT   /healthz, /readyz and /metrics (default: 0.0.0.0:8080)
   --concurrency N            clusters reconciled at once (default: 4)
+  --max-concurrent-rolls N   clusters that roll pods at once, fleet-wide (default: 1)
   --node-timeout MS          bound on connecting to a node and on each command (default: 3000)
   --leader-elect BOOL        elect a leader on a Lease so replicas can run side by side (default: true)
   --lease-namespace NS       namespace of the Lease (default: $POD_NAMESPACE, else valkey-system)
@@ -65,6 +66,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
       'cluster-domain': { type: 'string', default: 'cluster.local' },
       'http-address': { type: 'string', default: '0.0.0.0:8080' },
       concurrency: { type: 'string', default: '4' },
+      'max-concurrent-rolls': { type: 'string', default: '1' },
       'node-timeout': { type: 'string', default: '3000' },
       'leader-elect': { type: 'string', default: 'true' },
       'lease-namespace': { type: 'string' },
@@ -85,6 +87,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     clusterDomain: values['cluster-domain'],
     http: hostPort(values['http-address']),
     concurrency: positiveInt('concurrency', values.concurrency),
+    maxConcurrentRolls: positiveInt('max-concurrent-rolls', values['max-concurrent-rolls']),
     nodeTimeoutMs: positiveInt('node-timeout', values['node-timeout']),
     leaderElect: leaderElect === 'true',
     leaseNamespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'valkey-system',
@@ -143,6 +146,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       ),
       clusterDomain: options.clusterDomain,
       concurrency: options.concurrency,
+      maxConcurrentRolls: options.maxConcurrentRolls,
       timing: { progressMs: 2_000, resyncMs: 30_000, failedResyncMs: 30_000 },
       watchBackoff: { initialMs: 500, maxMs: 30_000, jitter: 0.2 },
       retryBackoff: { initialMs: 1_000, maxMs: 60_000, jitter: 0.2 },

@@ -21,6 +21,17 @@ export interface Endpoint {
   busPort: number;
 }
 
+/** From `INFO replication`: whether a replica has every write of its primary. */
+export interface Replication {
+  role: 'primary' | 'replica';
+  /** A replica's `master_link_status:up`. */
+  linkUp: boolean;
+  /** A replica's `master_sync_in_progress:1` (a full sync running). */
+  syncing: boolean;
+  /** `master_repl_offset` on a primary; `slave_repl_offset` on a replica. */
+  offset: number;
+}
+
 /** What asking one pod found. Every outcome is data; asking never throws. */
 export type NodeObservation = PodPlace &
   (
@@ -35,6 +46,7 @@ export type NodeObservation = PodPlace &
         endpoint: Endpoint;
         view: ClusterNode[];
         info: ClusterInfo;
+        replication?: Replication;
       }
   );
 

@@ -25,6 +25,18 @@ export interface StatusInput {
   previous?: ValkeyClusterStatus;
   /** RFC 3339, for condition transitions. */
   now: string;
+  /** Day-2 work of this pass (rolls, live settings, ACL loads); absent: no such conditions. */
+  day2?: Day2Status;
+}
+
+/** What the roll and the reloads found in this pass, as status reads it. */
+export interface Day2Status {
+  /** A roll that runs (`held` false) or waits for a person (`held` true). */
+  roll?: { held: boolean; message: string; revision: string };
+  /** Live settings or ACLs not yet on every node (being applied, or failing), one line each. */
+  reloads: readonly string[];
+  /** The live revision every node runs once reloads is empty (for the condition's message). */
+  liveRevision?: string;
 }
 
 const MAX_REASONS = 3;
@@ -79,6 +91,9 @@ function shapeProblems(input: StatusInput, answered: readonly Answered[]): strin
     const replicas = answered.filter((o) => o.shard === s && primaryId !== undefined && selfLine(o)?.primaryId === primaryId).length;
     if (replicas !== input.replicasPerShard) problems.push(`shard ${s} has ${replicas} of ${input.replicasPerShard} replicas`);
   }
+  // Whole means every replica has its primary's data, not only that it follows it.
+  const behind = answered.filter((o) => o.replication?.role === 'replica' && (!o.replication.linkUp || o.replication.syncing));
+  for (const o of behind) problems.push(`replica ${o.pod} is not in sync with its primary yet`);
   const notOk = answered.filter((o) => o.info.state !== 'ok').map((o) => o.pod);
   if (notOk.length) problems.push(`cluster_state is not ok on ${notOk.join(', ')}`);
   // Gossip is converged when every node sees every slot assigned (cluster_state alone is not
@@ -181,9 +196,13 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   // Once every slot has had an owner the cluster exists, and later gaps are updates, not creation.
   const wasFormed =
     input.previous?.state === 'Active' || input.previous?.state === 'Updating' || assignedAnywhere(answered) === TOTAL_SLOTS;
-  const state = rejected.length ? 'Failed' : healthy ? 'Active' : wasFormed ? 'Updating' : 'Creating';
+  const day2 = input.day2;
+  const day2Busy = day2 !== undefined && (day2.roll !== undefined || day2.reloads.length > 0);
+  const state = rejected.length ? 'Failed' : healthy && !day2Busy ? 'Active' : wasFormed || day2Busy ? 'Updating' : 'Creating';
 
   const reasons = [
+    ...(day2?.roll ? [day2.roll.held ? `roll held: ${day2.roll.message}` : day2.roll.message] : []),
+    ...(day2?.reloads ?? []),
     ...input.actionErrors,
     ...notReady,
     ...plan.waiting,
@@ -222,6 +241,43 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     message,
     observedGeneration: g,
     nodes,
-    conditions: withTransitions([versionCheck, versionMatch, formedCondition, ready], input.previous?.conditions, input.now),
+    conditions: withTransitions(
+      [versionCheck, versionMatch, formedCondition, ready, ...(day2 ? day2Conditions(day2, g) : [])],
+      input.previous?.conditions,
+      input.now,
+    ),
   };
+}
+
+function day2Conditions(day2: Day2Status, g: number): DesiredCondition[] {
+  const roll = day2.roll;
+  const rolling: DesiredCondition =
+    roll && !roll.held
+      ? {
+          type: 'RollInProgress',
+          status: 'True',
+          reason: 'Rolling',
+          message: `${roll.message} (to revision ${roll.revision})`,
+          observedGeneration: g,
+        }
+      : {
+          type: 'RollInProgress',
+          status: 'False',
+          reason: roll ? 'Held' : 'UpToDate',
+          message: roll ? 'The roll is held' : "Every pod runs its StatefulSet's update revision",
+          observedGeneration: g,
+        };
+  const held: DesiredCondition = roll?.held
+    ? { type: 'RollHeld', status: 'True', reason: 'Held', message: `${roll.message} (revision ${roll.revision})`, observedGeneration: g }
+    : { type: 'RollHeld', status: 'False', reason: 'NotHeld', message: 'No roll is held', observedGeneration: g };
+  const applied: DesiredCondition = day2.reloads.length
+    ? { type: 'LiveConfigApplied', status: 'False', reason: 'Applying', message: summarize(day2.reloads), observedGeneration: g }
+    : {
+        type: 'LiveConfigApplied',
+        status: 'True',
+        reason: 'Applied',
+        message: `Every node runs the live settings and users.acl of the ConfigMap${day2.liveRevision ? ` (${day2.liveRevision})` : ''}`,
+        observedGeneration: g,
+      };
+  return [rolling, held, applied];
 }

@@ -35,17 +35,46 @@ export interface Status {
   message?: string;
 }
 
+/** A container's state, as the kubelet reports it (`state`, `lastState`). */
+export interface ContainerState {
+  waiting?: { reason?: string; message?: string };
+  running?: { startedAt?: string };
+  terminated?: { exitCode?: number; reason?: string; message?: string };
+}
+
+export interface ContainerStatus {
+  name: string;
+  ready?: boolean;
+  restartCount?: number;
+  state?: ContainerState;
+  lastState?: ContainerState;
+}
+
 export interface Pod extends KubeObject {
   spec?: { nodeName?: string };
   status?: {
     phase?: string;
     podIP?: string;
     conditions?: { type: string; status: string }[];
+    containerStatuses?: ContainerStatus[];
+  };
+}
+
+export interface PodTemplate {
+  metadata?: { annotations?: Record<string, string> };
+  spec?: {
+    containers?: { name: string; args?: string[]; command?: string[] }[];
+    volumes?: { name: string; configMap?: { name: string }; secret?: { secretName: string } }[];
   };
 }
 
 export interface StatefulSet extends KubeObject {
-  spec?: { replicas?: number };
+  spec?: { replicas?: number; template?: PodTemplate };
+  status?: { observedGeneration?: number; currentRevision?: string; updateRevision?: string };
+}
+
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
 }
 
 export interface Secret extends KubeObject {

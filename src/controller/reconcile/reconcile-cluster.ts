@@ -13,7 +13,9 @@ import { describeAction, executeActions } from '../valkey/execute-plan.js';
 import type { NodeSession, OpenSession } from '../valkey/node-session.js';
 import { observeNode, podPlace, type EndpointOf } from '../valkey/observe-node.js';
 import type { TlsOptions } from '../valkey/resp-connection.js';
+import { runDay2, type Day2Deps } from './day2.js';
 import { statusEquals } from './status-equals.js';
+import { TOTAL_SLOTS } from '../cluster/slots.js';
 import { compareStrings } from '../../api/order.js';
 
 export interface ReconcileTiming {
@@ -25,7 +27,7 @@ export interface ReconcileTiming {
   failedResyncMs: number;
 }
 
-export interface ClusterReconcilerDeps {
+export interface ClusterReconcilerDeps extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'> {
   cluster(key: string): KubeObject | undefined;
   pods(namespace: string, cluster: string): Pod[];
   statefulSets(namespace: string, cluster: string): StatefulSet[];
@@ -81,7 +83,7 @@ function versionsOf(observations: readonly NodeObservation[]): string[] {
  * timeouts), gate on the running version, plan and run the formation steps, and write status
  * if, and only if, it changed.
  */
-export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps): Promise<WorkResult> {
+export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps): Promise<WorkResult & { rolling?: boolean }> {
   const raw = deps.cluster(key);
   if (!raw) {
     deps.metrics.setClusterVersions(key, undefined);
@@ -134,7 +136,29 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     const unreachable = observations.filter((o) => o.state === 'unreachable').length;
     if (unreachable) deps.metrics.reconcileErrors.inc({ kind: 'node' }, unreachable);
 
+    const clusterProblems = [
+      ...actionErrors,
+      ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []),
+      ...plan.waiting,
+      ...observations
+        .filter(isAnswered)
+        .filter((m) => m.info.state !== 'ok' || m.info.slotsAssigned !== TOTAL_SLOTS)
+        .map((m) => `cluster_state is not ok on ${m.pod}`),
+    ];
+    const day2 = await runDay2(
+      {
+        key,
+        cluster,
+        statefulSets: deps.statefulSets(namespace, name),
+        pods: deps.pods(namespace, name),
+        observations,
+        sessions,
+        clusterProblems,
+      },
+      deps,
+    );
     const status = buildStatus({
+      day2,
       namespace,
       generation: raw.metadata.generation ?? 0,
       shards: cluster.spec.shards,
@@ -147,6 +171,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       now: rfc3339(deps.clock.now()),
     });
     deps.metrics.setClusterVersions(key, versionsOf(observations));
+    countFinishedRoll(previous, status, deps);
     if (!statusEquals(previous, status)) {
       await deps.patchStatus(namespace, name, status);
       deps.metrics.statusWrites.inc();
@@ -154,11 +179,29 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     }
     const { timing } = deps;
     if (status.state === 'Failed') return { requeueAfterMs: timing.failedResyncMs };
+    if (day2.roll && !day2.roll.held) return { requeueAfterMs: timing.progressMs, rolling: true };
+    if (day2.reloads.length) return { requeueAfterMs: timing.progressMs };
     if (status.state === 'Active' && plan.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
     return { requeueAfterMs: timing.progressMs };
   } finally {
     for (const s of sessions.values()) s.close();
   }
+}
+
+const condition = (s: ValkeyClusterStatus | undefined, type: string) => s?.conditions?.find((c) => c.type === type);
+
+/** A roll finished when RollInProgress went from True to not; its duration is that condition's age. */
+function countFinishedRoll(previous: ValkeyClusterStatus | undefined, now: ValkeyClusterStatus, deps: ClusterReconcilerDeps): void {
+  const before = condition(previous, 'RollInProgress');
+  const after = condition(now, 'RollInProgress');
+  if (after?.status === 'True' || before?.status !== 'True') {
+    if (after?.reason === 'Held' && condition(previous, 'RollHeld')?.status !== 'True') deps.metrics.rolls.inc({ outcome: 'held' });
+    return;
+  }
+  if (after?.reason === 'Held') return;
+  deps.metrics.rolls.inc({ outcome: 'finished' });
+  const started = Date.parse(before.lastTransitionTime);
+  if (Number.isFinite(started)) deps.metrics.rollSeconds.observe(Math.max(0, (deps.clock.now() - started) / 1000));
 }
 
 function declaredOf(deps: ClusterReconcilerDeps, namespace: string, name: string): { declared?: Declared } {

@@ -70,6 +70,44 @@ export function controllerMetrics(registry = new Registry()) {
       registers,
     }),
     nodeCommandSeconds,
+    rollSteps: counter(
+      'valkey_status_sync_roll_steps_total',
+      'Steps of failover-first rolls, by step (evict, failover) and result (ok, refused, error).',
+      ['result', 'step'],
+    ),
+    rolls: counter('valkey_status_sync_rolls_total', 'Rolls that finished or were held, by outcome (finished, held).', ['outcome']),
+    rollSeconds: new Histogram({
+      name: 'valkey_status_sync_roll_duration_seconds',
+      help: 'Duration of a finished roll of one cluster, from the first step to every pod on the new revision.',
+      buckets: [10, 30, 60, 120, 300, 600, 1200, 3600, 7200],
+      registers,
+    }),
+    failovers: counter('valkey_status_sync_failovers_total', 'Graceful CLUSTER FAILOVERs sent for rolls, by result (ok, error, timeout).', [
+      'result',
+    ]),
+    failoverSeconds: new Histogram({
+      name: 'valkey_status_sync_failover_duration_seconds',
+      help: 'From CLUSTER FAILOVER to the replica reporting itself primary.',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    liveApplies: counter(
+      'valkey_status_sync_live_applies_total',
+      'Live changes carried out on nodes, by kind (config: one CONFIG SET; acl: one ACL LOAD that loaded the intended file; tls: one certificate reload).',
+      ['kind'],
+    ),
+    reloadFailures: counter(
+      'valkey_status_sync_reload_failures_total',
+      'Live changes that failed on a node, by kind (config, acl, tls); each is retried with backoff.',
+      ['kind'],
+    ),
+    reloadSeconds: new Histogram<'kind'>({
+      name: 'valkey_status_sync_reload_duration_seconds',
+      help: 'Time to bring one node to the ConfigMap (compare and apply), by kind (config, acl, tls).',
+      labelNames: ['kind'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
     /** For the node sessions: their command names are a closed set (valkey/node-session.ts). */
     timeNodeCommand(command: string, seconds: number): void {
       nodeCommandSeconds.observe({ command }, seconds);

@@ -24,6 +24,14 @@ export interface NodeSession {
   forget(nodeId: string): Promise<void>;
   /** CLUSTER FAILOVER TAKEOVER: only when the old primary is known to be gone. */
   takeover(): Promise<void>;
+  /** CLUSTER FAILOVER (graceful): sent to a replica, which waits until it has every write. */
+  failover(): Promise<void>;
+  infoReplication(): Promise<string>;
+  /** CONFIG GET of these names, as name → value (names Valkey does not know are left out). */
+  configGet(names: readonly string[]): Promise<Map<string, string>>;
+  configSet(name: string, value: string): Promise<void>;
+  aclLoad(): Promise<void>;
+  aclList(): Promise<string[]>;
   close(): void;
 }
 
@@ -40,6 +48,10 @@ export const NODE_COMMANDS = [
   'CLUSTER REPLICATE',
   'CLUSTER FORGET',
   'CLUSTER FAILOVER',
+  'CONFIG GET',
+  'CONFIG SET',
+  'ACL LOAD',
+  'ACL LIST',
 ] as const;
 export type NodeCommand = (typeof NODE_COMMANDS)[number];
 
@@ -49,6 +61,20 @@ export type CommandTimer = (command: NodeCommand, seconds: number) => void;
 function text(reply: RespValue, what: string): string {
   if (typeof reply !== 'string') throw new NodeUnavailableError(`${what}: expected a string reply, got ${JSON.stringify(reply)}`);
   return reply;
+}
+
+function strings(reply: RespValue, what: string): string[] {
+  if (!Array.isArray(reply) || !reply.every((r) => typeof r === 'string'))
+    throw new NodeUnavailableError(`${what}: expected an array of strings, got ${JSON.stringify(reply)}`);
+  return reply as string[];
+}
+
+/** A flat `[name, value, ...]` reply (RESP2), as a Map. */
+function pairs(reply: RespValue): Map<string, string> {
+  const flat = strings(reply, 'CONFIG GET');
+  const out = new Map<string, string>();
+  for (let i = 0; i + 1 < flat.length; i += 2) out.set(flat[i] as string, flat[i + 1] as string);
+  return out;
 }
 
 /** A session factory bound to the controller's credentials and timeouts. */
@@ -94,6 +120,12 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
       replicate: (id) => ok('CLUSTER REPLICATE', ['CLUSTER', 'REPLICATE', id]),
       forget: (id) => ok('CLUSTER FORGET', ['CLUSTER', 'FORGET', id]),
       takeover: () => ok('CLUSTER FAILOVER', ['CLUSTER', 'FAILOVER', 'TAKEOVER']),
+      failover: () => ok('CLUSTER FAILOVER', ['CLUSTER', 'FAILOVER']),
+      infoReplication: async () => text(await call('INFO', ['INFO', 'replication']), 'INFO replication'),
+      configGet: async (names) => pairs(await call('CONFIG GET', ['CONFIG', 'GET', ...names])),
+      configSet: (name, value) => ok('CONFIG SET', ['CONFIG', 'SET', name, value]),
+      aclLoad: () => ok('ACL LOAD', ['ACL', 'LOAD']),
+      aclList: async () => strings(await call('ACL LIST', ['ACL', 'LIST']), 'ACL LIST'),
       close: () => conn.close(),
     };
   };

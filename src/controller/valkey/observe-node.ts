@@ -1,5 +1,5 @@
 import { LABELS } from '../../api/index.js';
-import type { Endpoint, NodeObservation, PodPlace } from '../cluster/observation.js';
+import type { Endpoint, NodeObservation, PodPlace, Replication } from '../cluster/observation.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import type { Pod } from '../kube/types.js';
 import { parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
@@ -39,6 +39,19 @@ function pendingReason(pod: Pod): string | undefined {
   return undefined;
 }
 
+/** `INFO replication` into the facts a roll and the status read. */
+export function parseReplication(text: string): Replication {
+  const f = parseInfo(text);
+  const replica = f.get('role') === 'slave';
+  const offset = Number(f.get(replica ? 'slave_repl_offset' : 'master_repl_offset') ?? 0);
+  return {
+    role: replica ? 'replica' : 'primary',
+    linkUp: f.get('master_link_status') === 'up',
+    syncing: f.get('master_sync_in_progress') === '1',
+    offset: Number.isFinite(offset) ? offset : 0,
+  };
+}
+
 const describeError = (e: unknown): string => {
   if (e instanceof CommandError && (e.code === 'WRONGPASS' || e.code === 'NOPERM'))
     return `${e.message} (check the controller's password and ACL user)`;
@@ -62,7 +75,7 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
       session.close();
       return { observation: { ...place, state: 'rejected', identity, verdict } };
     }
-    const [nodes, info] = await Promise.all([session.clusterNodes(), session.clusterInfo()]);
+    const [nodes, info, replication] = await Promise.all([session.clusterNodes(), session.clusterInfo(), session.infoReplication()]);
     return {
       observation: {
         ...place,
@@ -72,6 +85,7 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
         endpoint,
         view: parseClusterNodes(nodes),
         info: parseClusterInfo(info),
+        replication: parseReplication(replication),
       },
       session,
     };

@@ -1,0 +1,114 @@
+import { canonicalSettingName, lookupSetting, type SettingFacts } from '../../api/valkey-table.js';
+import type { Directives } from './valkey-conf.js';
+
+/**
+ * Live settings: what the rendered valkey.conf asks for, compared with what a node runs
+ * (`CONFIG GET`), so `CONFIG SET` is sent only for what differs. Pure; valkey/ does the I/O.
+ */
+
+/**
+ * Settings never applied live even when Valkey would accept it: where the node listens and which
+ * files it reads. The pod's own arguments (or, in tests, the kubelet stand-in) may legitimately
+ * override them, a change to them comes with a restart anyway, and TLS files are reloaded by the
+ * TLS step, not here.
+ */
+const NEVER_LIVE = new Set([
+  'bind',
+  'port',
+  'tls-port',
+  'dir',
+  'aclfile',
+  'cluster-config-file',
+  'logfile',
+  'pidfile',
+  'unixsocket',
+  'tls-cert-file',
+  'tls-key-file',
+  'tls-ca-cert-file',
+  'tls-ca-cert-dir',
+  'tls-client-cert-file',
+  'tls-client-key-file',
+  'tls-dh-params-file',
+  'tls-key-file-pass',
+  'tls-client-key-file-pass',
+]);
+
+/** A live setting the file declares: its canonical name and the value `CONFIG SET` takes. */
+export interface DesiredSetting {
+  name: string;
+  value: string;
+  facts: SettingFacts;
+}
+
+/**
+ * The live settings of a rendered valkey.conf. `overridden` are settings the container's arguments
+ * set (`--masterauth`, `--cluster-announce-ip`): the file's value is not what runs, so not applied.
+ */
+export function desiredLiveSettings(conf: Directives, overridden: ReadonlySet<string> = new Set()): DesiredSetting[] {
+  const out: DesiredSetting[] = [];
+  for (const [raw, lines] of conf) {
+    const known = lookupSetting(raw);
+    if (!known?.facts.live || known.facts.fileOnly || known.facts.protected || known.facts.hidden) continue;
+    if (NEVER_LIVE.has(known.name) || [...overridden].some((o) => canonicalSettingName(o) === known.name)) continue;
+    out.push({ name: known.name, value: lines.map((args) => args.join(' ')).join(' '), facts: known.facts });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 };
+
+/** `1500mb` → `1572864000`, as `CONFIG GET` prints memory; anything else unchanged. */
+function memoryBytes(word: string): string {
+  const m = /^(-?\d+)([kmg]?b?)$/i.exec(word);
+  if (!m) return word;
+  const unit = UNITS[(m[2] ?? '').toLowerCase()];
+  return unit === undefined ? word : String(Number(m[1]) * unit);
+}
+
+/**
+ * A value as Valkey reports it back, so the file's spelling and `CONFIG GET`'s compare equal:
+ * memory units in bytes, case folded where Valkey folds it, several enum values as a set.
+ */
+export function normalizeSettingValue(facts: SettingFacts, value: string): string {
+  const tokens = value
+    .trim()
+    .split(/\s+/)
+    .filter((t) => t !== '');
+  switch (facts.type) {
+    case 'bool':
+    case 'enum':
+      return facts.multi
+        ? tokens
+            .map((t) => t.toLowerCase())
+            .sort()
+            .join(' ')
+        : tokens.join(' ').toLowerCase();
+    case 'memory':
+    case 'memory-or-percent':
+    case 'special':
+      return tokens.map((t) => memoryBytes(t.toLowerCase())).join(' ');
+    case 'integer':
+      return tokens.join(' ');
+    case 'string':
+      return value;
+  }
+}
+
+export interface SettingChange {
+  name: string;
+  value: string;
+  running: string;
+}
+
+/** What to `CONFIG SET` on one node: the desired settings whose running value differs. */
+export function planLiveSettings(desired: readonly DesiredSetting[], running: ReadonlyMap<string, string>): SettingChange[] {
+  const changes: SettingChange[] = [];
+  for (const d of desired) {
+    const now = running.get(d.name);
+    // A name this server does not know (a newer release's): nothing to set live.
+    if (now === undefined) continue;
+    if (normalizeSettingValue(d.facts, now) !== normalizeSettingValue(d.facts, d.value))
+      changes.push({ name: d.name, value: d.value, running: now });
+  }
+  return changes;
+}
