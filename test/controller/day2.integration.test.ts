@@ -1,0 +1,369 @@
+// Day-2 in the real kube world (issue 12, DESIGN §8): real kube-apiserver, etcd and
+// kube-controller-manager (StatefulSet and disruption controllers), the kubelet stand-in running
+// real Valkey pods, and the controller in-process as its ServiceAccount (deploy/controller/rbac.yaml).
+// A client writes and reads through the cluster for the whole run; every test prints the
+// acknowledged writes lost and the longest time a shard refused writes.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYSTEM_USERNAMES, renderConfigSpec } from '../../src/api/index.js';
+import { startApp, type App } from '../../src/controller/app.js';
+import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
+import { kubeClientFromConfig } from '../../src/controller/kube/client.js';
+import { podEndpoint } from '../../src/controller/main.js';
+import { systemClock } from '../../src/controller/runtime/clock.js';
+import { jsonLogger } from '../../src/controller/runtime/log.js';
+import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
+import { sessionOpener } from '../../src/controller/valkey/node-session.js';
+import { renderAll } from '../../src/render/render-all.js';
+import { ensureTools } from '../harness/apiserver.js';
+import { startKubeWorld, type KubeWorld } from '../harness/kube-world.js';
+import { waitFor } from '../harness/process.js';
+import { rawCommand } from '../harness/server.js';
+import { cluster, guideMenu, role } from '../helpers/objects.js';
+import { ClusterWriter, type WriterReport } from './support/cluster-writer.js';
+import { prepareWorld } from './support/kube-world.js';
+
+const NS = 'day2';
+const NAME = 'sessions';
+const LONE = 'lone';
+const SHARDS = 3;
+const REPLICATION_PASSWORD = 'replication-password-for-day2';
+const CONTROLLER_PASSWORD = 'controller-password-for-day2';
+const APP_OLD = 'app-password-old';
+const APP_NEW = 'app-password-new';
+const CONFIG_SYNC_DELAY_MS = 3_000;
+const TEST_TIMEOUT_MS = 240_000;
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+type Obj = Record<string, unknown> & {
+  kind: string;
+  metadata: { name: string; annotations?: Record<string, string> };
+  data?: Record<string, string>;
+};
+interface PodObject {
+  metadata: { name: string; uid: string; labels?: Record<string, string> };
+  spec: { containers: { image: string }[] };
+  status?: { podIP?: string; conditions?: { type: string; status: string }[] };
+}
+interface ClusterObject {
+  status?: { state?: string; message?: string; conditions?: { type: string; status: string; reason: string; message: string }[] };
+}
+
+function rendered(name: string, shards: number, replicasPerShard: number): Obj[] {
+  const renderConfig = renderConfigSpec().parse({
+    systemUsers: { replication: { passwordHash: sha256(REPLICATION_PASSWORD) }, controller: { passwordHash: sha256(CONTROLLER_PASSWORD) } },
+  });
+  const result = renderAll([...guideMenu(), role('reader'), cluster(name, { shards, replicasPerShard }, NS)], renderConfig);
+  const objects = result.clusters[0]?.objects as unknown as Obj[] | undefined;
+  if (!objects) throw new Error(`render failed: ${JSON.stringify(result.problems)}`);
+  // An application user, as a ValkeyCluster's acl would render it: the test writes as this user.
+  const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
+  cm.data = { ...cm.data, 'users.acl': `${cm.data?.['users.acl'] ?? ''}${appUser([APP_OLD])}` };
+  return objects;
+}
+const appUser = (passwords: string[]): string =>
+  `user app on ${passwords.map((p) => `#${sha256(p)}`).join(' ')} resetchannels ~app:* -@all +@read +@write +ping\n`;
+
+describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', () => {
+  let world: KubeWorld;
+  let app: App | undefined;
+  let logs: string[] = [];
+  let metrics = controllerMetrics();
+  let objects: Obj[];
+
+  const request = async <T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> => {
+    const res = await world.api.request(method, path, body, contentType ? { 'Content-Type': contentType } : undefined);
+    if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
+    return JSON.parse(res.body) as T;
+  };
+  const pods = async (cluster = NAME): Promise<PodObject[]> =>
+    (await request<{ items: PodObject[] }>('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=valkey.gomomento.com/cluster=${cluster}`))
+      .items;
+  const clusterObject = (name = NAME) =>
+    request<ClusterObject>('GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${name}`);
+  const condition = (c: ClusterObject, type: string) => c.status?.conditions?.find((x) => x.type === type);
+  /** CONFIG GET maxmemory as the controller user: the whole reply. */
+  const maxmemoryOf = (ip: string): Promise<string> =>
+    rawCommand(
+      6379,
+      [
+        ['AUTH', SYSTEM_USERNAMES.controller, CONTROLLER_PASSWORD],
+        ['CONFIG', 'GET', 'maxmemory'],
+      ],
+      {
+        host: ip,
+        done: (r) => r.startsWith('-') || /maxmemory\r\n\$\d+\r\n[^\r]*\r\n$/.test(r),
+      },
+    );
+  const waitState = (state: string, name = NAME, timeoutMs = 120_000, also: (c: ClusterObject) => boolean = () => true) =>
+    waitFor(
+      `${name} ${state}`,
+      async () => {
+        const c = await clusterObject(name);
+        return c.status?.state === state && also(c);
+      },
+      { timeoutMs, intervalMs: 250 },
+    );
+  const whole = (c: ClusterObject) =>
+    condition(c, 'RollInProgress')?.status !== 'True' && condition(c, 'LiveConfigApplied')?.status === 'True';
+
+  const startController = async (): Promise<void> => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(controllerKubeconfig);
+    metrics = controllerMetrics();
+    logs = [];
+    app = await startApp({
+      client: await kubeClientFromConfig(kc),
+      namespace: NS,
+      policy: strictPolicy,
+      endpointOf: podEndpoint,
+      open: sessionOpener(
+        async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }),
+        { connectMs: 1000, commandMs: 2000 },
+        metrics.timeNodeCommand,
+      ),
+      clusterDomain: 'cluster.local',
+      concurrency: 4,
+      maxConcurrentRolls: 1,
+      timing: { progressMs: 300, resyncMs: 2_000, failedResyncMs: 2_000 },
+      watchBackoff: { initialMs: 100, maxMs: 1_000 },
+      retryBackoff: { initialMs: 300, maxMs: 3_000 },
+      watchTimeoutSeconds: 60,
+      clock: systemClock,
+      log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
+      metrics,
+      leaderElection: false,
+      http: false,
+    });
+  };
+  let controllerKubeconfig = '';
+
+  const writer = (prefix: string) =>
+    new ClusterWriter({
+      seeds: async () => (await pods()).flatMap((p) => (p.status?.podIP ? [p.status.podIP] : [])),
+      admin: { username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD },
+      app: { username: 'app', password: APP_OLD },
+      shards: SHARDS,
+      prefix: `app:${prefix}`,
+    });
+  const print = (what: string, r: WriterReport) =>
+    process.stdout.write(
+      `[day2] ${what}: ${r.acknowledged} writes acknowledged, ${r.lost} lost, ${r.failedAttempts} refused attempts, longest pause per shard ${r.longestPauseMs.map((ms) => `${ms} ms`).join(' / ')}\n`,
+    );
+  const counter = async (name: string): Promise<number> => {
+    const m = (await metrics.registry.getMetricsAsJSON()).find((x) => x.name === name);
+    return (m?.values ?? []).reduce((n, v) => n + Number(v.value), 0);
+  };
+
+  beforeAll(async () => {
+    await ensureTools();
+  }, 45 * 60_000);
+
+  beforeAll(async () => {
+    const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
+    world = await startKubeWorld({
+      images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build, 'valkey/valkey:8.0.1': { build: '8.0.1' } },
+      configSyncDelayMs: CONFIG_SYNC_DELAY_MS,
+      probePeriodMs: 300,
+    });
+    const prepared = await prepareWorld(world.api);
+    controllerKubeconfig = prepared.controllerKubeconfig;
+    await world.createNamespace(NS);
+    await world.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'valkey-replication', namespace: NS },
+        stringData: { password: REPLICATION_PASSWORD },
+      },
+    ]);
+    objects = rendered(NAME, SHARDS, 1);
+    await world.apply([...objects, cluster(NAME, { shards: SHARDS, replicasPerShard: 1 }, NS)]);
+    await startController();
+    await waitState('Active', NAME, 180_000);
+  }, 300_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    if (process.env.VALKEY_KRM_TEST_LOGS === '1') process.stderr.write(logs.join(''));
+    await world?.stop();
+  }, 60_000);
+
+  it(
+    'a live-only change (maxmemory) restarts nothing and shows in CONFIG GET on every node',
+    async () => {
+      const w = writer('live');
+      w.start();
+      const before = await pods();
+      const pids = before.map((p) => world.kubelet.pod(NS, p.metadata.name)?.pid);
+      const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
+      cm.data = { ...cm.data, 'valkey.conf': (cm.data?.['valkey.conf'] ?? '').replace('maxmemory 1500mb', 'maxmemory 1200mb') };
+      const t0 = Date.now();
+      await world.apply([cm]);
+      const file = `${world.kubelet.pod(NS, before[0]?.metadata.name as string)?.volumeDir('config') ?? ''}/valkey.conf`;
+      let fileAt = 0;
+      await waitFor(
+        'maxmemory 1200mb live on every node',
+        async () => {
+          if (!fileAt && (await readFile(file, 'utf8')).includes('maxmemory 1200mb')) fileAt = Date.now();
+          const replies = await Promise.all(before.map((p) => maxmemoryOf(p.status?.podIP as string)));
+          return replies.every((r) => r.includes('1258291200'));
+        },
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
+      const liveAt = Date.now();
+      process.stdout.write(
+        `[day2] live apply: ConfigMap applied -> live on every node in ${liveAt - t0} ms (the pod's file changed after ${fileAt ? fileAt - t0 : 'n/a'} ms)\n`,
+      );
+      const after = await pods();
+      expect(after.map((p) => p.metadata.uid).sort()).toEqual(before.map((p) => p.metadata.uid).sort());
+      expect(after.map((p) => world.kubelet.pod(NS, p.metadata.name)?.pid)).toEqual(pids);
+      expect(await counter('valkey_status_sync_live_applies_total')).toBeGreaterThanOrEqual(6);
+      const r = await w.stop();
+      print('live setting', r);
+      expect(r.lost).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a password rotation and a new user reach every node with no restart, and only after the file is there',
+    async () => {
+      const before = await pods();
+      const pids = before.map((p) => world.kubelet.pod(NS, p.metadata.name)?.pid);
+      const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
+      const acl = (cm.data?.['users.acl'] ?? '').replace(
+        appUser([APP_OLD]),
+        `${appUser([APP_OLD, APP_NEW])}user reporting on #${sha256('r')} resetchannels ~report:* -@all +@read\n`,
+      );
+      cm.data = { ...cm.data, 'users.acl': acl };
+      const t0 = Date.now();
+      await world.apply([cm]);
+      const ips = before.map((p) => p.status?.podIP as string);
+      const authNew = async (ip: string) => (await rawCommand(6379, [['AUTH', 'app', APP_NEW]], { host: ip })).startsWith('+OK');
+      await waitFor('the new password works on every node', async () => (await Promise.all(ips.map(authNew))).every(Boolean), {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      });
+      const elapsed = Date.now() - t0;
+      process.stdout.write(
+        `[day2] ACL: new password live on every node ${elapsed} ms after the ConfigMap changed (kubelet delay ${CONFIG_SYNC_DELAY_MS} ms)\n`,
+      );
+      // The load waited for the file: not before the kubelet's delay.
+      expect(elapsed).toBeGreaterThanOrEqual(CONFIG_SYNC_DELAY_MS);
+      for (const ip of ips) {
+        expect((await rawCommand(6379, [['AUTH', 'app', APP_OLD]], { host: ip })).startsWith('+OK')).toBe(true);
+        expect((await rawCommand(6379, [['AUTH', 'reporting', 'r']], { host: ip })).startsWith('+OK')).toBe(true);
+      }
+      expect((await pods()).map((p) => world.kubelet.pod(NS, p.metadata.name)?.pid)).toEqual(pids);
+      expect(await counter('valkey_status_sync_live_applies_total')).toBeGreaterThanOrEqual(12);
+      await waitState('Active', NAME, 30_000, whole);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'an image change rolls every pod failover-first, with no acknowledged write lost, and resumes after the controller is killed mid-roll',
+    async () => {
+      const w = writer('roll');
+      w.start();
+      await new Promise((r) => setTimeout(r, 1000));
+      const t0 = Date.now();
+      const sets = objects.filter((o) => o.kind === 'StatefulSet') as (Obj & {
+        spec: { template: { spec: { containers: { image: string }[] } } };
+      })[];
+      for (const s of sets) for (const c of s.spec.template.spec.containers) c.image = 'valkey/valkey:9.0.2';
+      await world.apply(sets);
+      // Kill the controller after its second eviction, then start a fresh one.
+      await waitFor('two evictions', async () => logs.filter((l) => l.includes('roll: evicted')).length >= 2, {
+        timeoutMs: 120_000,
+        intervalMs: 100,
+      });
+      const failoversBefore = await counter('valkey_status_sync_failovers_total');
+      await app?.stop();
+      app = undefined;
+      await new Promise((r) => setTimeout(r, 1500));
+      await startController();
+      await waitFor(
+        'every pod on 9.0.2',
+        async () => {
+          const ps = await pods();
+          return ps.length === SHARDS * 2 && ps.every((p) => p.spec.containers[0]?.image === 'valkey/valkey:9.0.2');
+        },
+        { timeoutMs: 200_000, intervalMs: 250 },
+      );
+      await waitState('Active', NAME, 60_000, whole);
+      const seconds = (Date.now() - t0) / 1000;
+      const failovers = failoversBefore + (await counter('valkey_status_sync_failovers_total'));
+      const r = await w.stop();
+      print(`roll of ${SHARDS}x1 in ${seconds.toFixed(1)} s with ${failovers} failovers`, r);
+      expect(r.lost).toBe(0);
+      expect(r.acknowledged).toBeGreaterThan(100);
+      expect(failovers).toBeGreaterThanOrEqual(SHARDS);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "a zero-replica cluster's roll is held until the opt-in",
+    async () => {
+      const lone = rendered(LONE, 1, 0);
+      await world.apply([...lone, cluster(LONE, { shards: 1, replicasPerShard: 0 }, NS)]);
+      await waitState('Active', LONE, 120_000);
+      const sts = lone.find((o) => o.kind === 'StatefulSet') as Obj & { spec: { template: { spec: { containers: { image: string }[] } } } };
+      const uid = (await pods(LONE))[0]?.metadata.uid;
+      for (const c of sts.spec.template.spec.containers) c.image = 'valkey/valkey:9.0.2';
+      await world.apply([sts]);
+      await waitFor('roll held', async () => condition(await clusterObject(LONE), 'RollHeld')?.status === 'True', {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      });
+      const held = await clusterObject(LONE);
+      expect(held.status?.message).toMatch(/no replica: rolling lone-0-0 would lose its data/);
+      await new Promise((r) => setTimeout(r, 3000));
+      expect((await pods(LONE))[0]?.metadata.uid).toBe(uid);
+      sts.metadata.annotations = { ...sts.metadata.annotations, 'valkey.gomomento.com/allow-data-loss-roll': 'true' };
+      await world.apply([sts]);
+      await waitFor('rolled after the opt-in', async () => (await pods(LONE))[0]?.spec.containers[0]?.image === 'valkey/valkey:9.0.2', {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      });
+      await waitState('Active', LONE, 120_000, whole);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a new image whose binary is 8.0.1 stops the roll after one pod, says why, and the rest keeps serving',
+    async () => {
+      const w = writer('bad');
+      w.start();
+      const sets = objects.filter((o) => o.kind === 'StatefulSet') as (Obj & {
+        spec: { template: { spec: { containers: Record<string, unknown>[] } } };
+      })[];
+      for (const s of sets)
+        s.spec.template.spec.containers = s.spec.template.spec.containers.map((c) => ({
+          ...c,
+          image: 'valkey/valkey:8.0.1',
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+        }));
+      await world.apply(sets);
+      await waitFor('roll held', async () => condition(await clusterObject(), 'RollHeld')?.status === 'True', {
+        timeoutMs: 120_000,
+        intervalMs: 250,
+      });
+      const c = await clusterObject();
+      process.stdout.write(`[day2] held: ${c.status?.message}\n`);
+      expect(c.status?.message).toMatch(/exited at start-up: .*Unknown command.*\(the binary is older than Valkey 9\.0\)/);
+      await new Promise((r) => setTimeout(r, 3000));
+      const images = (await pods()).map((p) => p.spec.containers[0]?.image);
+      expect(images.filter((i) => i === 'valkey/valkey:8.0.1')).toHaveLength(1);
+      const r = await w.stop();
+      print('bad image held', r);
+      expect(r.lost).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
