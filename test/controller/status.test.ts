@@ -149,6 +149,36 @@ describe('buildStatus', () => {
     expect(buildStatus(input({ plan: steps })).message).toContain('1 formation step(s) in progress');
   });
 
+  it('is not Active until every replica has finished its first sync with its primary', () => {
+    const syncing = {
+      ...answered('c-0-1', 1, replicaView),
+      replication: { role: 'replica' as const, linkUp: false, syncing: true, offset: 0 },
+    };
+    const status = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), syncing as NodeObservation] }));
+    expect(status.state).toBe('Updating');
+    expect(status.message).toBe('replica c-0-1 is not in sync with its primary yet');
+    const synced = { ...syncing, replication: { role: 'replica' as const, linkUp: true, syncing: false, offset: 42 } };
+    expect(buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), synced as NodeObservation] })).state).toBe('Active');
+  });
+
+  it('is Updating while a roll or a reload runs, and says what and how far', () => {
+    const roll = { held: false, message: 'rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done', revision: 'c-0-abc' };
+    const rolling = buildStatus(input({ day2: { roll, reloads: [] } }));
+    expect(rolling.state).toBe('Updating');
+    expect(rolling.message).toBe('rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done');
+    expect(rolling.conditions?.find((c) => c.type === 'RollInProgress')).toMatchObject({
+      status: 'True',
+      message: expect.stringContaining('c-0-abc'),
+    });
+    const held = buildStatus(input({ day2: { roll: { ...roll, held: true, message: 'pod c-0-1 exited at start-up: x' }, reloads: [] } }));
+    expect(held.message).toBe('roll held: pod c-0-1 exited at start-up: x');
+    expect(held.conditions?.find((c) => c.type === 'RollHeld')?.status).toBe('True');
+    const reloading = buildStatus(input({ day2: { reloads: ['users.acl: waiting for the new file on c-0-0'] } }));
+    expect(reloading.state).toBe('Updating');
+    expect(reloading.conditions?.find((c) => c.type === 'LiveConfigApplied')?.status).toBe('False');
+    expect(buildStatus(input({ day2: { reloads: [] } })).state).toBe('Active');
+  });
+
   it('a failed formation command is in the message and the ClusterFormed reason', () => {
     const status = buildStatus(input({ actionErrors: ['CLUSTER REPLICATE p (c-0-0) on c-0-1 failed: ERR boom'] }));
     expect(status.message).toBe('CLUSTER REPLICATE p (c-0-0) on c-0-1 failed: ERR boom');

@@ -157,6 +157,39 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
     }
   }, 90_000);
 
+  it('a Failed cluster whose facts hold still is not written again, pass after pass', async () => {
+    const { api, world, ns, book, startPod } = await inNamespace(suite, 'gate-still');
+    await createCluster(api, { ns, name: 'still', shards: 2, replicasPerShard: 1 });
+    await startPod({ ns, cluster: 'still', shard: 0, ordinal: 0, runs: '8.0.1' });
+    for (const [shard, ordinal] of [
+      [0, 1],
+      [1, 0],
+      [1, 1],
+    ] as const)
+      await startPod({ ns, cluster: 'still', shard, ordinal });
+    const controller = await startController({ world, book, namespace: ns });
+    try {
+      await waitForCluster(
+        api,
+        ns,
+        'still',
+        'Failed, the good pods formed',
+        // Formed as far as it can be: the only thing missing is the replica the rejected pod would be.
+        (x) => failed(x) && x.status?.conditions?.find((c) => c.type === 'ClusterFormed')?.message === 'shard 0 has 0 of 1 replicas',
+        60_000,
+      );
+      // Then watch several passes (failedResyncMs 1.5 s): nothing changes, nothing is written.
+      await new Promise((r) => setTimeout(r, 1_000));
+      const writes = controller.metrics.statusWrites.get();
+      const passes = controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' });
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect(controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' })).toBeGreaterThan(passes + 2);
+      expect(controller.metrics.statusWrites.get()).toBe(writes);
+    } finally {
+      await controller.stop();
+    }
+  }, 90_000);
+
   it('the shipped executable has no way to accept anything else', async () => {
     const bundle = readFileSync(BUNDLE, 'utf8');
     expect(bundle).not.toContain('test-only-accept-redis');
