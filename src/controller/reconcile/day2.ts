@@ -11,6 +11,7 @@ import type { RetryGate } from '../runtime/retry-gate.js';
 import type { NodeSession } from '../valkey/node-session.js';
 import { applyLiveConfig, type LiveConfigOutcome } from './live-config.js';
 import { failoverAndConfirm, planClusterRoll } from './roll-cluster.js';
+import { reloadTls } from './tls-reload.js';
 
 export type EvictionResult = 'evicted' | 'refused' | 'gone';
 
@@ -35,6 +36,8 @@ export interface Day2Input {
   sessions: ReadonlyMap<string, NodeSession>;
   /** Why the cluster is not whole (formation steps, slots...): no roll step until it is. */
   clusterProblems: readonly string[];
+  /** A TLS cluster: the Secret's certificate, and a way to handshake with a pod again. */
+  tls?: { certificate: string; reopen(pod: string): Promise<NodeSession | undefined> };
 }
 
 /** The ConfigMap the pods mount (the volume holding valkey.conf and users.acl). */
@@ -135,8 +138,22 @@ export async function runDay2(input: Day2Input, deps: Day2Deps): Promise<Day2Sta
   if (live.applied.length)
     deps.log.info('live settings applied', { nodes: live.applied.map((a) => `${a.pod}: ${a.changes.map((c) => c.name).join(' ')}`) });
 
+  const tls = input.tls
+    ? await reloadTls({ certificate: input.tls.certificate, sessions: input.sessions, reopen: input.tls.reopen, metrics: deps.metrics })
+    : undefined;
+  if (tls?.reloaded.length)
+    deps.events.record(
+      about,
+      'Normal',
+      'TlsReloaded',
+      `Reloaded the TLS certificate on ${tls.reloaded.join(', ')}; a handshake shows the Secret's certificate (no restart)`,
+    );
+  for (const f of tls?.failures ?? []) deps.events.record(about, 'Warning', 'TlsReloadFailed', f.message);
+
   const reloads = [
     ...live.failures.map((f) => f.message),
+    ...(tls?.failures.map((f) => f.message) ?? []),
+    ...(tls?.stale.length ? [`TLS: waiting for the new certificate files on ${tls.stale.join(', ')}`] : []),
     ...(live.aclStale.length ? [`users.acl: waiting for the new file on ${live.aclStale.join(', ')}`] : []),
   ];
 

@@ -58,7 +58,10 @@ const decode = (b64: string | undefined): string | undefined =>
   b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8');
 
 /** TLS settings per pod from the cluster's Secret: its CA to verify, its cert as our client cert. */
-async function tlsSettings(cluster: ValkeyCluster, deps: ClusterReconcilerDeps): Promise<(pod: string) => TlsOptions> {
+async function tlsSettings(
+  cluster: ValkeyCluster,
+  deps: ClusterReconcilerDeps,
+): Promise<{ options: (pod: string) => TlsOptions; certificate?: string }> {
   const namespace = cluster.metadata.namespace as string;
   const secretName = cluster.spec.tls?.secretRef as string;
   const secret = await deps.readSecret(namespace, secretName);
@@ -67,7 +70,10 @@ async function tlsSettings(cluster: ValkeyCluster, deps: ClusterReconcilerDeps):
   const cert = decode(secret.data?.['tls.crt']);
   const key = decode(secret.data?.['tls.key']);
   const name = cluster.metadata.name;
-  return (pod) => ({ ca, ...(cert && key ? { cert, key } : {}), servername: podFqdn(pod, name, namespace, deps.clusterDomain) });
+  return {
+    options: (pod) => ({ ca, ...(cert && key ? { cert, key } : {}), servername: podFqdn(pod, name, namespace, deps.clusterDomain) }),
+    ...(cert ? { certificate: cert } : {}),
+  };
 }
 
 function versionsOf(observations: readonly NodeObservation[]): string[] {
@@ -102,9 +108,12 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
 
   let open = deps.open;
   let tls: ((pod: string) => TlsOptions) | undefined;
+  let certificate: string | undefined;
   if (cluster.spec.tls) {
     try {
-      tls = await tlsSettings(cluster, deps);
+      const settings = await tlsSettings(cluster, deps);
+      tls = settings.options;
+      certificate = settings.certificate;
     } catch (e) {
       const message = `cannot read the TLS Secret: ${e instanceof Error ? e.message : String(e)}`;
       open = () => Promise.reject(new Error(message));
@@ -154,6 +163,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
         observations,
         sessions,
         clusterProblems,
+        ...(tls && certificate ? { tls: { certificate, reopen: reopener(pods, open, deps, tls) } } : {}),
       },
       deps,
     );
@@ -186,6 +196,20 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   } finally {
     for (const s of sessions.values()) s.close();
   }
+}
+
+/** A fresh session to a pod, for a new TLS handshake after a reload. */
+function reopener(
+  pods: readonly { pod: Pod }[],
+  open: OpenSession,
+  deps: ClusterReconcilerDeps,
+  tls: (pod: string) => TlsOptions,
+): (pod: string) => Promise<NodeSession | undefined> {
+  return async (name) => {
+    const pod = pods.find((p) => p.pod.metadata.name === name)?.pod;
+    const endpoint = pod ? deps.endpointOf(pod) : undefined;
+    return endpoint ? open(endpoint, tls(name)) : undefined;
+  };
 }
 
 const condition = (s: ValkeyClusterStatus | undefined, type: string) => s?.conditions?.find((c) => c.type === type);

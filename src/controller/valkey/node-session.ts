@@ -32,6 +32,8 @@ export interface NodeSession {
   configSet(name: string, value: string): Promise<void>;
   aclLoad(): Promise<void>;
   aclList(): Promise<string[]>;
+  /** The server certificate's SHA-256 fingerprint seen in this session's TLS handshake. */
+  peerFingerprint(): string | undefined;
   close(): void;
 }
 
@@ -126,6 +128,7 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
       configSet: (name, value) => ok('CONFIG SET', ['CONFIG', 'SET', name, value]),
       aclLoad: () => ok('ACL LOAD', ['ACL', 'LOAD']),
       aclList: async () => strings(await call('ACL LIST', ['ACL', 'LIST']), 'ACL LIST'),
+      peerFingerprint: () => conn.peerFingerprint(),
       close: () => conn.close(),
     };
   };

@@ -1,5 +1,5 @@
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { RespError, RespParser, encodeCommand, type RespValue } from './resp.js';
 
 export interface TlsOptions {
@@ -41,6 +41,8 @@ export class CommandError extends Error {
 export interface RespConnection {
   /** One command; resolves with the reply, rejects with CommandError or NodeUnavailableError. */
   call(args: readonly string[]): Promise<RespValue>;
+  /** The SHA-256 fingerprint of the certificate the server presented (TLS only), as `AA:BB:...`. */
+  peerFingerprint(): string | undefined;
   close(): void;
 }
 
@@ -128,6 +130,9 @@ export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
             });
             socket.write(encodeCommand(args));
           });
+        },
+        peerFingerprint() {
+          return 'getPeerCertificate' in socket ? (socket as TLSSocket).getPeerCertificate().fingerprint256 || undefined : undefined;
         },
         close() {
           fail(new NodeUnavailableError(`${where}: connection closed by the controller`));
