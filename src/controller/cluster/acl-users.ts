@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /**
  * ACLs: which users a node runs, with their passwords, compared with the rendered `users.acl`.
  * A node whose users and password hashes equal the file's has loaded that file: the renderer's
@@ -11,10 +9,11 @@ import { createHash } from 'node:crypto';
 /** A user's identity as far as the proof goes: enabled or not, and its password hashes. */
 export type AclUsers = ReadonlyMap<string, string>;
 
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+/** A password's hash as Valkey keeps it (hex SHA-256); valkey/digests.ts has the real one. */
+export type PasswordHasher = (password: string) => string;
 
 /** One `user <name> <rule>...` line, as users.acl holds it and `ACL LIST` prints it. */
-function userSignature(rules: readonly string[]): string {
+function userSignature(rules: readonly string[], sha256: PasswordHasher): string {
   let enabled = false;
   const hashes = new Set<string>();
   for (const r of rules) {
@@ -30,17 +29,17 @@ function userSignature(rules: readonly string[]): string {
 }
 
 /** users.acl text, or the lines of `ACL LIST`, into users by name. */
-export function parseAclUsers(lines: readonly string[]): AclUsers {
+export function parseAclUsers(lines: readonly string[], sha256: PasswordHasher): AclUsers {
   const users = new Map<string, string>();
   for (const raw of lines) {
     const [keyword, name, ...rules] = raw.trim().split(/\s+/);
     if (keyword !== 'user' || name === undefined) continue;
-    users.set(name, userSignature(rules));
+    users.set(name, userSignature(rules, sha256));
   }
   return users;
 }
 
-export const parseAclFile = (text: string): AclUsers => parseAclUsers(text.split('\n'));
+export const parseAclFile = (text: string, sha256: PasswordHasher): AclUsers => parseAclUsers(text.split('\n'), sha256);
 
 /** The users whose presence, state or passwords differ, by name (empty: the node runs the file). */
 export function aclDifferences(file: AclUsers, node: AclUsers): string[] {

@@ -2,6 +2,7 @@ import { aclDifferences, parseAclFile, parseAclUsers } from '../cluster/acl-user
 import { desiredLiveSettings, planLiveSettings, type SettingChange } from '../cluster/live-settings.js';
 import { parseValkeyConf } from '../cluster/valkey-conf.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
+import { aclPasswordHash } from '../valkey/digests.js';
 import type { NodeSession } from '../valkey/node-session.js';
 
 /**
@@ -71,10 +72,10 @@ async function applySettings(pod: string, s: NodeSession, input: LiveConfigInput
 
 async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out: LiveConfigOutcome): Promise<void> {
   if (input.usersAcl === undefined) return;
-  const file = parseAclFile(input.usersAcl);
+  const file = parseAclFile(input.usersAcl, aclPasswordHash);
   const timer = input.metrics.reloadSeconds.startTimer({ kind: 'acl' });
   try {
-    if (aclDifferences(file, parseAclUsers(await s.aclList())).length === 0) return;
+    if (aclDifferences(file, parseAclUsers(await s.aclList(), aclPasswordHash)).length === 0) return;
     if (input.aclBackoff(pod)) {
       out.aclStale.push(pod);
       return;
@@ -87,7 +88,7 @@ async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out:
       out.failures.push({ pod, kind: 'acl', message: `ACL LOAD on ${pod} failed (the node keeps its users): ${errorText(e)}` });
       return;
     }
-    if (aclDifferences(file, parseAclUsers(await s.aclList())).length === 0) {
+    if (aclDifferences(file, parseAclUsers(await s.aclList(), aclPasswordHash)).length === 0) {
       input.metrics.liveApplies.inc({ kind: 'acl' });
       out.aclLoaded.push(pod);
     } else out.aclStale.push(pod);

@@ -1,5 +1,5 @@
-import { X509Certificate } from 'node:crypto';
 import type { ControllerMetrics } from '../runtime/metrics.js';
+import { certificateFingerprint } from '../valkey/digests.js';
 import type { NodeSession } from '../valkey/node-session.js';
 
 /**
@@ -12,8 +12,7 @@ import type { NodeSession } from '../valkey/node-session.js';
  * Secret's CA, so a node still serving a certificate of the old CA does not answer it.
  */
 
-/** `AA:BB:...`, as Node reports a peer certificate's fingerprint256. */
-export const certificateFingerprint = (pem: string): string => new X509Certificate(pem).fingerprint256;
+export { certificateFingerprint } from '../valkey/digests.js';
 
 export interface TlsReloadInput {
   /** The certificate the Secret holds (tls.crt, PEM). */
