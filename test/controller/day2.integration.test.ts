@@ -107,7 +107,7 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
       { timeoutMs, intervalMs: 250 },
     );
   const whole = (c: ClusterObject) =>
-    condition(c, 'RollInProgress')?.status !== 'True' && condition(c, 'LiveConfigApplied')?.status === 'True';
+    condition(c, 'RollInProgress')?.status !== 'True' && condition(c, 'LiveConfigApplied')?.status !== 'False';
 
   const startController = async (): Promise<void> => {
     const kc = new KubeConfig();

@@ -242,14 +242,25 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     observedGeneration: g,
     nodes,
     conditions: withTransitions(
-      [versionCheck, versionMatch, formedCondition, ready, ...(day2 ? day2Conditions(day2, g) : [])],
+      [versionCheck, versionMatch, formedCondition, ready, ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : [])],
       input.previous?.conditions,
       input.now,
     ),
   };
 }
 
-function day2Conditions(day2: Day2Status, g: number): DesiredCondition[] {
+/**
+ * The day-2 conditions appear once they have something to say (a roll runs or is held, a live change
+ * is not everywhere yet) and stay afterwards, back at rest, so the end of a roll is visible too; a
+ * cluster that never changed keeps its four conditions.
+ */
+function day2Conditions(day2: Day2Status, g: number, previous: readonly { type: string }[] | undefined): DesiredCondition[] {
+  const all = allDay2Conditions(day2, g);
+  const atRest: Record<string, string> = { RollInProgress: 'False', RollHeld: 'False', LiveConfigApplied: 'True' };
+  return all.filter((c) => c.status !== atRest[c.type] || previous?.some((p) => p.type === c.type));
+}
+
+function allDay2Conditions(day2: Day2Status, g: number): DesiredCondition[] {
   const roll = day2.roll;
   const rolling: DesiredCondition =
     roll && !roll.held
