@@ -190,6 +190,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     const { timing } = deps;
     if (status.state === 'Failed') return { requeueAfterMs: timing.failedResyncMs };
     if (day2.roll && !day2.roll.held) return { requeueAfterMs: timing.progressMs, rolling: true };
+    // A held roll waits for a person (a fixed image, an opt-in): pod and StatefulSet events wake it.
+    if (day2.roll?.held) return { requeueAfterMs: timing.failedResyncMs };
     if (day2.reloads.length) return { requeueAfterMs: timing.progressMs };
     if (status.state === 'Active' && plan.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
     return { requeueAfterMs: timing.progressMs };
