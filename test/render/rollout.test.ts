@@ -69,17 +69,14 @@ describe('the data-loss opt-in', () => {
     for (const sts of statefulSets) expect(sts.metadata.annotations?.[OPT_IN]).toBeUndefined();
   });
 
-  it("naming this render's restart hash allows that roll: copied onto every StatefulSet, still a warning", () => {
-    const { problems, statefulSets } = renderOne([...guideMenu(), withMeta(zero, { [OPT_IN]: hash })]);
-    expect(problems).toEqual([
-      {
-        severity: 'warning',
-        field: 'spec.replicasPerShard',
-        message: expect.stringContaining(`allows the roll to restart revision ${hash}`),
-      },
-    ]);
+  it.each([
+    ["this render's restart hash", () => hash],
+    ['"true"', () => 'true'],
+  ])('%s allows the roll: copied onto every StatefulSet, and the warning is acknowledged', (_label, value) => {
+    const { problems, statefulSets } = renderOne([...guideMenu(), withMeta(zero, { [OPT_IN]: value() })]);
+    expect(problems).toEqual([]);
     expect(statefulSets).toHaveLength(2);
-    for (const sts of statefulSets) expect(sts.metadata.annotations?.[OPT_IN]).toBe(hash);
+    for (const sts of statefulSets) expect(sts.metadata.annotations?.[OPT_IN]).toBe(value());
     // The opt-in is on the StatefulSet, not the pod template: setting it rolls nothing.
     for (const sts of statefulSets) expect(restartHashOf(sts)).toBe(hash);
   });
