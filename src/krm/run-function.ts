@@ -78,7 +78,10 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
   const { config: render, problems: configProblems } = chooseRenderConfig(functionConfig, renderConfigItems);
   problems.push(...configProblems);
 
-  const rendered = renderAll(valkeyObjects, render, { validateOnly: options.validateOnly });
+  const rendered = renderAll(valkeyObjects, render, {
+    validateOnly: options.validateOnly,
+    previous: previous.map((item) => item.value),
+  });
   problems.push(...rendered.problems);
   const ok = !hasErrors(problems);
   const generated: GeneratedObject[] = [];

@@ -1,4 +1,4 @@
-import { SYSTEM_USERNAMES, type AclBinding, type AclPermission, type ValkeyRole } from '../api/index.js';
+import { ACL_REVISION_USERNAME, SYSTEM_USERNAMES, type AclBinding, type AclPermission, type ValkeyRole } from '../api/index.js';
 
 /**
  * Without a `user default` line Valkey recreates `default` with full access, so the file always
@@ -11,7 +11,7 @@ export const REPLICATION_RULES = '-@all +psync +sync +replconf +ping +cluster|sy
 
 /** The controller administers the cluster; it never reads or writes keys. */
 export const CONTROLLER_RULES =
-  '-@all +ping +info +role +cluster +acl|load +acl|list +acl|whoami +config|get +config|set +failover +client|list +client|kill +client|setname +readonly +readwrite +wait';
+  '-@all +ping +info +role +cluster +acl|load +acl|list +acl|getuser +acl|whoami +config|get +config|set +failover +client|list +client|kill +client|setname +readonly +readwrite +wait';
 
 export interface SystemUserHashes {
   replication: string;
@@ -55,3 +55,11 @@ export function renderUsersAcl(
   ];
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The last line of `users.acl`: a user that can never log in (`off`, no commands), whose one
+ * password hash is `revision`, the sha256 of the lines above it. After `ACL LOAD`, the controller
+ * reads it back with `ACL GETUSER` to prove which file the node loaded: the kubelet projects a
+ * changed ConfigMap with a delay, and a load of the old file succeeds just as well.
+ */
+export const aclRevisionLine = (revision: string): string => `user ${ACL_REVISION_USERNAME} off #${revision} resetchannels -@all\n`;

@@ -52,7 +52,10 @@ describe.each(cases)('golden %s', (name) => {
       const second = rerun();
       expect(second.exitCode).toBe(0);
       expect(parse(second.stdout).items).toEqual(again.items);
-      expect(second.stdout.replace(/\nresults:[\s\S]*$/, '')).toBe(out.stdout.replace(/\nresults:[\s\S]*$/, ''));
+      // Results may differ: a warning about a change since the previous output (TLS toggled) is
+      // not repeated once that output is the input.
+      const withoutResults = (list: string) => list.replace(/^results:[\s\S]*$/m, '');
+      expect(withoutResults(second.stdout)).toBe(withoutResults(out.stdout));
     });
   } else {
     it('fails without touching anything: every input item back unchanged, and its own output fails the same way', () => {

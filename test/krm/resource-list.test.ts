@@ -5,8 +5,8 @@ import { cluster, guideMenu, renderConfigObject } from '../helpers/objects.js';
 import { HEADER, functionConfigBlock } from '../helpers/resource-list.js';
 
 const fnconfig = functionConfigBlock(stringify(renderConfigObject()));
-/** The guide's menu and one cluster on it, fresh objects each call. */
-const menuObjects = () => [...guideMenu(), cluster('c', { configRef: 'large' })];
+/** The guide's menu and one cluster on it (with a replica: no data-loss warning), fresh objects each call. */
+const menuObjects = () => [...guideMenu(), cluster('c', { configRef: 'large', replicasPerShard: 1 })];
 /** An object as a compact ResourceList item. */
 const asItem = (o: object): string => `- ${stringify(o, { indentSeq: false }).trimEnd().replace(/\n/g, '\n  ')}\n`;
 const menuItems = menuObjects().map(asItem).join('');
