@@ -52,9 +52,9 @@ describe('plan-comment.sh', () => {
 
   it('posts, then exits 3, when the --fail-on gate trips', () => {
     const sink = join(scratch, 'gated.md');
-    const out = run(['--base-rev', 'HEAD~1', '--fail-on', 'roll', 'valkey'], { PLAN_COMMENT_SINK: sink });
+    const out = run(['--base-rev', 'HEAD~1', '--fail-on', 'any', 'valkey'], { PLAN_COMMENT_SINK: sink });
     expect(out.status).toBe(3);
-    expect(out.stderr).toContain('--fail-on roll: 2 clusters');
+    expect(out.stderr).toContain('--fail-on any: 2 clusters');
     expect(readFileSync(sink, 'utf8')).toMatch(/^<!-- valkey-krm-plan -->\n/);
   });
 
