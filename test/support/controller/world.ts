@@ -3,3 +3,5 @@ export * from './api-world.js';
 export * from './nodes.js';
 export * from './test-controller.js';
 export * from './suite.js';
+// Polling, which the controller tests do most (it absorbed the old world's waitUntil).
+export { waitFor } from '../process.js';
