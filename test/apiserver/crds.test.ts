@@ -6,27 +6,15 @@ import { readdirSync } from 'node:fs';
 import { ApiextensionsV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, VERSION } from '../../src/api/group.js';
-import { ensureTools, type ApiServer, type KubectlResult } from '../harness/apiserver.js';
-import { waitFor } from '../harness/process.js';
-import { cluster, image } from '../helpers/objects.js';
-import {
-  CRD_DIR,
-  ensureNamespaces,
-  examplePackages,
-  goldenCases,
-  goldenInputDocs,
-  isLocalConfig,
-  isValkeyResource,
-  joinDocs,
-  namespacesOf,
-  packageDocs,
-  show,
-  startWithCrds,
-  toJsonStream,
-  warningsIn,
-  type KubeObject,
-  type SourceDoc,
-} from './support.js';
+import { ensureTools, type ApiServer, type KubectlResult } from '../support/apiserver.js';
+import { waitFor } from '../support/process.js';
+import { cluster, image } from '../support/objects.js';
+import { createNamespaces } from '../support/namespaces.js';
+import { show, startWithCrds, warningsIn } from '../support/kubectl.js';
+import { isLocalConfig, isValkeyResource, namespacesOf, type KubeObject } from '../support/objects.js';
+import { CRD_DIR, examplePackages } from '../support/paths.js';
+import { goldenCases, goldenInputDocs } from '../support/render.js';
+import { joinDocs, packageDocs, toJsonStream, type SourceDoc } from '../support/yaml-docs.js';
 
 const BUILD_TIMEOUT_MS = 45 * 60_000;
 const FORMAT_MESSAGE = 'must be a full MAJOR.MINOR.PATCH version such as 9.0.1 (no "v" prefix, pre-release suffix or leading zeros)';
@@ -67,7 +55,9 @@ describe('generated CRDs on a real kube-apiserver', () => {
 
   beforeAll(async () => {
     ({ api, crdApply } = await startWithCrds());
-    await ensureNamespaces(api, [...namespacesOf(SOURCES.flatMap((s) => s.docs.map((d) => d.object))), 'admission', 'printer']);
+    await createNamespaces(api, [...namespacesOf(SOURCES.flatMap((s) => s.docs.map((d) => d.object))), 'admission', 'printer'], {
+      restricted: true,
+    });
   }, 120_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runResourceList } from '../../src/krm/resource-list.js';
-import { documentTexts, functionConfigBlock, resourceList, shuffled } from '../helpers/resource-list.js';
+import { documentTexts, functionConfigBlock, resourceList, shuffled } from '../support/yaml-docs.js';
 
 const root = join(import.meta.dirname, 'cases');
 const cases = readdirSync(root).sort();

@@ -8,8 +8,11 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, sym
 import { dirname, join, posix, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { documentTexts, resourceList } from '../helpers/resource-list.js';
-import { packageFiles, parseObjects, repoPath, run, tempDirs } from './support.js';
+import { documentTexts, resourceList } from '../support/yaml-docs.js';
+import { run } from '../support/exec.js';
+import { packageFiles, tempDirs } from '../support/files.js';
+import { repoPath } from '../support/paths.js';
+import { parseObjects } from '../support/yaml-docs.js';
 
 interface Instruction {
   op: string;
@@ -146,7 +149,7 @@ describe('Dockerfile, statically (Docker engines do not run here)', () => {
     for (const path of [
       'node_modules/yaml/package.json',
       'dist/render-valkey.cjs',
-      'test/integration/support.ts',
+      'test/support/files.ts',
       '.git/HEAD',
       'test/golden/cases/tls/_expected.yaml',
     ]) {

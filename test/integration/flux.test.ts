@@ -6,18 +6,11 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  binDir,
-  copyTree,
-  countKinds,
-  isGenerated,
-  lowerImageVersion,
-  parseObjects,
-  repoPath,
-  run,
-  tempDirs,
-  type KubeObject,
-} from './support.js';
+import { run } from '../support/exec.js';
+import { binDir, copyTree, lowerImageVersion, tempDirs } from '../support/files.js';
+import { countKinds, isGenerated, type KubeObject } from '../support/objects.js';
+import { repoPath } from '../support/paths.js';
+import { parseObjects } from '../support/yaml-docs.js';
 
 interface Step {
   name?: string;

@@ -4,26 +4,13 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  EXAMPLE_PACKAGES,
-  binDir,
-  changedFiles,
-  copyTree,
-  countKinds,
-  expectedKinds,
-  isGenerated,
-  lowerImageVersion,
-  packageObjects,
-  parseObjects,
-  renderPlain,
-  repoPath,
-  run,
-  sha256,
-  snapshot,
-  tempDirs,
-  type ExamplePackage,
-  type KubeObject,
-} from './support.js';
+import { run } from '../support/exec.js';
+import { binDir, changedFiles, copyTree, lowerImageVersion, snapshot, tempDirs } from '../support/files.js';
+import { sha256 } from '../support/hash.js';
+import { countKinds, expectedKinds, isGenerated, type KubeObject } from '../support/objects.js';
+import { examplePackages, repoPath } from '../support/paths.js';
+import { renderPlain } from '../support/render.js';
+import { packageObjects, parseObjects } from '../support/yaml-docs.js';
 
 const tmp = tempDirs('kpt');
 let env: NodeJS.ProcessEnv;
@@ -61,7 +48,7 @@ function factsOf(dir: string): PackageFacts {
   };
 }
 
-function copyPackage(name: ExamplePackage): string {
+function copyPackage(name: string): string {
   return copyTree(repoPath('kptfile-examples', name), join(tmp.make(name), name));
 }
 
@@ -104,7 +91,7 @@ async function expectFailedRender(dir: string, facts: PackageFacts): Promise<voi
   );
 }
 
-describe.each(EXAMPLE_PACKAGES)('kpt fn render --allow-exec on a copy of kptfile-examples/%s', (name) => {
+describe.each(examplePackages())('kpt fn render --allow-exec on a copy of kptfile-examples/%s', (name) => {
   let dir: string;
   let facts: PackageFacts;
   let original: Map<string, string>;
@@ -335,7 +322,7 @@ describe('kpt fn eval --exec', () => {
 });
 
 describe('the example packages themselves', () => {
-  it.each(EXAMPLE_PACKAGES)(
+  it.each(examplePackages())(
     '%s: a README, an exec pipeline with the image form documented, local render config, images >= 9.0.1',
     (name) => {
       const dir = repoPath('kptfile-examples', name);
@@ -363,7 +350,7 @@ describe('the example packages themselves', () => {
     },
   );
 
-  it.each(EXAMPLE_PACKAGES)('%s: every password hash is the SHA-256 of an example password its README lists', (name) => {
+  it.each(examplePackages())('%s: every password hash is the SHA-256 of an example password its README lists', (name) => {
     const dir = repoPath('kptfile-examples', name);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     const passwords = [...readme.matchAll(/`(example-[a-z0-9-]+)`/g)].map((m) => m[1] as string);
@@ -377,7 +364,7 @@ describe('the example packages themselves', () => {
     for (const h of hashes) expect(known.has(h), `${h} in ${name} is not the hash of an example password listed in its README`).toBe(true);
   });
 
-  it.each(EXAMPLE_PACKAGES)('%s renders cleanly in plain-files mode: no errors, no warnings', async (name) => {
+  it.each(examplePackages())('%s renders cleanly in plain-files mode: no errors, no warnings', async (name) => {
     const r = await renderPlain([repoPath('kptfile-examples', name)]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^render-valkey: 0 errors, 0 warnings, 0 infos; rendered \d+ clusters into \d+ objects\n$/);

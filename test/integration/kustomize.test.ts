@@ -4,21 +4,13 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTools } from '../harness/apiserver.js';
-import {
-  binDir,
-  copyTree,
-  countKinds,
-  idOf,
-  isGenerated,
-  lowerImageVersion,
-  parseObjects,
-  renderPlain,
-  repoPath,
-  run,
-  tempDirs,
-  type KubeObject,
-} from './support.js';
+import { ensureTools } from '../support/apiserver.js';
+import { run } from '../support/exec.js';
+import { binDir, copyTree, lowerImageVersion, tempDirs } from '../support/files.js';
+import { countKinds, idOf, isGenerated, type KubeObject } from '../support/objects.js';
+import { repoPath } from '../support/paths.js';
+import { renderPlain } from '../support/render.js';
+import { parseObjects } from '../support/yaml-docs.js';
 
 const KUSTOMIZE_DIR = repoPath('integrations/kustomize');
 const PLUGIN = join(KUSTOMIZE_DIR, 'plugin/valkey.gomomento.com/v1alpha1/valkeyrenderconfig/ValkeyRenderConfig');

@@ -1,7 +1,7 @@
 // The fast ResourceList reader must agree with the full `yaml` parser on every input it accepts
 // (values, item texts, sequence indentation), and must give up on every input the full parser
 // rejects, so the errors still come from the full parser.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseResourceList } from '../../src/krm/read-input.js';
@@ -9,7 +9,8 @@ import { Document, isScalar } from 'yaml';
 import { fastParse, resolvePlainScalar } from '../../src/krm/yaml/fast-reader.js';
 import { PARSE_OPTIONS } from '../../src/krm/yaml/yaml-package.js';
 import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
-import { HEADER } from '../helpers/resource-list.js';
+import { filesUnder } from '../support/files.js';
+import { HEADER } from '../support/yaml-docs.js';
 
 /** Parses on both paths; returns whether the fast path took the input. */
 function agree(text: string): boolean {
@@ -244,13 +245,10 @@ function randomResourceList(seed: number): string {
   return `${HEADER}${lines.join('\n')}\n${tail}`;
 }
 
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : yamlFiles(path);
-    return /\.ya?ml$/.test(name) ? [path] : [];
-  });
-}
+const yamlFiles = (dir: string): string[] =>
+  filesUnder(dir, { skip: (name) => name === 'node_modules' })
+    .filter((file) => /\.ya?ml$/.test(file))
+    .map((file) => join(dir, file));
 
 /** A plain scalar's value the way the full parser finds it: the first default tag whose test matches. */
 function fullParserValue(source: string): unknown {

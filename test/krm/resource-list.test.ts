@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runResourceList } from '../../src/krm/resource-list.js';
-import { cluster, guideMenu, renderConfigObject } from '../helpers/objects.js';
-import { HEADER, functionConfigBlock } from '../helpers/resource-list.js';
+import { cluster, guideMenu, renderConfigObject } from '../support/objects.js';
+import { HEADER, functionConfigBlock } from '../support/yaml-docs.js';
 
 const fnconfig = functionConfigBlock(stringify(renderConfigObject()));
 /** The guide's menu and one cluster on it (with a replica: no data-loss warning), fresh objects each call. */

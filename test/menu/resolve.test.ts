@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseMenu } from '../../src/menu/parse.js';
 import { resolveMenu } from '../../src/menu/resolve-menu.js';
 import { MAX_CHAIN_LENGTH, mergeAllChains } from '../../src/menu/resolve.js';
-import { binding, cluster, config, guideMenu, image, role } from '../helpers/objects.js';
+import { binding, cluster, config, guideMenu, image, role } from '../support/objects.js';
 
 const resolve = (objects: unknown[]) => {
   const { menu, problems } = parseMenu(objects);

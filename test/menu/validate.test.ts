@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderAll } from '../../src/render/render-all.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { readFunctionConfig } from '../../src/krm/function-config.js';
-import { binding, cluster, config, guideMenu, HASH_A, image, renderConfigObject, role } from '../helpers/objects.js';
+import { binding, cluster, config, guideMenu, HASH_A, image, renderConfigObject, role } from '../support/objects.js';
 
 const render = validateRenderConfig(renderConfigObject()).config!;
 const problems = (objects: unknown[]) => renderAll(objects, render).problems;

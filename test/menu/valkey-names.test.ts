@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderAll } from '../../src/render/render-all.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
-import { cluster, config, guideMenu, image, role } from '../helpers/objects.js';
+import { cluster, config, guideMenu, image, role } from '../support/objects.js';
 import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../src/render/acl.js';
 import { lookupCommand, lookupSetting } from '../../src/api/valkey-table.js';
 import { forcedSettings, isManagedKey } from '../../src/render/settings.js';

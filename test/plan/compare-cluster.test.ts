@@ -11,7 +11,7 @@ import { MenuIndex } from '../../src/plan/menu-index.js';
 import type { PlanContext } from '../../src/plan/plan-context.js';
 import { planChange } from '../../src/plan/plan.js';
 import { readRenderedCluster, type RenderedCluster } from '../../src/plan/rendered-cluster.js';
-import { binding, cluster, config, image, renderConfigObject, role } from '../helpers/objects.js';
+import { binding, cluster, config, image, renderConfigObject, role } from '../support/objects.js';
 
 const render = validateRenderConfig(renderConfigObject()).config as RenderConfig;
 const menu = (valkey: Record<string, string> = {}) => [

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeMarkdown, formatPlanMarkdown, MARKDOWN_MARKER } from '../../src/plan/format-markdown.js';
 import { planChange } from '../../src/plan/plan.js';
-import { cluster, config, image, renderConfigObject } from '../helpers/objects.js';
+import { cluster, config, image, renderConfigObject } from '../support/objects.js';
 
 const menu = (valkey: Record<string, string>) => [
   image('valkey-9-0'),

@@ -6,10 +6,10 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT as ROOT } from '../support/paths.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(ROOT, 'integrations', 'github-actions', 'plan-comment.sh');
-const RENDER_VALKEY = `${join(ROOT, 'node_modules', '.bin', 'tsx')} ${join(import.meta.dirname, 'support', 'render-valkey.ts')}`;
+const RENDER_VALKEY = `${join(ROOT, 'node_modules', '.bin', 'tsx')} ${join(ROOT, 'test', 'support', 'render-valkey-plan.ts')}`;
 const cases = join(import.meta.dirname, 'cases');
 
 let repo: string;

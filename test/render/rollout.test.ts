@@ -5,7 +5,7 @@ import { ANNOTATIONS, type RenderConfig } from '../../src/api/index.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
 import type { KubeObject } from '../../src/render/object.js';
 import { renderAll } from '../../src/render/render-all.js';
-import { binding, cluster, config, guideMenu, renderConfigObject, role } from '../helpers/objects.js';
+import { binding, cluster, config, guideMenu, renderConfigObject, role } from '../support/objects.js';
 
 const render = validateRenderConfig(renderConfigObject()).config as RenderConfig;
 const OPT_IN = ANNOTATIONS.allowDataLossRoll;

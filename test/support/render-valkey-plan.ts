@@ -1,6 +1,6 @@
 // `render-valkey plan ...` for tests, until cli.ts dispatches `plan` itself: the CI script's
 // RENDER_VALKEY points here (through tsx), so the script runs against the source tree.
-import { runPlanCommand } from '../../../src/krm/plan-command.js';
+import { runPlanCommand } from '../../src/krm/plan-command.js';
 
 const [command, ...args] = process.argv.slice(2);
 if (command !== 'plan') {

@@ -6,13 +6,9 @@
 //   const v = await startValkey({ build: "unstable-2024-10", args: ["--cluster-enabled", "yes"] });
 //   ... connect to v.host:v.port ...
 //   await v.stop();
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startServer, type RunningServer, type StartServerOptions } from './server.js';
-
-/** From this file, not the cwd: vitest may run from anywhere. */
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const VALKEY_BUILDS_DIR = resolve(REPO_ROOT, '../shared/valkey');
+import { join } from 'node:path';
+import { VALKEY_BUILDS_DIR } from './paths.js';
+import { startServer, type RunningServer, type StartServerOptions } from './servers.js';
 
 export const VALKEY_BUILDS = ['unstable-2024-10', '8.0.1'] as const;
 export type ValkeyBuild = (typeof VALKEY_BUILDS)[number];

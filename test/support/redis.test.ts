@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRedis } from './redis.js';
-import { rawCommand, type RunningServer } from './server.js';
+import { rawCommand, type RunningServer } from './servers.js';
 
 describe('redis harness', () => {
   const started: RunningServer[] = [];

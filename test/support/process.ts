@@ -1,4 +1,4 @@
-// Shared plumbing for the test harnesses (apiserver.ts, redis.ts): free loopback
+// Shared plumbing for the test harnesses (apiserver.ts, servers.ts, kubelet.ts): free loopback
 // ports, daemons in their own process groups with logs in files, and teardown
 // that also happens when the test process goes away without calling stop().
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -172,18 +172,25 @@ export class Reaper {
   }
 }
 
-/** Poll `check` every `intervalMs` until it returns true; fail after `timeoutMs` or when `abort()` returns a reason. */
+/**
+ * Poll `check` every `intervalMs` (default 100) until it returns true; a check that throws counts
+ * as false. Fails after `timeoutMs` (default 30 000) or when `abort()` returns a reason.
+ */
 export async function waitFor(
   what: string,
-  check: () => Promise<boolean>,
-  opts: { timeoutMs: number; intervalMs?: number; abort?: () => string | undefined },
+  check: () => Promise<boolean> | boolean,
+  opts: { timeoutMs?: number; intervalMs?: number; abort?: () => string | undefined } = {},
 ): Promise<void> {
-  const deadline = Date.now() + opts.timeoutMs;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reason = opts.abort?.();
     if (reason !== undefined) throw new Error(`${what}: ${reason}`);
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what}: timed out after ${opts.timeoutMs} ms`);
+    const done = await Promise.resolve()
+      .then(check)
+      .catch(() => false);
+    if (done) return;
+    if (Date.now() > deadline) throw new Error(`${what}: timed out after ${timeoutMs} ms`);
     await sleep(opts.intervalMs ?? 100);
   }
 }

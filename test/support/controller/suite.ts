@@ -1,8 +1,9 @@
 // The lifecycle every controller integration file shares: one prepared API server per file, and
 // every server a test records in `servers` stopped afterwards, even when a test fails.
 import { afterAll, beforeAll } from 'vitest';
-import { ensureTools, startApiServer, type ApiServer } from '../../harness/apiserver.js';
-import { createNamespace, prepareWorld, type World } from './kube-world.js';
+import { ensureTools, startApiServer, type ApiServer } from '../apiserver.js';
+import { createNamespaces } from '../namespaces.js';
+import { prepareWorld, type World } from './api-world.js';
 import { EndpointBook, startNode, startPod, type NodeServer } from './nodes.js';
 
 export interface KubeSuite {
@@ -40,7 +41,7 @@ export interface NamespaceSuite extends KubeSuite {
 
 /** A test's own namespace, created, and an empty endpoint book for its pods, with the suite's parts. */
 export async function inNamespace(suite: KubeSuite, ns: string): Promise<NamespaceSuite> {
-  await createNamespace(suite.api, ns);
+  await createNamespaces(suite.api, [ns]);
   const { api, world, servers } = suite;
   const book = new EndpointBook();
   const tracked = <T extends NodeServer>(s: T): T => {

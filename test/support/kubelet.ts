@@ -17,9 +17,8 @@
 // them when it reads the files again (ACL LOAD, a restart).
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import type { ApiServer } from './apiserver.js';
 import { watchCollection, type Watch, type WatchEventType } from './kube-watch.js';
 import { containerCommand, type ContainerCommand, type Mount } from './kubelet/container-command.js';
@@ -42,10 +41,8 @@ import { mergePatch } from './kubelet/merge-patch.js';
 import { registerNodes } from './kubelet/nodes.js';
 import { ProjectedVolume, volumeFiles } from './kubelet/projected-volume.js';
 import { terminatedState } from './kubelet/termination.js';
+import { VALKEY_BUILDS_DIR } from './paths.js';
 import { Reaper, spawnDaemon, type Daemon } from './process.js';
-
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const VALKEY_BUILDS_DIR = resolve(REPO_ROOT, '../shared/valkey');
 
 export interface ImageBuild {
   /** A folder of ../shared/valkey/ (`8.0.1`, `unstable-2024-10`). */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rawCommand, type RunningServer } from './server.js';
+import { rawCommand, type RunningServer } from './servers.js';
 import { VALKEY_BUILDS, VALKEY_VERSION, aclForPre9Builds, startValkey, valkeyServerPath } from './valkey.js';
 
 const infoServer = (port: number) =>

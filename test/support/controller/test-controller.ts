@@ -9,7 +9,7 @@ import { jsonLogger } from '../../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
 import { sessionOpener, type OpenSession } from '../../../src/controller/valkey/node-session.js';
 import { strictPolicy } from '../../../src/controller/cluster/version-gate.js';
-import { CONTROLLER_PASSWORD, type World } from './kube-world.js';
+import { CONTROLLER_PASSWORD, type World } from './api-world.js';
 import { readMetrics, type MetricsReadout } from './metrics-readout.js';
 import type { EndpointBook } from './nodes.js';
 

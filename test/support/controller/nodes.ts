@@ -6,11 +6,11 @@ import { promisify } from 'node:util';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import type { Endpoint } from '../../../src/controller/cluster/observation.js';
 import type { Pod } from '../../../src/controller/kube/types.js';
-import { freePorts } from '../../harness/process.js';
-import { startRedis } from '../../harness/redis.js';
-import type { RunningServer, StartServerOptions } from '../../harness/server.js';
-import { DEV_BUILD, startValkey, valkeyCliPath, type ValkeyBuild } from '../../harness/valkey.js';
-import { APP_PASSWORD, APP_USER, CONTROLLER_PASSWORD, REPLICATION_PASSWORD, createPod, type PodOptions, type World } from './kube-world.js';
+import { freePorts } from '../process.js';
+import { startRedis } from '../redis.js';
+import type { RunningServer, StartServerOptions } from '../servers.js';
+import { DEV_BUILD, startValkey, valkeyCliPath, type ValkeyBuild } from '../valkey.js';
+import { APP_PASSWORD, APP_USER, CONTROLLER_PASSWORD, REPLICATION_PASSWORD, createPod, type PodOptions, type World } from './api-world.js';
 
 const run = promisify(execFile);
 

@@ -1,3 +1,4 @@
+// Child processes for tests: one `run` for every tool a test drives.
 import { spawn } from 'node:child_process';
 
 export interface Ran {
@@ -10,22 +11,24 @@ export interface RunOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   input?: string;
-  /** Kill the process (and fail) after this long; no limit when absent. */
+  /** Kill the process (and fail) after this long (default 60 s: a hung tool fails its test); `Infinity` for no limit. */
   timeoutMs?: number;
 }
+
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * Runs a command to completion, feeding `input` on stdin (or nothing). Never rejects on a
  * non-zero exit: the test decides. A process ended by a signal reports code 128.
  */
 export function run(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<Ran> {
-  const { timeoutMs } = opts;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const timer =
-      timeoutMs === undefined
+      timeoutMs === Number.POSITIVE_INFINITY
         ? undefined
         : setTimeout(() => {
             child.kill('SIGKILL');
@@ -51,6 +54,3 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
     child.stdin.end(opts.input ?? '');
   });
 }
-
-export const RENDER = 'dist/render-valkey.cjs';
-export const VALIDATE = 'dist/validate-valkey.cjs';

@@ -4,18 +4,18 @@
 // back with empty data; the Eviction API refuses what the PodDisruptionBudget forbids; ConfigMap
 // changes reach the pod's files only after the kubelet's lag; a pre-9.0 binary exits at
 // start-up and its log reaches the pod's status.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderConfigSpec } from '../../src/api/index.js';
 import { renderAll } from '../../src/render/render-all.js';
-import { cluster, guideMenu, role } from '../helpers/objects.js';
+import { cluster, guideMenu, role } from './objects.js';
 import { ensureTools } from './apiserver.js';
 import { startKubeWorld, type KubeWorld } from './kube-world.js';
 import { ping } from './kubelet/ping.js';
+import { sha256 } from './hash.js';
 import { waitFor } from './process.js';
-import { rawCommand } from './server.js';
+import { rawCommand } from './servers.js';
 
 const NS = 'team-a';
 const NAME = 'sessions';
@@ -25,7 +25,6 @@ const CONTROLLER_PASSWORD = 'controller-password-for-kube-world';
 const CONFIG_SYNC_DELAY_MS = 3_000;
 /** Each test waits on real processes and controllers; on two busy cores that can take a while. */
 const TEST_TIMEOUT_MS = 120_000;
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** One whole RESP reply: a line, or a bulk string with all its bytes. */
 function complete(reply: string): boolean {

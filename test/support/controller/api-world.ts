@@ -1,19 +1,19 @@
-// The Kubernetes side of the integration tests: a real kube-apiserver with the CRDs and the
+// The Kubernetes side of the controller's integration tests (not kube-world.ts, which adds a real
+// controller-manager and kubelet stand-in): a real kube-apiserver with the CRDs and the
 // controller's RBAC installed, the objects git would apply (ValkeyClusters, StatefulSets) and
 // Pods created through the API with their status (IP, phase) patched the way a kubelet would.
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ANNOTATIONS, LABELS, MANAGED_BY, SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import type { Pod } from '../../../src/controller/kube/types.js';
 import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../../src/render/acl.js';
-import type { ApiServer } from '../../harness/apiserver.js';
-import { waitFor } from '../../harness/process.js';
-import { aclForPre9Builds } from '../../harness/valkey.js';
-import { cluster } from '../../helpers/objects.js';
-
-const REPO = resolve(import.meta.dirname, '../../..');
+import type { ApiServer } from '../apiserver.js';
+import { sha256 } from '../hash.js';
+import { cluster } from '../objects.js';
+import { REPO_ROOT as REPO } from '../paths.js';
+import { waitFor } from '../process.js';
+import { aclForPre9Builds } from '../valkey.js';
 
 export const CONTROLLER_PASSWORD = 'controller-password-for-tests';
 /** An application user with full key access, to put data in a cluster and read it back. */
@@ -21,7 +21,6 @@ export const APP_USER = 'app';
 export const APP_PASSWORD = 'app-password-for-tests';
 export const REPLICATION_PASSWORD = 'replication-password-for-tests';
 export const CONTROLLER_NAMESPACE = 'valkey-system';
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /**
  * The system users as the renderer writes them, plus an application user. The servers here
@@ -98,12 +97,6 @@ export async function apiCall<T>(api: ApiServer, method: string, path: string, b
   const res = await api.request(method, path, body, contentType ? { 'Content-Type': contentType } : undefined);
   if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
   return JSON.parse(res.body) as T;
-}
-
-export async function createNamespace(api: ApiServer, ns: string): Promise<void> {
-  await kubectl(api, ['create', 'namespace', ns]);
-  // No controller-manager: the ServiceAccount admission plugin needs "default" to exist for Pods.
-  await kubectl(api, ['create', 'serviceaccount', 'default', '-n', ns]);
 }
 
 export interface ClusterShape {
@@ -211,9 +204,6 @@ export async function waitForCluster(
   return seen.last as ClusterObject;
 }
 
-export const waitUntil = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> =>
-  waitFor(what, async () => check(), { timeoutMs });
-
 /** The controller's leader-election Lease (valkey-system/valkey-status-sync). */
 export const LEASE_PATH = `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`;
 
@@ -269,9 +259,7 @@ export async function setPodRunning(api: ApiServer, ns: string, name: string, ip
 export async function deletePod(api: ApiServer, ns: string, name: string): Promise<void> {
   // Never scheduled, so the API server deletes it at once (no kubelet to wait for).
   await apiCall(api, 'DELETE', `/api/v1/namespaces/${ns}/pods/${name}`);
-  await waitUntil(
-    `pod ${ns}/${name} gone`,
-    async () => (await api.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404,
-    10_000,
-  );
+  await waitFor(`pod ${ns}/${name} gone`, async () => (await api.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404, {
+    timeoutMs: 10_000,
+  });
 }

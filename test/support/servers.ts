@@ -1,13 +1,14 @@
 // One server process of the Redis/Valkey protocol (valkey-server or redis-server: same flags)
 // on a free loopback port, nothing persisted, torn down on stop() or when the test process goes
-// away. valkey.ts and redis.ts name the binaries; this file only knows how to run one.
+// away. valkey.ts and redis.ts name the binaries; this file only knows how to run one. And a
+// server that never answers, standing in for a node that hangs.
 //
 //   const s = await startServer({ name: "valkey-server", binary, args: ["--requirepass", "s3cret"] });
 //   ... connect to s.host:s.port ...
 //   await s.stop();
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Reaper, freePort, spawnDaemon, tailFile, waitFor, type Daemon } from './process.js';
@@ -167,4 +168,24 @@ export async function startServer(server: ServerBinary, opts: StartServerOptions
     reaper.cleanupSync();
     throw e;
   }
+}
+
+export interface SilentServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** A loopback server that accepts connections and never answers: a node that hangs. */
+export async function startSilentServer(): Promise<SilentServer> {
+  const port = await freePort();
+  const sockets: Socket[] = [];
+  const server = createServer((s) => sockets.push(s));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
+  return {
+    port,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
 }

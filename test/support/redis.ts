@@ -5,7 +5,7 @@
 //   const r = await startRedis({ args: ["--requirepass", "s3cret"] });
 //   ... connect to r.host:r.port ...
 //   await r.stop();
-import { startServer, type RunningServer, type StartServerOptions } from './server.js';
+import { startServer, type RunningServer, type StartServerOptions } from './servers.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 

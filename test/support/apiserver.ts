@@ -16,12 +16,12 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { run, type Ran } from './exec.js';
+import { repoPath } from './paths.js';
 import { Reaper, freePorts, spawnDaemon, tailFile, waitFor, type Daemon } from './process.js';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const BUILD_TOOLS = join(REPO_ROOT, 'scripts/build-tools.sh');
+const BUILD_TOOLS = repoPath('scripts/build-tools.sh');
 
 export interface ToolPaths {
   kubeApiserver: string;
@@ -30,16 +30,13 @@ export interface ToolPaths {
   kustomize: string;
 }
 
-export interface KubectlResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+/** kubectl's exit code and output (exec.ts's `Ran`). */
+export type KubectlResult = Ran;
 
 export interface KubectlOptions {
   /** Written to kubectl's stdin (use with `-f -`). */
   input?: string;
-  /** Kill kubectl after this many ms (default 60 000). */
+  /** Kill kubectl (and reject) after this many ms (default 60 000, as exec.ts's `run`). */
   timeoutMs?: number;
 }
 
@@ -162,33 +159,10 @@ function httpsGet(url: URL, token: string, method = 'GET', body?: string, header
 }
 
 function runKubectl(kubeconfigPath: string, args: string[], opts: KubectlOptions = {}): Promise<KubectlResult> {
-  return new Promise((resolvePromise, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: kubeconfigPath };
-    const child = spawn('kubectl', ['--kubeconfig', kubeconfigPath, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env,
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
-    child.once('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolvePromise({
-        code: code ?? (signal !== null ? 128 : 1),
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8') + (signal !== null ? `\n(kubectl killed by ${signal})` : ''),
-      });
-    });
-    child.stdin.on('error', () => {
-      // kubectl may exit before reading its input
-    });
-    child.stdin.end(opts.input ?? '');
+  return run('kubectl', ['--kubeconfig', kubeconfigPath, ...args], {
+    env: { ...process.env, KUBECONFIG: kubeconfigPath },
+    ...(opts.input !== undefined ? { input: opts.input } : {}),
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../../../src/controller/runtime/clock.js';
+import type { Clock } from '../../src/controller/runtime/clock.js';
 
 /** A clock tests move by hand: timers and sleeps fire only inside `advance`. */
 export class FakeClock implements Clock {
