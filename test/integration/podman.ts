@@ -15,6 +15,9 @@ export interface BuiltImage {
   report: string;
 }
 
+/** Cold builds take a minute or two on 2 cores; a cached one returns within a second. */
+export const BUILD_TIMEOUT_MS = 15 * 60_000;
+
 let building: Promise<BuiltImage> | undefined;
 
 /** Builds the image once per test file (scripts/build-image.sh locks against parallel files). */
@@ -23,7 +26,7 @@ export function buildImage(): Promise<BuiltImage> {
     execFile(
       'bash',
       [repoPath('scripts/build-image.sh'), '--print-env'],
-      { cwd: repoPath(), timeout: 15 * 60_000, maxBuffer: 64 << 20 },
+      { cwd: repoPath(), timeout: BUILD_TIMEOUT_MS, maxBuffer: 64 << 20 },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`scripts/build-image.sh failed: ${error.message}\n${stderr.slice(-4000)}`));
         const vars = new Map(
@@ -48,6 +51,3 @@ export function buildImage(): Promise<BuiltImage> {
 /** `podman ARGS` with the image's CONTAINERS_CONF; 60 s unless `timeoutMs` says otherwise. */
 export const podman = (built: BuiltImage, args: readonly string[], opts: RunOptions = {}): Promise<Ran> =>
   run('podman', args, { ...opts, env: { ...built.env, ...opts.env } });
-
-/** Cold builds take a minute or more on 2 cores; a cached one returns at once. */
-export const BUILD_TIMEOUT_MS = 15 * 60_000;
