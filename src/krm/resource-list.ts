@@ -18,10 +18,10 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
   const { list, errors } = parseResourceList(input);
   if (!list) {
     const problems = errors.map((e) => error(e.message));
-    const results = toResults(problems, () => undefined);
+    const results = toResults(problems, () => []);
     return {
       stdout: emitYaml({ apiVersion: RESOURCE_LIST_API_VERSION, kind: 'ResourceList', items: [], results }),
-      stderr: formatReport(problems, () => undefined, tool, failureText(tool)),
+      stderr: formatReport(problems, () => [], tool, failureText(tool)),
       exitCode: 1,
     };
   }

@@ -3,10 +3,11 @@ import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
-import { fileOf, isGenerated, isKptfile, isLocalConfig } from './annotations.js';
+import { fileOf, isGenerated, isKptfile, isLocalConfig, originOf } from './annotations.js';
 import { chooseRenderConfig } from './function-config.js';
 import type { RunCounts } from './report.js';
-import { refKey, type FileLookup } from './results.js';
+import { STDIN_PATH } from './report.js';
+import { describeLocation, refKey, type FileLocation, type FileLookup } from './results.js';
 
 export interface InputItem {
   text: string;
@@ -51,29 +52,33 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
   const passthrough: InputItem[] = [];
   const previous: InputItem[] = [];
   const valkeyObjects: unknown[] = [];
+  /** Where each of `valkeyObjects` came from, by position. */
+  const valkeyFiles: (FileLocation | undefined)[] = [];
   const renderConfigItems: InputItem[] = [];
-  const files = new Map<string, { path: string; index: number }>();
+  const files = new Map<string, FileLocation[]>();
 
-  items.forEach((item, i) => {
+  for (const item of items) {
     const v = item.value as { apiVersion?: unknown; kind?: unknown } | null;
     if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') {
-      const where = item.file ? `${item.file.path}${item.file.index ? ` (document ${item.file.index + 1})` : ''}` : `items[${i}]`;
-      problems.push(error(`${where}: not a Kubernetes object: every resource needs a string apiVersion and kind`));
+      problems.push(error(`${describeItem(item)}: not a Kubernetes object: every resource needs a string apiVersion and kind`));
       passthrough.push(item);
-      return;
+      continue;
     }
     const ref = objectRefOf(v);
-    const file = item.file ?? fileOf(v);
-    if (file && !files.has(refKey(ref))) files.set(refKey(ref), file);
+    const file = locate(item);
+    if (file) files.set(refKey(ref), [...(files.get(refKey(ref)) ?? []), file]);
     if (isGenerated(v)) {
       previous.push(item);
-      return;
+      continue;
     }
     if (isRenderConfig(v)) renderConfigItems.push(item);
-    else if (isValkeyObject(v.apiVersion, v.kind)) valkeyObjects.push(v);
+    else if (isValkeyObject(v.apiVersion, v.kind)) {
+      valkeyObjects.push(v);
+      valkeyFiles.push(file);
+    }
     const local = isLocalConfig(v) || isKptfile(v) || isRenderConfig(v);
     if (!(options.dropLocalConfig && local)) passthrough.push(item);
-  });
+  }
 
   const { config: render, problems: configProblems } = chooseRenderConfig(functionConfig, renderConfigItems);
   problems.push(...configProblems);
@@ -88,7 +93,11 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
       for (const [index, object] of c.objects.entries()) generated.push({ object, path, index });
     }
   }
-  const lookup: FileLookup = (ref) => files.get(refKey(ref));
+  const lookup: FileLookup = (ref, inputs) => {
+    if (inputs) return sortLocations(inputs.flatMap((i) => valkeyFiles[i] ?? []));
+    // One name in several places with no positions given: the first place, whatever the input order.
+    return sortLocations(files.get(refKey(ref)) ?? []).slice(0, 1);
+  };
   return {
     ok,
     passthrough: sortItems(passthrough),
@@ -98,6 +107,25 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
     fileOf: lookup,
     stats: { ...rendered.stats, objects: generated.length },
   };
+}
+
+/**
+ * Where an item came from, for messages: the file it was read from, else what kpt (path
+ * annotations) or kustomize (origin annotations) say; a document of stdin only as a last resort.
+ */
+function locate(item: InputItem): FileLocation | undefined {
+  if (item.file && item.file.path !== STDIN_PATH) return item.file;
+  return fileOf(item.value) ?? originOf(item.value) ?? item.file;
+}
+
+const sortLocations = (places: FileLocation[]): FileLocation[] =>
+  [...new Map(places.map((p) => [describeLocation(p), p])).values()].sort((a, b) => compareKeys([a.path, a.index], [b.path, b.index]));
+
+/** An item that is not an object, named by where it is or how it starts (not by its position, which depends on the input order). */
+function describeItem(item: InputItem): string {
+  if (item.file) return describeLocation(item.file);
+  const start = item.text.replace(/^[\s-]+/, '').split('\n')[0] ?? '';
+  return `the item ${JSON.stringify(start.length > 40 ? `${start.slice(0, 40)}…` : start)}`;
 }
 
 /** Same input in any order → same output: by file and index where known, else by identity, then text. */
