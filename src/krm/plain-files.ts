@@ -17,7 +17,7 @@ export interface InputFile {
 const REPEATED_KEY = /Map keys must be unique/;
 /** `cat a.yaml b.yaml | render-valkey -` glues the second file's first object onto the first file's last one. */
 const JOINED_FILES =
-  "<stdin>: a key repeats in one document, as when files are joined without a `---` line between them (cat a.yaml b.yaml): name the files as arguments instead (render-valkey a.yaml b.yaml), or join them with a separator: awk 'FNR == 1 { print \"---\" } { print }' a.yaml b.yaml | render-valkey -";
+  '<stdin>: a key repeats in one document, as when files are joined without a `---` line between them (cat a.yaml b.yaml): name the files as arguments instead (render-valkey a.yaml b.yaml), or join them with a separator: awk \'FNR == 1 { print "---" } { print }\' a.yaml b.yaml | render-valkey -';
 
 /**
  * Plain-files mode, for Argo CD's plugin, kustomize exec plugins and CI: files in, multi-document
