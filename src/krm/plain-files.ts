@@ -56,6 +56,7 @@ export function runPlainFiles(files: readonly InputFile[], tool: Tool, config?: 
   }
   for (const g of outcome.generated) {
     out.write('---\n');
+    if (g.header) out.write(`# ${g.header}\n`);
     emitMappingTo(g.object, out);
   }
   return bytesOutput(out, stderr, 0);
