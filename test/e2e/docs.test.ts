@@ -1,5 +1,5 @@
 // The commands the docs show, run exactly as written with the built executables on PATH.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../helpers/exec.js';
@@ -54,5 +54,31 @@ describe('functions/render-valkey/README.md, "Plain files"', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('as when files are joined without a `---` line between them');
+  });
+});
+
+describe('README.md, "When something is wrong"', () => {
+  it('the example report is what render-valkey prints for an image below the floor', async () => {
+    const readme = readFileSync(repoPath('README.md'), 'utf8');
+    const example = /^```text\n\$ (render-valkey kptfile-examples\/tshirt-sizes)[^\n]*\n([\s\S]*?)^```$/m.exec(readme);
+    expect(example).not.toBeNull();
+    const { dir, env } = workspace();
+    const images = join(dir, 'kptfile-examples/tshirt-sizes/images.yaml');
+    writeFileSync(images, readFileSync(images, 'utf8').replaceAll('"9.0.1"', '"9.0.0"'));
+    const r = await run('sh', ['-c', example?.[1] as string], { cwd: dir, env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(example?.[2]);
+  });
+});
+
+describe('functions/validate-valkey/README.md', () => {
+  it('the plain-files example prints what the README shows', async () => {
+    const readme = readFileSync(repoPath('functions/validate-valkey/README.md'), 'utf8');
+    const example = /^\$ (validate-valkey kptfile-examples\/dev-and-prod)\n([^\n]*\n)/m.exec(readme);
+    expect(example).not.toBeNull();
+    const { dir, env } = workspace();
+    const r = await run('sh', ['-c', example?.[1] as string], { cwd: dir, env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(example?.[2]);
   });
 });
