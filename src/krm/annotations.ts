@@ -7,6 +7,8 @@ export const INDEX = 'internal.config.kubernetes.io/index';
 export const LEGACY_PATH = 'config.kubernetes.io/path';
 export const LEGACY_INDEX = 'config.kubernetes.io/index';
 export const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
+/** Set by kustomize with `buildMetadata: [originAnnotations]`: a YAML mapping whose `path` is the source file. */
+export const ORIGIN = 'config.kubernetes.io/origin';
 
 interface Meta {
   metadata?: { labels?: Record<string, unknown>; annotations?: Record<string, unknown> };
@@ -32,6 +34,18 @@ export function fileOf(value: unknown): { path: string; index: number } | undefi
   const raw = a[INDEX] ?? a[LEGACY_INDEX];
   const index = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : typeof raw === 'number' ? raw : 0;
   return { path, index };
+}
+
+/**
+ * The file kustomize says an object was read from (its origin annotation), relative to the
+ * kustomization. Only for messages: kustomize does not pass kpt's path annotations.
+ */
+export function originOf(value: unknown): { path: string; index: number } | undefined {
+  const origin = annotationsOf(value)[ORIGIN];
+  if (typeof origin !== 'string') return undefined;
+  const path = /^path:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n#]*?))[ \t]*$/m.exec(origin);
+  const found = path?.[1] ?? path?.[2] ?? path?.[3];
+  return found ? { path: found, index: 0 } : undefined;
 }
 
 /** The path and index annotations kpt needs to write a generated object to its file (both generations of keys). */

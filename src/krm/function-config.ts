@@ -1,4 +1,4 @@
-import { API_VERSION, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, error, type Problem } from '../api/index.js';
+import { API_VERSION, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, compareStrings, error, type Problem } from '../api/index.js';
 import { objectRefOf } from '../menu/parse.js';
 import { isRenderConfig, validateRenderConfig, validateRenderConfigSpec, type RenderConfigCheck } from '../menu/render-config.js';
 
@@ -29,7 +29,11 @@ export function chooseRenderConfig(functionConfig: unknown, items: readonly Rend
   let config = isEmptyConfigMap(functionConfig) ? undefined : functionConfig;
   if (config === undefined && items.length === 1) config = items[0]?.value;
   if (config === undefined && items.length > 1) {
-    const where = items.map((r) => r.file?.path ?? objectRefOf(r.value).name).join(', ');
+    // Sorted: the message must read the same whatever order the items came in.
+    const where = items
+      .map((r) => r.file?.path ?? objectRefOf(r.value).name)
+      .sort(compareStrings)
+      .join(', ');
     return {
       problems: [
         error(

@@ -62,44 +62,67 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
   const clusters = new Map<string, ValkeyCluster>();
   const invalid = new Set<string>();
 
-  for (const value of values) {
+  // Positions of the valid objects under each name: a name defined twice is an error on both.
+  const definitions = new Map<string, { kind: ValkeyKind; ref: ObjectRef; inputs: number[]; data: unknown }>();
+  values.forEach((value, input) => {
     const ref = objectRefOf(value);
     const kind = ref.kind as ValkeyKind;
+    const own = (found: Problem[]) => found.map((p) => ({ ...p, inputs: [input] }));
     if (ref.apiVersion !== API_VERSION) {
-      problems.push(error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion'));
-      continue;
+      problems.push(
+        ...own([error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion')]),
+      );
+      return;
     }
     const parsed = SCHEMAS[kind]().safeParse(value, { reportInput: true });
     if (!parsed.success) {
       problems.push(
-        ...issuesToProblems(parsed.error.issues, {
-          object: ref,
-          unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {},
-        }),
+        ...own(
+          issuesToProblems(parsed.error.issues, {
+            object: ref,
+            unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {},
+          }),
+        ),
       );
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
-      continue;
+      return;
     }
     const nameProblem = checkName(kind, ref);
     if (nameProblem) {
-      problems.push(nameProblem);
+      problems.push(...own([nameProblem]));
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
-      continue;
+      return;
     }
     if (kind !== 'ValkeyCluster' && ref.namespace) {
       problems.push(
-        warning(`${kind} ${ref.name}: metadata.namespace is ignored: ${kind} is cluster-scoped; remove it`, ref, 'metadata.namespace'),
+        ...own([
+          warning(`${kind} ${ref.name}: metadata.namespace is ignored: ${kind} is cluster-scoped; remove it`, ref, 'metadata.namespace'),
+        ]),
       );
     }
-    const key = kind === 'ValkeyCluster' ? `${ref.namespace}/${ref.name}` : ref.name;
-    const index = { ValkeyImage: images, ValkeyConfig: configs, ValkeyRole: roles, ValkeyCluster: clusters }[kind] as Map<string, unknown>;
-    if (index.has(key)) {
-      problems.push(
-        error(`${kind} ${key} is defined more than once; names must be unique, so remove or rename one of them`, ref, 'metadata.name'),
-      );
+    const key = `${kind}/${kind === 'ValkeyCluster' ? `${ref.namespace}/${ref.name}` : ref.name}`;
+    const known = definitions.get(key);
+    if (known) known.inputs.push(input);
+    else definitions.set(key, { kind, ref, inputs: [input], data: parsed.data });
+  });
+
+  for (const { kind, ref, inputs, data } of definitions.values()) {
+    const name = kind === 'ValkeyCluster' ? `${ref.namespace}/${ref.name}` : ref.name;
+    if (inputs.length > 1) {
+      // Keeping either copy would make the result depend on the input order: keep neither.
+      problems.push({
+        ...error(
+          `${kind} ${name} is defined ${inputs.length} times; names must be unique, so keep one and remove or rename the others`,
+          ref,
+          'metadata.name',
+        ),
+        inputs,
+      });
+      invalid.add(invalidKey(kind, ref.name));
       continue;
     }
-    index.set(key, parsed.data);
+    const index = { ValkeyImage: images, ValkeyConfig: configs, ValkeyRole: roles, ValkeyCluster: clusters }[kind] as Map<string, unknown>;
+    index.set(name, data);
   }
 
   const sortedClusters = [...clusters.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, c]) => c);

@@ -1,5 +1,6 @@
 import {
   RESERVED_USERNAMES,
+  causedBy,
   describeRef,
   error,
   valkeyRef,
@@ -10,7 +11,15 @@ import {
   type ValkeyCluster,
 } from '../api/index.js';
 import { invalidKey, type Menu } from './menu.js';
-import { MAX_CHAIN_LENGTH, describeFailure, formatChain, mergeAllChains, type ChainResult, type MergedChain } from './resolve.js';
+import {
+  MAX_CHAIN_LENGTH,
+  describeFailure,
+  failingConfig,
+  formatChain,
+  mergeAllChains,
+  type ChainResult,
+  type MergedChain,
+} from './resolve.js';
 import { suggestName } from './suggest.js';
 import { lintImage, lintRole, lintResolvedConfig } from './lint.js';
 import { checkValkeySettings } from './check-settings.js';
@@ -86,10 +95,13 @@ function reportChainFailures(menu: Menu, chains: Map<string, ChainResult>, probl
     if (f.reason === 'missing-base' && f.invalid) {
       // The base has its own errors; saying it does not exist would send people the wrong way.
       problems.push(
-        error(
-          `ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" is invalid, so this config cannot be resolved; fix the errors reported on ${f.missing}`,
-          configRef(name),
-          'spec.baseRef',
+        causedBy(
+          error(
+            `ValkeyConfig ${name}: spec.baseRef: cannot be resolved, caused by its base ValkeyConfig ${f.missing}, which is invalid; fix the errors reported on ${f.missing} first`,
+            configRef(name),
+            'spec.baseRef',
+          ),
+          configRef(f.missing),
         ),
       );
     } else if (f.reason === 'missing-base') {
@@ -170,14 +182,16 @@ function attachImages(
 
   for (const [image, { setters, dependents }] of missing) {
     if (menu.invalid.has(invalidKey('ValkeyImage', image))) continue; // its own errors say what is wrong
-    const configsList = dependents.sort().join(', ');
+    const configsList = `${dependents.length === 1 ? 'ValkeyConfig that depends' : 'ValkeyConfigs that depend'} on it: ${dependents.sort().join(', ')}`;
     const clusters = dependents.flatMap((d) => (usersOf.get(d) ?? []).map(clusterName)).sort();
-    const clusterText = clusters.length ? `ValkeyClusters that depend on it: ${clusters.join(', ')}` : 'no ValkeyCluster uses it yet';
+    const clusterText = clusters.length
+      ? `${clusters.length === 1 ? 'ValkeyCluster that depends' : 'ValkeyClusters that depend'} on it: ${clusters.join(', ')}`
+      : 'no ValkeyCluster uses it yet';
     const hint = suggestName(image, menu.images.keys(), 'ValkeyImage');
     for (const from of setters) {
       problems.push(
         error(
-          `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ValkeyConfigs that depend on it: ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
+          `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
           configRef(from),
           'spec.imageRef',
         ),
@@ -202,10 +216,13 @@ function resolveCluster(
   if (!chain) {
     problems.push(
       menu.invalid.has(invalidKey('ValkeyConfig', name))
-        ? error(
-            `${who}: spec.configRef: ValkeyConfig "${name}" is invalid, so this cluster cannot be rendered; see the errors reported on ${name}`,
-            ref,
-            'spec.configRef',
+        ? causedBy(
+            error(
+              `${who}: spec.configRef: cannot be rendered, caused by ValkeyConfig ${name}, which is invalid; fix the errors reported on ${name} first`,
+              ref,
+              'spec.configRef',
+            ),
+            configRef(name),
           )
         : error(
             `${who}: spec.configRef: ValkeyConfig "${name}" does not exist; pick a config from the menu (${suggestName(name, menu.configs.keys(), 'ValkeyConfig')})`,
@@ -216,20 +233,33 @@ function resolveCluster(
     return undefined;
   }
   if (!chain.ok) {
+    const root = failingConfig(chain.failure);
     problems.push(
-      error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${describeFailure(chain.failure)}`, ref, 'spec.configRef'),
+      causedBy(
+        error(
+          `${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved, caused by ValkeyConfig ${root} (spec.baseRef): ${describeFailure(chain.failure)}`,
+          ref,
+          'spec.configRef',
+        ),
+        configRef(root),
+      ),
     );
     return undefined;
   }
   const config = configs.get(name);
   if (!config) {
-    const why =
-      chain.value.imageRef === undefined
-        ? `no config in its chain (${formatChain(chain.value.chain)}) sets spec.imageRef; the platform team must set one`
-        : menu.invalid.has(invalidKey('ValkeyImage', chain.value.imageRef))
-          ? `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) is invalid; see the errors reported on ValkeyImage ${chain.value.imageRef}`
-          : `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) has no ValkeyImage`;
-    problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${why}`, ref, 'spec.configRef'));
+    const { imageRef, imageFrom } = chain.value;
+    const unresolved = `${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved`;
+    if (imageRef === undefined || imageFrom === undefined) {
+      const why = `no config in its chain (${formatChain(chain.value.chain)}) sets spec.imageRef; the platform team must set one`;
+      problems.push(error(`${unresolved}: ${why}`, ref, 'spec.configRef'));
+    } else if (menu.invalid.has(invalidKey('ValkeyImage', imageRef))) {
+      const message = `${unresolved}, caused by its image: ValkeyImage ${imageRef} (the imageRef of ValkeyConfig ${imageFrom}) is invalid; fix the errors reported on ValkeyImage ${imageRef} first`;
+      problems.push(causedBy(error(message, ref, 'spec.configRef'), valkeyRef('ValkeyImage', imageRef)));
+    } else {
+      const message = `${unresolved}, caused by its image: ValkeyImage "${imageRef}" (the imageRef of ValkeyConfig ${imageFrom}) does not exist; see the error reported on ValkeyConfig ${imageFrom}`;
+      problems.push(causedBy(error(message, ref, 'spec.configRef'), configRef(imageFrom)));
+    }
     return undefined;
   }
   const platformUsers = new Set(config.acl.map((b) => b.username));
@@ -279,7 +309,10 @@ function checkBindings(
         const f = `${path}[${i}].permissions[${j}].roleRef`;
         problems.push(
           menu.invalid.has(invalidKey('ValkeyRole', perm.roleRef))
-            ? error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" is invalid; see the errors reported on it`, ref, f)
+            ? causedBy(
+                error(`${who}: ${f}: caused by ValkeyRole ${perm.roleRef}, which is invalid; fix the errors reported on it first`, ref, f),
+                valkeyRef('ValkeyRole', perm.roleRef),
+              )
             : error(
                 `${who}: ${f}: ValkeyRole "${perm.roleRef}" does not exist; create it or use an existing role (${suggestName(perm.roleRef, menu.roles.keys(), 'ValkeyRole')})`,
                 ref,

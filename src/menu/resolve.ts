@@ -154,6 +154,20 @@ export function formatChain(chain: readonly string[]): string {
   return chain.length >= SHOWN ? `${shown} → …` : shown;
 }
 
+/** The config that carries the root cause's own error (see reportChainFailures). */
+export function failingConfig(failure: ChainFailure): string {
+  switch (failure.reason) {
+    case 'missing-base':
+      return failure.config;
+    case 'cycle':
+      return failure.cycle[0] as string;
+    case 'too-long':
+      return failure.chain[0] as string;
+    case 'base-failed':
+      return failingConfig(failure.cause);
+  }
+}
+
 /** The root cause of a failure and the chain walked to find it. */
 export function describeFailure(failure: ChainFailure): string {
   switch (failure.reason) {

@@ -120,7 +120,7 @@ describe('validate-valkey', () => {
     const r = await run(process.execPath, [VALIDATE, EXAMPLE]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/valid: 1 images, 3 configs, 1 roles, 2 clusters\n$/);
+    expect(r.stderr).toMatch(/valid: 1 image, 3 configs, 1 role, 2 clusters\n$/);
   });
 
   it('returns ResourceList items unchanged', async () => {

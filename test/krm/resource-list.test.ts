@@ -147,8 +147,8 @@ describe('ResourceList mode', () => {
   });
 
   it.each([
-    ['an item that is not an object', '- just a string\n', 'items[0]: not a Kubernetes object'],
-    ['an item without kind', '- apiVersion: v1\n  metadata: {name: x}\n', 'items[0]: not a Kubernetes object'],
+    ['an item that is not an object', '- just a string\n', 'the item "just a string": not a Kubernetes object'],
+    ['an item without kind', '- apiVersion: v1\n  metadata: {name: x}\n', 'the item "apiVersion: v1": not a Kubernetes object'],
   ])('%s is an error that keeps the item', (_label, item, message) => {
     const out = runResourceList(`${HEADER}${item}${fnconfig}`, 'render-valkey');
     expect(out.exitCode).toBe(1);
