@@ -6,6 +6,7 @@
 #   - npm dependencies (npm ci)
 #   - kube-apiserver, etcd and kustomize built from their Go modules, cached under ~/.cache
 #     (the first build takes about 11 minutes on 2 cores; later runs reuse the binaries)
+#   - the YAML round-trip oracle (go-yaml v2 and v3, scripts/yaml-oracle), cached the same way
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,7 @@ done
 
 npm ci --no-audit --no-fund --loglevel=error
 bash scripts/build-tools.sh >&2
+bash scripts/build-yaml-oracle.sh >&2
 npx tsx scripts/gen-crds.ts --check
 npm run -s typecheck
 npm run -s lint
