@@ -276,7 +276,7 @@ function fullParserValue(source: string): unknown {
 }
 
 describe('plain scalars', () => {
-  it('resolve as on the full parser (YAML 1.1 without sexagesimals and timestamps)', () => {
+  it('resolve as on the full parser (YAML 1.1 as go-yaml v2 reads it)', () => {
     const r = mulberry32(7);
     const alphabet = '0123456789+-._:eExXbBoOaAfFnNyYtTlLuUsSiI~ ';
     const samples = [
@@ -317,7 +317,7 @@ describe('plain scalars', () => {
       resolvePlainScalar('-0'),
       resolvePlainScalar('12:30'),
       resolvePlainScalar('2024-01-01'),
-    ]).toEqual([493, true, -0, '12:30', '2024-01-01']);
+    ]).toEqual([493, true, 0, '12:30', '2024-01-01']); // go-yaml v2 reads -0 as the integer 0
   });
 });
 

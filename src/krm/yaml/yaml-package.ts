@@ -1,5 +1,6 @@
 import type * as Yaml from 'yaml';
-import type { CST, Document, Node, Tags } from 'yaml';
+import type { CST, Document, Node, ScalarTag, Tags } from 'yaml';
+import { resolveGoYamlScalar } from './go-scalars.js';
 
 /** Defined (true) by scripts/build.mjs in the KRM bundle, where `yaml` ships as lib/yaml.cjs. */
 declare const __KRM_BUNDLE__: boolean | undefined;
@@ -22,12 +23,24 @@ export function yamlLib(): typeof Yaml {
   return lib;
 }
 
-// Read plain scalars the way kubectl, Argo CD and Flux do (go-yaml v2, YAML 1.1): an unquoted
-// yes/no/on/off is a boolean there and 0755 an octal number, so they must not pass here as strings.
-// Unlike go-yaml v2, the `yaml` 1.1 schema also reads 12:30 as a number and 2024-06-01 as a date:
-// drop those two.
-const kubectlScalars = (tags: Tags): Tags =>
-  tags.filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'));
+// Read plain scalars the way kubectl, Argo CD and Flux do (go-yaml v2, YAML 1.1; go-scalars.ts):
+// an unquoted yes/no/on/off is a boolean there and 0755 an octal number, so they must not pass here
+// as strings. The `yaml` 1.1 schema differs from go-yaml v2 on some (`e1` and `0o644`, 12:30 read
+// as a number, 2024-06-01 as a date, `-0`): one tag resolves every plain scalar (but the merge key
+// `<<`) with go-yaml's own rules, and the package's own scalar tags only serve explicit tags
+// (`!!int 1`), which the fast reader leaves here and nobody writes in manifests.
+const goYamlPlainScalar: ScalarTag = {
+  tag: 'tag:valkey-krm.local,2025:go-yaml-v2-plain',
+  default: true,
+  test: /^(?!<<$)/,
+  resolve: (source: string) => resolveGoYamlScalar(source),
+};
+const kubectlScalars = (tags: Tags): Tags => [
+  goYamlPlainScalar,
+  ...tags
+    .filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'))
+    .map((t) => (typeof t === 'object' && t.default === true && 'test' in t && t.test ? { ...t, default: false } : t)),
+];
 export const PARSE_OPTIONS = {
   prettyErrors: false,
   uniqueKeys: true,
@@ -49,9 +62,18 @@ function lineColumn(text: string, offset: number): string {
   return `line ${line}, column ${offset - lastNewline}`;
 }
 
+/**
+ * go-yaml reads a comment right after a closing quote, bracket or block scalar header (`"x"#c`) as a
+ * comment, and so does the `yaml` package, which still reports it: kubectl takes such input, so we do.
+ */
+const goYamlAccepts = (e: { code: string; message: string }): boolean =>
+  e.code === 'MISSING_CHAR' && e.message.startsWith('Comments must be separated from other tokens by white space characters');
+
 /** A document's syntax errors, each named by `where` and its line and column. */
 export function documentErrors(text: string, doc: Document, where: string): Array<{ message: string }> {
-  return doc.errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(text, e.pos[0])}: ${e.message.split('\n')[0]}` }));
+  return doc.errors
+    .filter((e) => !goYamlAccepts(e))
+    .map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(text, e.pos[0])}: ${e.message.split('\n')[0]}` }));
 }
 
 /** The CST tokens and composed documents of a YAML (or JSON) stream, parsed once. */
