@@ -16,6 +16,7 @@
  */
 
 import { resolveGoYamlScalar } from './go-scalars.js';
+import { MAX_NESTING } from './nesting.js';
 
 /** Thrown to abandon the fast path; never escapes this module. */
 const BAIL: unique symbol = Symbol('bail');
@@ -64,6 +65,11 @@ class Reader {
   /** The texts of the items of the top-level `items` sequence, and the column of its `-`. */
   readonly itemTexts: string[] = [];
   seqIndent = 0;
+  /**
+   * Block collections open around the current line. At MAX_NESTING (one level kept for a flow
+   * collection inside) the input goes to the full parser, which refuses what is too deep.
+   */
+  private depth = 0;
 
   constructor(private readonly s: string) {}
 
@@ -332,6 +338,7 @@ class Reader {
   /** A block mapping at column `indent`; its first key starts at `first` (possibly after `- `). */
   private mapping(indent: number, first: number): Record<string, unknown> {
     const s = this.s;
+    if (++this.depth >= MAX_NESTING) throw BAIL;
     const map: Record<string, unknown> = {};
     let at = first;
     for (;;) {
@@ -362,7 +369,10 @@ class Reader {
       }
       map[key] = value;
       const next = this.peek();
-      if (next < indent) return map; // the end, or a parent's next key
+      if (next < indent) {
+        this.depth--;
+        return map; // the end, or a parent's next key
+      }
       if (next > indent || this.isDash(this.pos + next)) throw BAIL;
       at = this.pos + indent;
     }
@@ -389,6 +399,7 @@ class Reader {
   /** A block sequence whose `-` are at column `indent`; `records` keeps each entry's text in `itemTexts`. */
   private sequence(indent: number, records: boolean): unknown[] {
     const s = this.s;
+    if (++this.depth >= MAX_NESTING) throw BAIL;
     const seq: unknown[] = [];
     if (records && this.pos !== this.lastContentEnd) throw BAIL; // a comment before the first item
     let itemStart = this.pos;
@@ -417,10 +428,12 @@ class Reader {
         this.itemTexts.push(text);
         itemStart = this.pos;
       }
-      if (next === -1 || next < indent) return seq;
-      if (next > indent) throw BAIL;
+      if (next > indent && next !== -1) throw BAIL;
       // At this column, anything but `-` is the next key of the mapping this sequence is a value of.
-      if (!this.isDash(this.pos + next)) return seq;
+      if (next === -1 || next < indent || !this.isDash(this.pos + next)) {
+        this.depth--;
+        return seq;
+      }
     }
   }
 }
@@ -433,7 +446,8 @@ export function fastParse(text: string): FastParse | undefined {
     const root = reader.document();
     return { root, itemTexts: reader.itemTexts, seqIndent: reader.seqIndent };
   } catch (e) {
-    if (e === BAIL) return undefined;
+    // A stack overflow cannot happen within MAX_NESTING, but if the stack is small, hand over anyway.
+    if (e === BAIL || e instanceof RangeError) return undefined;
     throw e;
   }
 }
