@@ -9,8 +9,9 @@
  * as kubectl reads it; go-scalars.ts), on both paths, so `yes`, `0755` and `1e3` mean the same thing.
  *
  * It never guesses: on anything outside that subset (anchors, tags, folded scalars, flow
- * mappings, multi-line flow or quoted scalars, tabs, CR line ends, duplicate keys, unusual
- * indentation, a comment or blank line on the boundary between two items...) it gives up and returns undefined,
+ * mappings, multi-line flow or quoted scalars, tabs, CR line ends, duplicate keys, `__proto__`
+ * keys, nesting near MAX_NESTING, unusual indentation, a comment or blank line on the boundary
+ * between two items...) it gives up and returns undefined,
  * and the caller uses the full parser, which also produces the error messages. A differential test
  * checks both paths agree on values and item texts.
  */
