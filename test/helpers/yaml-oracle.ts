@@ -40,8 +40,19 @@ export function readWithGo(docs: readonly string[]): Array<{ v2: GoRead; v3: GoR
 }
 
 /**
+ * A key that is not a string as sigs.k8s.io/yaml (kubectl) turns it into a JSON key: booleans and
+ * numbers by their text. Others (null, collections) have no JSON key: an error.
+ */
+function kubectlKey(k: GoValue): string {
+  if (typeof k === 'boolean') return String(k);
+  if (k !== null && typeof k === 'object' && 'int' in k) return k.int;
+  if (k !== null && typeof k === 'object' && 'float' in k) return String(Number(k.float.replace('Inf', 'Infinity')));
+  throw new Error(`a mapping key kubectl cannot turn into JSON: ${JSON.stringify(k)}`);
+}
+
+/**
  * The JavaScript value a Go value stands for (numbers lose the int/float distinction, as they do
- * in JSON). Mapping keys must be strings; `__proto__` stays a plain key.
+ * in JSON). Keys become strings as kubectl makes them; `__proto__` stays a plain key.
  */
 export function goToJs(v: GoValue): unknown {
   if (v === null || typeof v !== 'object') return v;
@@ -51,8 +62,8 @@ export function goToJs(v: GoValue): unknown {
   if ('map' in v) {
     const out: Record<string, unknown> = {};
     for (const [k, e] of v.map) {
-      if (typeof k !== 'string') throw new Error(`a mapping key that is not a string: ${JSON.stringify(k)}`);
-      Object.defineProperty(out, k, { value: goToJs(e), enumerable: true, writable: true, configurable: true });
+      const name = typeof k === 'string' ? k : kubectlKey(k);
+      Object.defineProperty(out, name, { value: goToJs(e), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

@@ -4,25 +4,17 @@
 //   - the readers (fast and full) give every plain scalar the value go-yaml v2 gives it, and take
 //     the syntax edges go-yaml takes.
 import { readFileSync, readdirSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseResourceList } from '../../src/krm/read-input.js';
 import { ByteSink } from '../../src/krm/yaml/byte-sink.js';
 import { emitSequenceItemTo, emitYaml } from '../../src/krm/yaml/emitter.js';
 import { fastParse, resolvePlainScalar } from '../../src/krm/yaml/fast-reader.js';
+import { mulberry32, randomResourceList } from '../helpers/random-resource-list.js';
 import { HEADER } from '../helpers/resource-list.js';
-import { goToJs, readWithGo } from '../helpers/yaml-oracle.js';
+import { type GoRead, goToJs, readWithGo } from '../helpers/yaml-oracle.js';
 import { GO_YAML_HOSTILE, TRICKY } from '../helpers/yaml-strings.js';
-
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function emitSequenceItem(value: Record<string, unknown>, col: number): string {
   const out = new ByteSink(4096);
@@ -225,5 +217,44 @@ describe('the YAML readers, against go-yaml v2', () => {
       expect(full.list?.items[0]?.value, doc).toEqual(goToJs(v2.value ?? null));
       expect(either.list?.items[0]?.value, doc).toEqual(goToJs(v2.value ?? null));
     });
+  });
+});
+
+describe('the YAML readers, against go-yaml on 4,000 generated ResourceLists', () => {
+  it('read the same values, and differ only where this reader is stricter on purpose or go-yaml cannot build the value', () => {
+    const texts = Array.from({ length: 4000 }, (_, i) => randomResourceList(i + 1));
+    const reads = readWithGo(texts);
+    const tally = new Map<string, number>();
+    const wrong: string[] = [];
+    texts.forEach((text, i) => {
+      const { v2, v3 } = reads[i] as { v2: GoRead; v3: GoRead };
+      const ours = parseResourceList(text);
+      let outcome: string;
+      if (v2.error !== undefined && ours.errors.length > 0) outcome = 'both refuse';
+      else if (v2.error !== undefined) {
+        // A collection as a mapping key (`? a: b`), or an empty key in a sequence (`- : x`):
+        // go-yaml v2 cannot build the value; the `yaml` package can. Nothing kpt writes.
+        outcome = /invalid map key|did not find expected key/.test(v2.error) ? 'go-yaml cannot build it' : 'WRONG';
+      } else if (ours.errors.length > 0) {
+        // Repeated keys: go-yaml v2 keeps the last, v3 (kpt, kustomize) refuses them, as we do.
+        outcome =
+          ours.errors.every((e) => e.message.endsWith('Map keys must be unique')) && v3.error?.includes('already defined')
+            ? 'repeated keys refused'
+            : 'WRONG';
+      } else {
+        const list = ours.list as NonNullable<typeof ours.list>;
+        const value = { apiVersion: list.apiVersion, kind: list.kind, items: list.items.map((item) => item.value) };
+        const go = goToJs(v2.value ?? null) as Record<string, unknown>;
+        delete go.functionConfig;
+        // Through JSON, as kubectl sends it (NaN and the infinities have no JSON form); key order aside.
+        outcome = isDeepStrictEqual(JSON.parse(JSON.stringify(go)), JSON.parse(JSON.stringify(value))) ? 'same value' : 'WRONG';
+      }
+      tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
+      if (outcome === 'WRONG' && wrong.length < 5)
+        wrong.push(`${text}\n--- go-yaml v2: ${JSON.stringify(v2)}\n--- ours: ${JSON.stringify(ours.errors[0] ?? '')}`);
+    });
+    expect(wrong).toEqual([]);
+    expect(tally.get('same value')).toBeGreaterThan(2000);
+    expect(tally.get('both refuse')).toBeGreaterThan(1000);
   });
 });
