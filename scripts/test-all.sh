@@ -8,6 +8,7 @@
 #     (the first build takes about 11 minutes on 2 cores; later runs reuse the binaries)
 #   - podman and runc from Debian, and the project's image built with them on a local base
 #     (scripts/build-image.sh: about a minute the first time, nothing when nothing changed)
+#   - the YAML round-trip oracle (go-yaml v2 and v3, scripts/yaml-oracle), cached the same way
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +42,7 @@ export CONTAINERS_CONF="$podman_conf/containers.conf"
 
 npm ci --no-audit --no-fund --loglevel=error
 bash scripts/build-tools.sh >&2
+bash scripts/build-yaml-oracle.sh >&2
 npx tsx scripts/gen-crds.ts --check
 npm run -s typecheck
 npm run -s lint
