@@ -104,6 +104,11 @@ describe('planRebalance: shards out and in', () => {
     expect(planRebalance(input(5, none, { replicasPerShard: 0 }))).toMatchObject({ kind: 'move' });
   });
 
+  it('waits, even to heal, while a node reports the cluster down (it just restarted)', () => {
+    const ps = [primary(0, `0-16383 [5->-${idOf(1)}]`, { clusterState: 'ok' }), primary(1, '', { clusterState: 'fail' })];
+    expect(planRebalance(input(2, ps))).toEqual({ kind: 'wait', reason: 'cluster_state is not ok on c-1-0' });
+  });
+
   it('waits while a kept shard has no primary or slots are unassigned', () => {
     expect(planRebalance(input(5, even(3, 4)))).toEqual({ kind: 'wait', reason: 'no primary observed yet for shard(s) 4' });
     const gap = [primary(0, '0-8000'), primary(1, '8001-16000')];

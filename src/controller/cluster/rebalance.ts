@@ -16,6 +16,8 @@ export interface PrimaryObservation {
   self: ClusterNode;
   /** Replicas attached to it and linked (`CLUSTER NODES` lines naming it as primary, not failed). */
   replicas: number;
+  /** Its `CLUSTER INFO` cluster_state: nothing moves while a node says the cluster is down (a node just restarted does). */
+  clusterState?: string;
   /** Bytes of data it holds (`INFO memory` → `used_memory_dataset`); needed to judge a shrink. */
   usedMemoryBytes?: number;
   /**
@@ -160,6 +162,8 @@ function highestSlots(ranges: readonly SlotRange[], count: number): SlotRange[] 
 }
 
 export function planRebalance(input: RebalanceInput): RebalanceDecision {
+  const down = input.primaries.filter((p) => p.clusterState !== undefined && p.clusterState !== 'ok').map((p) => p.pod);
+  if (down.length > 0) return { kind: 'wait', reason: `cluster_state is not ok on ${down.join(', ')}` };
   const repairs = planRepairs(input.primaries);
   if (repairs.length > 0) return { kind: 'heal', repairs };
 
