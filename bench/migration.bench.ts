@@ -3,6 +3,11 @@
 // controller's planner and executor while an iovalkey Cluster client writes and reads; prints slots/s,
 // keys/s and the longest single command the client waited for. BENCH_KEYS (default 1000000),
 // BENCH_BATCH_SLOTS (default 256), BENCH_KEYS_PER_MIGRATE (default 100).
+//
+// Measured once (2026-12-01, 2 shared cores, load average ~19 from other work): 1 M keys loaded in
+// 38.8 s; 3 → 6 moved 8191 slots and 499,942 keys in 208.1 s: 39 slots/s, 2402 keys/s; the client
+// (315,842 writes and as many reads) waited at most 239 ms for one command, lost 0 writes, saw no
+// error. The per-slot SETSLOT round trips (each fsyncs nodes.conf), not the keys, bound the rate.
 import { clusterClient, loadKeys, startWorkload } from '../test/valkey/support/client-workload.js';
 import { rebalance, startSlotCluster } from '../test/valkey/support/slot-cluster.js';
 
