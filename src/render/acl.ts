@@ -9,9 +9,15 @@ export const DEFAULT_USER_LINE = 'user default on nopass resetchannels -@all +pi
 /** What replicas need to sync, plus what Valkey 9's atomic slot migration asks of the primary user. */
 export const REPLICATION_RULES = '-@all +psync +sync +replconf +ping +cluster|syncslots +select +@write ~*';
 
-/** The controller administers the cluster; it never reads or writes keys. */
+/**
+ * The controller administers the cluster and reaches keys only to move them between shards. Slot
+ * migration runs `MIGRATE ... AUTH2 <controller> ...` on the source, which makes the target run
+ * `SELECT` and `RESTORE-ASKING` as the controller: those three need every key, so they sit in a
+ * selector of their own, and the root permissions still reach no key. `COMMAND INFO` tells
+ * whether a node has Valkey 9's atomic slot migration.
+ */
 export const CONTROLLER_RULES =
-  '-@all +ping +info +role +cluster +acl|load +acl|list +acl|getuser +acl|whoami +config|get +config|set +failover +client|list +client|kill +client|setname +readonly +readwrite +wait';
+  '-@all +ping +info +role +cluster +acl|load +acl|list +acl|getuser +acl|whoami +config|get +config|set +failover +client|list +client|kill +client|setname +readonly +readwrite +wait +command|info (+migrate +restore-asking +select ~*)';
 
 export interface SystemUserHashes {
   replication: string;
