@@ -53,7 +53,7 @@ export function resolveMenu(menu: Menu): ResolvedMenu {
   const chains = mergeAllChains(menu.configs, undefined, (name) => menu.invalid.has(invalidKey('ValkeyConfig', name)));
   const usersOf = clustersByConfig(menu.clusters);
 
-  reportChainFailures(menu, chains, names, problems);
+  reportChainFailures(chains, names, problems);
   const configs = attachImages(menu, chains, usersOf, names, problems);
 
   for (const [name, config] of menu.configs) checkBindings(config.spec.acl, menu, names, configRef(name), 'spec.acl', problems);
@@ -96,7 +96,7 @@ function clustersByConfig(clusters: readonly ValkeyCluster[]): Map<string, Valke
 }
 
 /** Root causes only: configs that fail because their base failed are reported through clusters. */
-function reportChainFailures(menu: Menu, chains: Map<string, ChainResult>, names: NameIndexes, problems: Problem[]): void {
+function reportChainFailures(chains: Map<string, ChainResult>, names: NameIndexes, problems: Problem[]): void {
   for (const [name, result] of chains) {
     if (result.ok) continue;
     const f = result.failure;
