@@ -17,6 +17,8 @@ export const LABELS = {
 /** Annotations the function writes and the controller reads. The prefix is reserved on podAnnotations. */
 export const RESERVED_ANNOTATION_PREFIX = `${GROUP}/`;
 export const ANNOTATIONS = {
+  /** On every rendered object: `<namespace>/<name>` of the ValkeyCluster it was rendered for (how a re-render knows its own output). */
+  renderedFor: `${GROUP}/rendered-for`,
   configHash: `${GROUP}/config-hash`,
   configChain: `${GROUP}/config-chain`,
   imageRef: `${GROUP}/image`,

@@ -1,9 +1,10 @@
-import { compareKeys, error, hasErrors, type Problem } from '../api/index.js';
+import { LABELS, MANAGED_BY, compareKeys, describeRef, error, hasErrors, warning, type Problem } from '../api/index.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
-import { fileOf, isGenerated, isKptfile, isLocalConfig } from './annotations.js';
+import { fileOf, isKptfile, isLocalConfig } from './annotations.js';
+import { isEarlierOutput, wearsOurLabel } from './ownership.js';
 import { chooseRenderConfig } from './function-config.js';
 import type { RunCounts } from './report.js';
 import { refKey, type FileLookup } from './results.js';
@@ -52,6 +53,8 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
   const previous: InputItem[] = [];
   const valkeyObjects: unknown[] = [];
   const renderConfigItems: InputItem[] = [];
+  /** Items wearing our managed-by label: earlier output, or a user's object that copied the label. */
+  const labelled: InputItem[] = [];
   const files = new Map<string, { path: string; index: number }>();
 
   items.forEach((item, i) => {
@@ -65,8 +68,8 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
     const ref = objectRefOf(v);
     const file = item.file ?? fileOf(v);
     if (file && !files.has(refKey(ref))) files.set(refKey(ref), file);
-    if (isGenerated(v)) {
-      previous.push(item);
+    if (wearsOurLabel(v) && !isValkeyObject(v.apiVersion, v.kind) && !isRenderConfig(v)) {
+      labelled.push(item);
       return;
     }
     if (isRenderConfig(v)) renderConfigItems.push(item);
@@ -77,6 +80,20 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
 
   const { config: render, problems: configProblems } = chooseRenderConfig(functionConfig, renderConfigItems);
   problems.push(...configProblems);
+  for (const item of labelled) {
+    if (isEarlierOutput(item.value, render?.outputDir)) previous.push(item);
+    else {
+      const ref = objectRefOf(item.value);
+      problems.push(
+        warning(
+          `${describeRef(ref)}: metadata.labels: wears ${LABELS.managedBy}: ${MANAGED_BY} but is not an object valkey-krm rendered, so it is kept unchanged; remove the label from objects you write yourself`,
+          ref,
+          'metadata.labels',
+        ),
+      );
+      if (!(options.dropLocalConfig && (isLocalConfig(item.value) || isKptfile(item.value)))) passthrough.push(item);
+    }
+  }
 
   const rendered = renderAll(valkeyObjects, render, { validateOnly: options.validateOnly });
   problems.push(...rendered.problems);
