@@ -1,5 +1,6 @@
 import { LABELS, MANAGED_BY, compareKeys, describeRef, error, hasErrors, warning, type Problem } from '../api/index.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
+import { nearMissOfOurs } from '../menu/near-miss.js';
 import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
@@ -74,6 +75,10 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
     }
     if (isRenderConfig(v)) renderConfigItems.push(item);
     else if (isValkeyObject(v.apiVersion, v.kind)) valkeyObjects.push(v);
+    else {
+      const nearMiss = nearMissOfOurs(v);
+      if (nearMiss) problems.push(nearMiss);
+    }
     const local = isLocalConfig(v) || isKptfile(v) || isRenderConfig(v);
     if (!(options.dropLocalConfig && local)) passthrough.push(item);
   });

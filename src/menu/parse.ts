@@ -37,7 +37,7 @@ const CLUSTER_SPEC_HINT =
 
 /** Is this object one of ours (by group), whatever its version? */
 export const isValkeyObject = (apiVersion: unknown, kind: unknown): kind is ValkeyKind =>
-  typeof apiVersion === 'string' && apiVersion.split('/')[0] === GROUP && typeof kind === 'string' && kind in SCHEMAS;
+  typeof apiVersion === 'string' && apiVersion.split('/')[0] === GROUP && typeof kind === 'string' && Object.hasOwn(SCHEMAS, kind);
 
 export function objectRefOf(value: unknown): ObjectRef {
   const v = (value ?? {}) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
