@@ -21,6 +21,12 @@ export const renderConfigSpec = lazy(() =>
         z.refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
           error: 'must be a relative path inside the package (no leading "/" and no "..")',
         }),
+        // It is written into kpt's path annotations and joined with namespace and cluster names:
+        // plain path segments only, so no file can land anywhere but under it.
+        z.regex(/^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/, {
+          error:
+            "must be a relative path of plain segments (letters, digits, '.', '_' and '-', not starting with '.' or '-'), joined by '/'",
+        }),
       ),
       'rendered',
     ),

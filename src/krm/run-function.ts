@@ -5,6 +5,7 @@ import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
 import { fileOf, isKptfile, isLocalConfig } from './annotations.js';
+import { outputPath } from './output-path.js';
 import { isEarlierOutput, wearsOurLabel } from './ownership.js';
 import { chooseRenderConfig } from './function-config.js';
 import type { RunCounts } from './report.js';
@@ -102,11 +103,22 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
 
   const rendered = renderAll(valkeyObjects, render, { validateOnly: options.validateOnly });
   problems.push(...rendered.problems);
+  const paths = new Map<string, string>();
+  if (render) {
+    for (const c of rendered.clusters) {
+      const path = outputPath(render.outputDir, c.namespace, c.name);
+      if (path === undefined)
+        problems.push(
+          error(`ValkeyCluster ${JSON.stringify(`${c.namespace}/${c.name}`)}: its namespace and name do not make a safe file path`),
+        );
+      else paths.set(`${c.namespace}/${c.name}`, path);
+    }
+  }
   const ok = !hasErrors(problems);
   const generated: GeneratedObject[] = [];
   if (ok && render && !options.validateOnly) {
     for (const c of rendered.clusters) {
-      const path = `${render.outputDir}/${c.namespace}/${c.name}.yaml`;
+      const path = paths.get(`${c.namespace}/${c.name}`) as string;
       for (const [index, object] of c.objects.entries()) generated.push({ object, path, index });
     }
   }

@@ -7,6 +7,7 @@ import {
   GROUP,
   compareStrings,
   error,
+  isNamespaceName,
   warning,
   valkeyCluster,
   valkeyConfig,
@@ -111,6 +112,13 @@ function checkName(kind: ValkeyKind, ref: ObjectRef): Problem | undefined {
     if (!ref.namespace) {
       return error(
         `ValkeyCluster ${ref.name}: metadata.namespace is required: the rendered objects, pod DNS names and TLS names depend on it. Set it in the file (or run set-namespace before this function)`,
+        ref,
+        'metadata.namespace',
+      );
+    }
+    if (!isNamespaceName(ref.namespace)) {
+      return error(
+        `ValkeyCluster ${JSON.stringify(ref.namespace)}/${ref.name}: metadata.namespace must be a namespace name: a DNS-1123 label (lowercase letters, digits and '-', a letter or digit at each end) of at most 63 characters`,
         ref,
         'metadata.namespace',
       );
