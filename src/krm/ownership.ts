@@ -1,15 +1,10 @@
 import { ANNOTATIONS, LABELS, MANAGED_BY, shardName } from '../api/index.js';
 import { configMapName } from '../render/object.js';
+import { own, ownPath } from '../menu/own.js';
 import { fileOf } from './annotations.js';
 
-interface Meta {
-  apiVersion?: unknown;
-  kind?: unknown;
-  metadata?: { name?: unknown; namespace?: unknown; labels?: Record<string, unknown>; annotations?: Record<string, unknown> };
-}
-
 /** Wears our managed-by label: earlier output, or a user's object that copied our labels. */
-export const wearsOurLabel = (value: unknown): boolean => (value as Meta | null)?.metadata?.labels?.[LABELS.managedBy] === MANAGED_BY;
+export const wearsOurLabel = (value: unknown): boolean => ownPath(value, 'metadata', 'labels', LABELS.managedBy) === MANAGED_BY;
 
 /**
  * The ValkeyCluster name whose rendered objects include one of this kind and name: ConfigMap
@@ -42,11 +37,11 @@ function clustersNamedBy(kind: unknown, name: string): string[] {
  */
 export function isEarlierOutput(value: unknown, outputDir: string | undefined): boolean {
   if (!wearsOurLabel(value)) return false;
-  const v = value as Meta;
-  const name = v.metadata?.name;
-  const namespace = v.metadata?.namespace;
+  const v = { apiVersion: own(value, 'apiVersion'), kind: own(value, 'kind') };
+  const name = ownPath(value, 'metadata', 'name');
+  const namespace = ownPath(value, 'metadata', 'namespace');
   if (typeof name !== 'string' || typeof namespace !== 'string') return false;
-  const owner = v.metadata?.annotations?.[ANNOTATIONS.renderedFor];
+  const owner = ownPath(value, 'metadata', 'annotations', ANNOTATIONS.renderedFor);
   if (owner !== undefined) {
     if (typeof owner !== 'string') return false;
     const slash = owner.indexOf('/');

@@ -1,6 +1,7 @@
 import { LABELS, MANAGED_BY, compareKeys, describeRef, error, hasErrors, warning, type Problem } from '../api/index.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { nearMissOfOurs } from '../menu/near-miss.js';
+import { own } from '../menu/own.js';
 import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
@@ -60,8 +61,14 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
   const files = new Map<string, { path: string; index: number }>();
 
   items.forEach((item, i) => {
-    const v = item.value as { apiVersion?: unknown; kind?: unknown } | null;
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') {
+    const v = item.value as { apiVersion: string; kind: string } | null;
+    if (
+      v === null ||
+      typeof v !== 'object' ||
+      Array.isArray(v) ||
+      typeof own(v, 'apiVersion') !== 'string' ||
+      typeof own(v, 'kind') !== 'string'
+    ) {
       const where = item.file ? `${item.file.path}${item.file.index ? ` (document ${item.file.index + 1})` : ''}` : `items[${i}]`;
       problems.push(error(`${where}: not a Kubernetes object: every resource needs a string apiVersion and kind`));
       passthrough.push(item);

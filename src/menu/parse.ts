@@ -21,6 +21,7 @@ import {
   type ValkeyRole,
 } from '../api/index.js';
 import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
+import { own, ownPath, protoKeyPaths } from './own.js';
 import { issuesToProblems } from './zod-problems.js';
 
 /** Each kind's schema, built on first use. */
@@ -41,13 +42,14 @@ export const isValkeyObject = (apiVersion: unknown, kind: unknown): kind is Valk
   typeof apiVersion === 'string' && apiVersion.split('/')[0] === GROUP && typeof kind === 'string' && Object.hasOwn(SCHEMAS, kind);
 
 export function objectRefOf(value: unknown): ObjectRef {
-  const v = (value ?? {}) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const ref: ObjectRef = {
-    apiVersion: typeof v.apiVersion === 'string' ? v.apiVersion : '',
-    kind: typeof v.kind === 'string' ? v.kind : '',
-    name: typeof v.metadata?.name === 'string' ? v.metadata.name : '',
+    apiVersion: str(own(value, 'apiVersion')),
+    kind: str(own(value, 'kind')),
+    name: str(ownPath(value, 'metadata', 'name')),
   };
-  if (typeof v.metadata?.namespace === 'string' && v.metadata.namespace) ref.namespace = v.metadata.namespace;
+  const namespace = str(ownPath(value, 'metadata', 'namespace'));
+  if (namespace) ref.namespace = namespace;
   return ref;
 }
 
@@ -68,6 +70,15 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
     const kind = ref.kind as ValkeyKind;
     if (ref.apiVersion !== API_VERSION) {
       problems.push(error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion'));
+      continue;
+    }
+    const protoKeys = protoKeyPaths(value);
+    if (protoKeys.length > 0) {
+      for (const path of protoKeys)
+        problems.push(
+          error(`${ref.kind} ${ref.name}: ${path}: "__proto__" is not a valid key anywhere in a ${ref.kind}; remove it`, ref, path),
+        );
+      if (ref.name) invalid.add(invalidKey(kind, ref.name));
       continue;
     }
     const parsed = SCHEMAS[kind]().safeParse(value, { reportInput: true });
