@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { celRules, keysMatchRule, kindObject, quantity, refName } from './common.js';
 import { aclBindings } from './acl.js';
+import { valkeyArgsError } from './valkey-args.js';
 
 /** Valkey directive names: what `CONFIG GET` accepts, lowercase letters, digits and dashes. */
 export const VALKEY_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9-]*$';
@@ -18,6 +19,11 @@ export const valkeySettings = lazy(() =>
         .check(
           z.maxLength(4096),
           z.regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
+          // Quotes must balance as Valkey splits the line, or the pods do not start.
+          z.superRefine((value, ctx) => {
+            const why = /[\r\n]/.test(value) ? undefined : valkeyArgsError(value);
+            if (why) ctx.addIssue({ code: 'custom', message: `${why}; Valkey would refuse the line and not start` });
+          }),
         ),
     )
     .check(
