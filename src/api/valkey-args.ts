@@ -21,7 +21,8 @@ export function valkeyArgsError(value: string): string | undefined {
         if (c === '\\' && value[i + 1] === 'x' && isHex(value[i + 2]) && isHex(value[i + 3])) i += 3;
         else if (c === '\\' && value[i + 1] !== undefined) i++;
         else if (c === '"') {
-          if (value[i + 1] !== undefined && !isSpace(value[i + 1])) return 'a closing " must be followed by a space or the end of the value';
+          if (value[i + 1] !== undefined && !isSpace(value[i + 1]))
+            return 'a closing " must be followed by a space or the end of the value';
           i++;
           break;
         }
@@ -29,7 +30,8 @@ export function valkeyArgsError(value: string): string | undefined {
         if (c === undefined) return "a value has a ' that is never closed";
         if (c === '\\' && value[i + 1] === "'") i++;
         else if (c === "'") {
-          if (value[i + 1] !== undefined && !isSpace(value[i + 1])) return "a closing ' must be followed by a space or the end of the value";
+          if (value[i + 1] !== undefined && !isSpace(value[i + 1]))
+            return "a closing ' must be followed by a space or the end of the value";
           i++;
           break;
         }

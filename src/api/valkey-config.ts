@@ -14,17 +14,15 @@ export const valkeySettings = lazy(() =>
   z
     .record(
       z.string().check(z.maxLength(128, { error: VALKEY_KEY_MESSAGE }), z.regex(VALKEY_KEY, { error: VALKEY_KEY_MESSAGE })),
-      z
-        .string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' })
-        .check(
-          z.maxLength(4096),
-          z.regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
-          // Quotes must balance as Valkey splits the line, or the pods do not start.
-          z.superRefine((value, ctx) => {
-            const why = /[\r\n]/.test(value) ? undefined : valkeyArgsError(value);
-            if (why) ctx.addIssue({ code: 'custom', message: `${why}; Valkey would refuse the line and not start` });
-          }),
-        ),
+      z.string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' }).check(
+        z.maxLength(4096),
+        z.regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
+        // Quotes must balance as Valkey splits the line, or the pods do not start.
+        z.superRefine((value, ctx) => {
+          const why = /[\r\n]/.test(value) ? undefined : valkeyArgsError(value);
+          if (why) ctx.addIssue({ code: 'custom', message: `${why}; Valkey would refuse the line and not start` });
+        }),
+      ),
     )
     .check(
       z.refine((map) => Object.keys(map).length <= MAX_VALKEY_SETTINGS, { error: `must have at most ${MAX_VALKEY_SETTINGS} settings` }),

@@ -73,7 +73,7 @@ describe('valkey.conf values split as Valkey splits them', () => {
       cluster('c'),
     ]);
     expect(r.ok).toBe(true);
-    const conf = (r.generated[0]?.object as unknown as { data: Record<string, string> }).data['valkey.conf'] as string;
+    const conf = (r.generated[0]!.object as unknown as { data: Record<string, string> }).data['valkey.conf'] as string;
     expect(conf.split('\n').filter((l) => l.startsWith('save '))).toEqual(['save "3600 1" 300']);
   });
 });
@@ -96,7 +96,7 @@ describe('users.acl: no user string closes a selector or a rule early', () => {
   it('each selector is one balanced group in the rendered file', () => {
     const r = run([...guideMenu(), role('reader'), team([{ pattern: 'a(b', access: 'read' }], ['x(y'])]);
     expect(r.ok).toBe(true);
-    const acl = (r.generated[0]?.object as unknown as { data: Record<string, string> }).data['users.acl'] as string;
+    const acl = (r.generated[0]!.object as unknown as { data: Record<string, string> }).data['users.acl'] as string;
     expect(acl.split('\n').find((l) => l.startsWith('user app '))).toBe(
       `user app on #${binding('app').passwordHashes[0]} resetchannels (+@read %R~a(b &x(y)`,
     );
