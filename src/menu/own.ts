@@ -17,20 +17,37 @@ export const ownPath = (value: unknown, ...keys: string[]): unknown => keys.redu
  * Walks with an explicit stack: the nesting depth is the input's, not ours to bound.
  */
 export function protoKeyPaths(value: unknown, limit = 10): string[] {
+  // Each entry links to its parent, and a path is spelled only when found: spelling every node's
+  // path would cost the square of the nesting depth.
+  interface Entry {
+    v: unknown;
+    key: string | number;
+    parent?: Entry;
+  }
+  const spell = (e: Entry): string => {
+    const parts: string[] = [];
+    for (let at: Entry | undefined = e; at?.parent; at = at.parent)
+      parts.push(typeof at.key === 'number' ? `[${at.key}]` : `${at.parent.parent ? '.' : ''}${at.key}`);
+    return parts.reverse().join('');
+  };
   const found: string[] = [];
-  const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
+  const stack: Entry[] = [{ v: value, key: '' }];
   while (stack.length > 0 && found.length < limit) {
-    const { v, path } = stack.pop() as { v: unknown; path: string };
+    const entry = stack.pop() as Entry;
+    const v = entry.v;
     if (v === null || typeof v !== 'object') continue;
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]` });
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: entry });
       continue;
     }
+    if (Object.hasOwn(v, '__proto__')) {
+      const here = spell(entry);
+      found.push(here ? `${here}.__proto__` : '__proto__');
+    }
     const keys = Object.keys(v);
-    if (Object.hasOwn(v, '__proto__')) found.push(path ? `${path}.__proto__` : '__proto__');
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i] as string;
-      if (key !== '__proto__') stack.push({ v: (v as Record<string, unknown>)[key], path: path ? `${path}.${key}` : key });
+      if (key !== '__proto__') stack.push({ v: (v as Record<string, unknown>)[key], key, parent: entry });
     }
   }
   return found.sort();

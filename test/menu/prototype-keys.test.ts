@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runFunction, type InputItem } from '../../src/krm/run-function.js';
+import { protoKeyPaths } from '../../src/menu/own.js';
 import { objectRefOf } from '../../src/menu/parse.js';
 import { CONTROLLER_HASH, REPLICATION_HASH, binding, cluster, guideMenu, renderConfigObject, role } from '../helpers/objects.js';
 
@@ -128,5 +129,21 @@ describe('keys that collide with Object.prototype, in every position', () => {
       kind: 'ValkeyCluster',
       name: 'c',
     });
+  });
+
+  it('names where each __proto__ key is, and walks deep nesting without recursion or a cost per depth squared', () => {
+    expect(protoKeyPaths(J('{"a":{"b":[{"__proto__":1}],"__proto__":2},"__proto__":3}'))).toEqual([
+      '__proto__',
+      'a.__proto__',
+      'a.b[0].__proto__',
+    ]);
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 200_000; i++) {
+      const next: Record<string, unknown> = {};
+      at.x = next;
+      at = next;
+    }
+    expect(protoKeyPaths(deep)).toEqual([]);
   });
 });
