@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { runFunction, type InputItem } from '../../src/krm/run-function.js';
 import { protoKeyPaths } from '../../src/menu/own.js';
 import { objectRefOf } from '../../src/menu/parse.js';
-import { CONTROLLER_HASH, REPLICATION_HASH, binding, cluster, guideMenu, renderConfigObject, role } from '../helpers/objects.js';
+import {
+  CONTROLLER_HASH,
+  REPLICATION_HASH,
+  binding,
+  cluster,
+  config,
+  guideMenu,
+  image,
+  renderConfigObject,
+  role,
+} from '../helpers/objects.js';
 
 // What readers produce: JSON.parse (and a YAML reader that does it right) makes `__proto__` an own key.
 const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
@@ -146,4 +156,18 @@ describe('keys that collide with Object.prototype, in every position', () => {
     }
     expect(protoKeyPaths(deep)).toEqual([]);
   });
+
+  it.each(['constructor', 'tostring', 'hasownproperty', 'valueof', 'prototype'])(
+    'menu objects named %s work like any other name',
+    (name) => {
+      const r = run([
+        image(name),
+        config(name, { imageRef: name, resources: { cpu: '1', memory: '2Gi' }, valkey: { maxmemory: '1gb' } }),
+        role(name),
+        cluster('c', { configRef: name, acl: [binding('u', name)] }),
+      ]);
+      expect(r.problems.filter((p) => p.severity !== 'info')).toEqual([]);
+      expect(r.generated.length).toBeGreaterThan(0);
+    },
+  );
 });
