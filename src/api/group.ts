@@ -36,6 +36,8 @@ export const ANNOTATIONS = {
    * hash of one revision, lets the controller roll a shard with no replica, losing its data.
    */
   allowDataLossRoll: `${GROUP}/allow-data-loss-roll`,
+  /** On every rendered object: `<namespace>/<name>` of the ValkeyCluster it was rendered for (how a re-render knows its own output). */
+  renderedFor: `${GROUP}/rendered-for`,
   configChain: `${GROUP}/config-chain`,
   imageRef: `${GROUP}/image`,
   imageVersion: `${GROUP}/image-version`,

@@ -1,10 +1,14 @@
-import { compareKeys, error, hasErrors, type Problem } from '../api/index.js';
+import { LABELS, MANAGED_BY, compareKeys, describeRef, error, hasErrors, warning, type Problem } from '../api/index.js';
+import { nearMissOfOurs } from '../menu/near-miss.js';
+import { own } from '../menu/own.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
-import { fileOf, isGenerated, isKptfile, isLocalConfig, originOf } from './annotations.js';
+import { fileOf, isKptfile, isLocalConfig, originOf } from './annotations.js';
 import { chooseRenderConfig } from './function-config.js';
+import { outputPath } from './output-path.js';
+import { isEarlierOutput, wearsOurLabel } from './ownership.js';
 import type { RunCounts } from './report.js';
 import { STDIN_PATH } from './report.js';
 import { describeLocation, refKey, type FileLocation, type FileLookup } from './results.js';
@@ -65,10 +69,18 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
   const valkeyFiles: (FileLocation | undefined)[] = [];
   const renderConfigItems: InputItem[] = [];
   const files = new Map<string, FileLocation[]>();
+  /** Items wearing our managed-by label: earlier output, or a user's object that copied the label. */
+  const labelled: InputItem[] = [];
 
   for (const item of items) {
-    const v = item.value as { apiVersion?: unknown; kind?: unknown } | null;
-    if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') {
+    const v = item.value as { apiVersion: string; kind: string } | null;
+    if (
+      v === null ||
+      typeof v !== 'object' ||
+      Array.isArray(v) ||
+      typeof own(v, 'apiVersion') !== 'string' ||
+      typeof own(v, 'kind') !== 'string'
+    ) {
       problems.push(error(`${describeItem(item)}: not a Kubernetes object: every resource needs a string apiVersion and kind`));
       passthrough.push(item);
       continue;
@@ -76,14 +88,17 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
     const ref = objectRefOf(v);
     const file = locate(item);
     if (file) files.set(refKey(ref), [...(files.get(refKey(ref)) ?? []), file]);
-    if (isGenerated(v)) {
-      previous.push(item);
+    if (wearsOurLabel(v) && !isValkeyObject(v.apiVersion, v.kind) && !isRenderConfig(v)) {
+      labelled.push(item);
       continue;
     }
     if (isRenderConfig(v)) renderConfigItems.push(item);
     else if (isValkeyObject(v.apiVersion, v.kind)) {
       valkeyObjects.push(v);
       valkeyFiles.push(file);
+    } else {
+      const nearMiss = nearMissOfOurs(v);
+      if (nearMiss) problems.push(nearMiss);
     }
     const local = isLocalConfig(v) || isKptfile(v) || isRenderConfig(v);
     if (!(options.dropLocalConfig && local)) passthrough.push(item);
@@ -92,16 +107,42 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
   const { config: render, problems: configProblems } = chooseRenderConfig(functionConfig, renderConfigItems);
   problems.push(...configProblems);
 
+  for (const item of labelled) {
+    if (isEarlierOutput(item.value, render?.outputDir)) previous.push(item);
+    else {
+      const ref = objectRefOf(item.value);
+      problems.push(
+        warning(
+          `${describeRef(ref)}: metadata.labels: wears ${LABELS.managedBy}: ${MANAGED_BY} but is not an object valkey-krm rendered, so it is kept unchanged; remove the label from objects you write yourself`,
+          ref,
+          'metadata.labels',
+        ),
+      );
+      if (!(options.dropLocalConfig && (isLocalConfig(item.value) || isKptfile(item.value)))) passthrough.push(item);
+    }
+  }
+
   const rendered = renderAll(valkeyObjects, render, {
     validateOnly: options.validateOnly,
     previous: previous.map((item) => item.value),
   });
   problems.push(...rendered.problems);
+  const paths = new Map<string, string>();
+  if (render) {
+    for (const c of rendered.clusters) {
+      const path = outputPath(render.outputDir, c.namespace, c.name);
+      if (path === undefined)
+        problems.push(
+          error(`ValkeyCluster ${JSON.stringify(`${c.namespace}/${c.name}`)}: its namespace and name do not make a safe file path`),
+        );
+      else paths.set(`${c.namespace}/${c.name}`, path);
+    }
+  }
   const ok = !hasErrors(problems);
   const generated: GeneratedObject[] = [];
   if (ok && render && !options.validateOnly) {
     for (const c of rendered.clusters) {
-      const path = `${render.outputDir}/${c.namespace}/${c.name}.yaml`;
+      const path = paths.get(`${c.namespace}/${c.name}`) as string;
       for (const [index, object] of c.objects.entries())
         generated.push(index === 0 ? { object, path, index, header: generatedHeader(c.namespace, c.name) } : { object, path, index });
     }

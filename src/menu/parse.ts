@@ -7,6 +7,7 @@ import {
   GROUP,
   compareStrings,
   error,
+  isNamespaceName,
   warning,
   valkeyCluster,
   valkeyConfig,
@@ -20,6 +21,7 @@ import {
   type ValkeyRole,
 } from '../api/index.js';
 import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
+import { own, ownPath, protoKeyPaths } from './own.js';
 import { issuesToProblems } from './zod-problems.js';
 
 /** Each kind's schema, built on first use. */
@@ -37,16 +39,17 @@ const CLUSTER_SPEC_HINT =
 
 /** Is this object one of ours (by group), whatever its version? */
 export const isValkeyObject = (apiVersion: unknown, kind: unknown): kind is ValkeyKind =>
-  typeof apiVersion === 'string' && apiVersion.split('/')[0] === GROUP && typeof kind === 'string' && kind in SCHEMAS;
+  typeof apiVersion === 'string' && apiVersion.split('/')[0] === GROUP && typeof kind === 'string' && Object.hasOwn(SCHEMAS, kind);
 
 export function objectRefOf(value: unknown): ObjectRef {
-  const v = (value ?? {}) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const ref: ObjectRef = {
-    apiVersion: typeof v.apiVersion === 'string' ? v.apiVersion : '',
-    kind: typeof v.kind === 'string' ? v.kind : '',
-    name: typeof v.metadata?.name === 'string' ? v.metadata.name : '',
+    apiVersion: str(own(value, 'apiVersion')),
+    kind: str(own(value, 'kind')),
+    name: str(ownPath(value, 'metadata', 'name')),
   };
-  if (typeof v.metadata?.namespace === 'string' && v.metadata.namespace) ref.namespace = v.metadata.namespace;
+  const namespace = str(ownPath(value, 'metadata', 'namespace'));
+  if (namespace) ref.namespace = namespace;
   return ref;
 }
 
@@ -67,17 +70,30 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
   values.forEach((value, input) => {
     const ref = objectRefOf(value);
     const kind = ref.kind as ValkeyKind;
-    const own = (found: Problem[]) => found.map((p) => ({ ...p, inputs: [input] }));
+    const located = (found: Problem[]) => found.map((p) => ({ ...p, inputs: [input] }));
     if (ref.apiVersion !== API_VERSION) {
       problems.push(
-        ...own([error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion')]),
+        ...located([
+          error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion'),
+        ]),
       );
+      return;
+    }
+    const protoKeys = protoKeyPaths(value);
+    if (protoKeys.length > 0) {
+      for (const path of protoKeys)
+        problems.push(
+          ...located([
+            error(`${ref.kind} ${ref.name}: ${path}: "__proto__" is not a valid key anywhere in a ${ref.kind}; remove it`, ref, path),
+          ]),
+        );
+      if (ref.name) invalid.add(invalidKey(kind, ref.name));
       return;
     }
     const parsed = SCHEMAS[kind]().safeParse(value, { reportInput: true });
     if (!parsed.success) {
       problems.push(
-        ...own(
+        ...located(
           issuesToProblems(parsed.error.issues, {
             object: ref,
             unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {},
@@ -89,13 +105,13 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
     }
     const nameProblem = checkName(kind, ref);
     if (nameProblem) {
-      problems.push(...own([nameProblem]));
+      problems.push(...located([nameProblem]));
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
       return;
     }
     if (kind !== 'ValkeyCluster' && ref.namespace) {
       problems.push(
-        ...own([
+        ...located([
           warning(`${kind} ${ref.name}: metadata.namespace is ignored: ${kind} is cluster-scoped; remove it`, ref, 'metadata.namespace'),
         ]),
       );
@@ -134,6 +150,13 @@ function checkName(kind: ValkeyKind, ref: ObjectRef): Problem | undefined {
     if (!ref.namespace) {
       return error(
         `ValkeyCluster ${ref.name}: metadata.namespace is required: the rendered objects, pod DNS names and TLS names depend on it. Set it in the file (or run set-namespace before this function)`,
+        ref,
+        'metadata.namespace',
+      );
+    }
+    if (!isNamespaceName(ref.namespace)) {
+      return error(
+        `ValkeyCluster ${JSON.stringify(ref.namespace)}/${ref.name}: metadata.namespace must be a namespace name: a DNS-1123 label (lowercase letters, digits and '-', a letter or digit at each end) of at most 63 characters`,
         ref,
         'metadata.namespace',
       );

@@ -1,4 +1,4 @@
-import { info, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import { ANNOTATIONS, info, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
@@ -69,5 +69,13 @@ export function renderCluster(
   for (let shard = 0; shard < cluster.spec.shards; shard++) {
     objects.push(renderShardPodDisruptionBudget(name, namespace, shard));
   }
-  return { objects, problems };
+  return { objects: objects.map((o) => withOwner(o, `${namespace}/${name}`)), problems };
+}
+
+/**
+ * Names the cluster an object was rendered for: how the next render tells its own earlier output
+ * from a user's object that copied our labels (src/krm/ownership.ts).
+ */
+function withOwner(object: KubeObject, owner: string): KubeObject {
+  return { ...object, metadata: { ...object.metadata, annotations: { [ANNOTATIONS.renderedFor]: owner, ...object.metadata.annotations } } };
 }

@@ -86,7 +86,7 @@ describe('ResourceList mode', () => {
   });
 
   it('on any error: exit 1, every input item unchanged (earlier output too), no generated objects', () => {
-    const stale = `- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata:\n    name: c-0\n    namespace: team-a\n    labels:\n      app.kubernetes.io/managed-by: valkey-krm\n`;
+    const stale = `- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata:\n    name: c-0\n    namespace: team-a\n    labels:\n      app.kubernetes.io/managed-by: valkey-krm\n    annotations:\n      valkey.gomomento.com/rendered-for: team-a/c\n`;
     const bad = `- apiVersion: valkey.gomomento.com/v1alpha1\n  kind: ValkeyCluster\n  metadata:\n    name: d\n    namespace: x\n  spec:\n    configRef: nope\n    shards: 1\n    replicasPerShard: 0\n`;
     const input = `${HEADER}${menuItems}${stale}${bad}${fnconfig}`;
     const out = runResourceList(input, 'render-valkey');
