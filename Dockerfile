@@ -13,11 +13,14 @@
 # Only dist/ is copied into the runtime stage (the launchers, the shared KRM bundle with its V8
 # code cache, the controller bundle): no node_modules, no sources. Both stages use the same Node
 # image, so the code cache made at build time is valid at run time.
-# Docker engines do not run in this project's CI: test/integration/dockerfile.test.ts checks this
-# file statically and replays the build stage's steps. Pin the base image by digest when you publish.
+# BASE is the Node image of both stages: by default the pinned public one (pin it by digest when
+# you publish). Without a registry, scripts/build-image.sh builds a local base from the machine's
+# own node, npm and BusyBox and passes it here (`--build-arg BASE=...`): that is how the tests
+# build and run this image with podman (docs/image.md).
+ARG BASE=node:22.20.0-alpine3.22
 
 # --- build: install the exact lockfile, bundle functions/*.ts into dist/ ---
-FROM node:22.20.0-alpine3.22 AS build
+FROM ${BASE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -30,7 +33,7 @@ COPY kptfile-examples/ kptfile-examples/
 RUN node scripts/build.mjs
 
 # --- runtime: node and the bundles, as a non-root user ---
-FROM node:22.20.0-alpine3.22 AS runtime
+FROM ${BASE} AS runtime
 LABEL org.opencontainers.image.title="valkey-krm" \
       org.opencontainers.image.description="KRM function that renders Valkey clusters from a menu of images and configs" \
       org.opencontainers.image.licenses="Apache-2.0"

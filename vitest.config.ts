@@ -10,7 +10,7 @@ import { defineConfig } from 'vitest/config';
 const INTEGRATION = [
   'test/**/*.integration.test.ts', // e.g. the controller against a real apiserver and real nodes
   'test/apiserver/**/*.test.ts',
-  'test/harness/**/*.test.ts',
+  'test/support/**/*.test.ts', // the harness's own tests start the servers they check
   'test/integration/**/*.test.ts',
   'test/redis/**/*.test.ts',
   'test/valkey/**/*.test.ts',

@@ -6,6 +6,9 @@
 #   - npm dependencies (npm ci)
 #   - kube-apiserver, etcd and kustomize built from their Go modules, cached under ~/.cache
 #     (the first build takes about 11 minutes on 2 cores; later runs reuse the binaries)
+#   - podman and runc from Debian, and the project's image built with them on a local base
+#     (scripts/build-image.sh: about a minute the first time, nothing when nothing changed)
+#   - the YAML round-trip oracle (go-yaml v2 and v3, scripts/yaml-oracle), cached the same way
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +17,8 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v busybox >/dev/null 2>&1 || missing+=(busybox)   # the Argo CD plugin test runs its commands under BusyBox too
 command -v jq >/dev/null 2>&1 || missing+=(jq)             # the plan's pull-request comment script reads GitHub's answers with jq
 python3 -c 'import jsonschema' >/dev/null 2>&1 || missing+=(python3-jsonschema)   # an independent reader of the plan's JSON Schema
+command -v podman >/dev/null 2>&1 || missing+=(podman)     # the image tests build and run the image
+command -v runc >/dev/null 2>&1 || missing+=(runc)         # podman's runtime here (crun fails on these hosts' cgroups)
 if ((${#missing[@]})); then
   echo "test-all: installing ${missing[*]}" >&2
   SUDO=""
@@ -29,16 +34,24 @@ for build in 8.0.1 unstable-2024-10; do
   [ -x "../shared/valkey/$build/valkey-server" ] || { echo "test-all: ../shared/valkey/$build/valkey-server is missing (see the README, Developing)" >&2; exit 1; }
 done
 
+# Podman's settings for these machines (runc, cgroupfs, no default ulimits), for this run only.
+podman_conf="$(mktemp -d)"
+trap 'rm -rf "$podman_conf"' EXIT
+cp scripts/podman-containers.conf "$podman_conf/containers.conf"
+export CONTAINERS_CONF="$podman_conf/containers.conf"
+
 npm ci --no-audit --no-fund --loglevel=error
 bash scripts/build-tools.sh >&2
+bash scripts/build-yaml-oracle.sh >&2
 npx tsx scripts/gen-crds.ts --check
 npm run -s typecheck
 npm run -s lint
 npm run -s build
+bash scripts/build-image.sh >&2
 
 # vitest prints its own summary; the last line repeats it in the plain form CI runners read.
 report=$(mktemp)
-trap 'rm -f "$report"' EXIT
+trap 'rm -rf "$report" "$podman_conf"' EXIT
 status=0
 npx vitest run --reporter=default --reporter=json --outputFile.json="$report" || status=$?
 node -e '

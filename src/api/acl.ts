@@ -17,6 +17,10 @@ const token = (what: string) =>
     // pattern with either would silently become another rule. The explicit class reads the same in
     // JavaScript and in the API server's RE2 (their \S differ).
     z.regex(/^[^\t\n\v\f\r "']+$/, { error: `must be ${what} without whitespace or quotes` }),
+    // Each permission is written as one selector, `(+@read ~keys &channels)`, and Valkey ends a
+    // selector at the first rule that ends in ')': such a pattern would close it early and turn
+    // the rest into rules of the user itself.
+    z.refine((s) => !s.endsWith(')'), { error: `must be ${what} not ending in ")" (it would close the ACL selector early)` }),
   );
 
 export const USERNAME = /^[A-Za-z0-9][A-Za-z0-9._@:-]*$/;

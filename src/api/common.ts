@@ -16,6 +16,10 @@ export const celRules = (...rules: CelRule[]) => ({ 'x-kubernetes-validations': 
 const DNS1123_LABEL_SOURCE = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 /** A DNS-1123 subdomain, unanchored: labels joined by dots (also the prefix of a qualified name). */
 const DNS1123_SUBDOMAIN_SOURCE = `${DNS1123_LABEL_SOURCE}(\\.${DNS1123_LABEL_SOURCE})*`;
+/** A namespace, as the API server validates it: a DNS-1123 label of at most 63 characters. */
+export const DNS1123_LABEL = new RegExp(`^${DNS1123_LABEL_SOURCE}$`);
+export const NAMESPACE_MAX = 63;
+export const isNamespaceName = (ns: string): boolean => ns.length <= NAMESPACE_MAX && DNS1123_LABEL.test(ns);
 /** Names of cluster-scoped menu items (ValkeyImage, ValkeyConfig, ValkeyRole): DNS-1123 subdomains. */
 export const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_SUBDOMAIN_SOURCE}$`);
 /** Service and StatefulSet names derive from a ValkeyCluster's name: DNS-1035 labels (for CEL too). */

@@ -18,8 +18,11 @@ export const renderConfigSpec = lazy(() =>
     outputDir: z._default(
       z.string().check(
         z.minLength(1),
-        z.refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), {
-          error: 'must be a relative path inside the package (no leading "/" and no "..")',
+        // Written into kpt's path annotations and joined with namespace and cluster names: plain
+        // path segments only, so no file can land anywhere but under it.
+        z.refine((p) => /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/.test(p) && !p.split('/').includes('..'), {
+          error:
+            "must be a relative path inside the package (no leading \"/\" and no \"..\"): plain segments of letters, digits, '.', '_' and '-' (not starting with '.' or '-') joined by \"/\"",
         }),
       ),
       'rendered',

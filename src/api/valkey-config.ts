@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { celRules, keysMatchRule, kindObject, quantity, refName } from './common.js';
 import { aclBindings } from './acl.js';
+import { valkeyArgsError } from './valkey-args.js';
 
 /** Valkey directive names: what `CONFIG GET` accepts, lowercase letters, digits and dashes. */
 export const VALKEY_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9-]*$';
@@ -13,12 +14,15 @@ export const valkeySettings = lazy(() =>
   z
     .record(
       z.string().check(z.maxLength(128, { error: VALKEY_KEY_MESSAGE }), z.regex(VALKEY_KEY, { error: VALKEY_KEY_MESSAGE })),
-      z
-        .string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' })
-        .check(
-          z.maxLength(4096),
-          z.regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
-        ),
+      z.string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' }).check(
+        z.maxLength(4096),
+        z.regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
+        // Quotes must balance as Valkey splits the line, or the pods do not start.
+        z.superRefine((value, ctx) => {
+          const why = /[\r\n]/.test(value) ? undefined : valkeyArgsError(value);
+          if (why) ctx.addIssue({ code: 'custom', message: `${why}; Valkey would refuse the line and not start` });
+        }),
+      ),
     )
     .check(
       z.refine((map) => Object.keys(map).length <= MAX_VALKEY_SETTINGS, { error: `must have at most ${MAX_VALKEY_SETTINGS} settings` }),

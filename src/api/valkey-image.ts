@@ -28,16 +28,35 @@ export const valkeyImageVersion = lazy(() =>
   ),
 );
 
+// The image reference grammar of distribution/reference (what kubelet and containerd parse):
+// [domain[:port]/]path-component(/path-component)*, then ':' and a tag.
+const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const DOMAIN = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?`;
+const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*';
+/** A repository: an optional registry host (and port), then lowercase path components; no tag or digest. */
+export const IMAGE_REPOSITORY_PATTERN = `^(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`;
+/** A tag: a word character, then up to 127 word characters, '.' or '-'. */
+export const IMAGE_TAG_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$';
+const REPOSITORY_MESSAGE =
+  'must be an image repository such as valkey/valkey or registry.example.com:5000/team/valkey (lowercase path, no tag or digest: the tag goes in spec.tag)';
+const TAG_MESSAGE = "must be an image tag: letters, digits, '_', '.' and '-', not starting with '.' or '-', at most 128 characters";
+
 export const valkeyImageSpec = lazy(() =>
   z.strictObject({
     repository: z
       .string({ error: 'is required: the image repository, e.g. valkey/valkey' })
-      .check(z.minLength(1), z.maxLength(512), z.meta({ description: 'Container image repository, for example valkey/valkey.' })),
+      .check(
+        z.minLength(1, { error: REPOSITORY_MESSAGE }),
+        z.maxLength(255, { error: 'must be at most 255 characters (the image name limit)' }),
+        z.regex(new RegExp(IMAGE_REPOSITORY_PATTERN), { error: REPOSITORY_MESSAGE }),
+        z.meta({ description: 'Container image repository, for example valkey/valkey.' }),
+      ),
     tag: z
       .string({ error: 'is required: an exact, pinned image tag, e.g. "9.0.1" (quote it in YAML)' })
       .check(
-        z.minLength(1),
-        z.maxLength(128),
+        z.minLength(1, { error: TAG_MESSAGE }),
+        z.maxLength(128, { error: TAG_MESSAGE }),
+        z.regex(new RegExp(IMAGE_TAG_PATTERN), { error: TAG_MESSAGE }),
         z.meta({ description: 'Container image tag, for example 9.0.1. Joined to repository verbatim.' }),
       ),
     version: valkeyImageVersion(),

@@ -37,7 +37,7 @@ export const FILE_ONLY_DIRECTIVES = {
 
 /** What later releases changed about settings the servers here have. */
 export const LATER_SETTING_CHANGES = {
-  'io-threads': { live: true, source: `${RN_90_RC1} ("Allow dynamic modification of io-threads num", #2033)` },
+  'io-threads': { live: true, liveSince: '9.0', source: `${RN_90_RC1} ("Allow dynamic modification of io-threads num", #2033)` },
 } as const satisfies Record<string, Partial<SettingFacts>>;
 
 /** Commands and subcommands added after the development build, lowercase like COMMAND INFO's names. */

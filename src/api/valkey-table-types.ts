@@ -13,6 +13,8 @@ export type ValkeySince = '<=8.0.1' | '8.1/9.0 dev' | '8.1' | '9.0';
 export interface SettingFacts {
   /** `CONFIG SET` accepts it on a running server; otherwise it needs a restart. */
   readonly live: boolean;
+  /** `live` holds from this release on; before it, the setting needs a restart (`io-threads`: 9.0). */
+  readonly liveSince?: '8.1' | '9.0';
   /** `CONFIG SET` needs `enable-protected-configs` for it. */
   readonly protected?: boolean;
   /** Valkey's test and debug settings, left out of `CONFIG GET *`. */

@@ -1,4 +1,5 @@
 import type { NameFacts, SettingFacts } from './valkey-table-types.js';
+import { compareVersions, parseVersion } from './version.js';
 import { GENERATED_VALKEY_SETTINGS, GENERATED_VALKEY_SETTING_ALIASES } from './valkey-settings.js';
 import { GENERATED_VALKEY_ACL_CATEGORIES, GENERATED_VALKEY_COMMANDS } from './valkey-commands.js';
 import {
@@ -77,6 +78,27 @@ export function lookupSetting(name: string): KnownSetting | undefined {
   const canonical = canonicalSettingName(name);
   const facts = tables().settings.get(canonical);
   return facts ? { name: canonical, facts } : undefined;
+}
+
+/**
+ * Whether `CONFIG SET` applies a setting to a running server of `version` (the version a
+ * ValkeyImage declares; left out, the newest release the table knows): true, false when it needs
+ * a restart, undefined when the table does not know the name (a module's or a newer release's:
+ * treat it as a restart). Render (the restart hash), plan and controller all ask this one question.
+ * Protected settings count as restart-only: CONFIG SET refuses them unless
+ * `enable-protected-configs` allows it, and directives of the file only (`include`, `loadmodule`)
+ * are read at start-up only.
+ */
+export function isLiveSetting(name: string, version?: string): boolean | undefined {
+  const facts = lookupSetting(name)?.facts;
+  if (!facts) return undefined;
+  if (!facts.live || facts.protected || facts.fileOnly) return false;
+  if (facts.liveSince !== undefined && version !== undefined) {
+    const running = parseVersion(version);
+    const since = parseVersion(`${facts.liveSince}.0`);
+    if (running && since && compareVersions(running, since) < 0) return false;
+  }
+  return true;
 }
 
 /** Every name Valkey accepts as a directive, aliases included, sorted: for did-you-mean. */

@@ -1,4 +1,5 @@
 import { LABELS, MANAGED_BY } from '../api/index.js';
+import { own, ownPath } from '../menu/own.js';
 import type { KubeObject } from '../render/object.js';
 
 /** The annotations kpt and kustomize use to say where an item came from or goes, and which items are local config. */
@@ -7,31 +8,46 @@ export const INDEX = 'internal.config.kubernetes.io/index';
 export const LEGACY_PATH = 'config.kubernetes.io/path';
 export const LEGACY_INDEX = 'config.kubernetes.io/index';
 export const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
+/** Set by kustomize with `buildMetadata: [originAnnotations]`: a YAML mapping whose `path` is the source file. */
+export const ORIGIN = 'config.kubernetes.io/origin';
 
-interface Meta {
-  metadata?: { labels?: Record<string, unknown>; annotations?: Record<string, unknown> };
-}
-
-const annotationsOf = (value: unknown) => ((value as Meta | null)?.metadata?.annotations ?? {}) as Record<string, unknown>;
+const annotationsOf = (value: unknown) => {
+  const a = ownPath(value, 'metadata', 'annotations');
+  return {
+    get: (key: string): unknown => own(a, key),
+  };
+};
 
 /** Our own earlier output: replaced on every run, so re-rendering is idempotent. */
-export const isGenerated = (value: unknown): boolean => (value as Meta | null)?.metadata?.labels?.[LABELS.managedBy] === MANAGED_BY;
+export const isGenerated = (value: unknown): boolean => ownPath(value, 'metadata', 'labels', LABELS.managedBy) === MANAGED_BY;
 
 export const isLocalConfig = (value: unknown): boolean => {
-  const v = annotationsOf(value)[LOCAL_CONFIG];
+  const v = annotationsOf(value).get(LOCAL_CONFIG);
   return v !== undefined && v !== 'false' && v !== false;
 };
 
-export const isKptfile = (value: unknown): boolean => (value as { kind?: unknown } | null)?.kind === 'Kptfile';
+export const isKptfile = (value: unknown): boolean => own(value, 'kind') === 'Kptfile';
 
 /** Where kpt (or kustomize) says an item came from. */
 export function fileOf(value: unknown): { path: string; index: number } | undefined {
   const a = annotationsOf(value);
-  const path = a[PATH] ?? a[LEGACY_PATH];
+  const path = a.get(PATH) ?? a.get(LEGACY_PATH);
   if (typeof path !== 'string') return undefined;
-  const raw = a[INDEX] ?? a[LEGACY_INDEX];
+  const raw = a.get(INDEX) ?? a.get(LEGACY_INDEX);
   const index = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : typeof raw === 'number' ? raw : 0;
   return { path, index };
+}
+
+/**
+ * The file kustomize says an object was read from (its origin annotation), relative to the
+ * kustomization. Only for messages: kustomize does not pass kpt's path annotations.
+ */
+export function originOf(value: unknown): { path: string; index: number } | undefined {
+  const origin = annotationsOf(value).get(ORIGIN);
+  if (typeof origin !== 'string') return undefined;
+  const path = /^path:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\n#]*?))[ \t]*$/m.exec(origin);
+  const found = path?.[1] ?? path?.[2] ?? path?.[3];
+  return found ? { path: found, index: 0 } : undefined;
 }
 
 /** The path and index annotations kpt needs to write a generated object to its file (both generations of keys). */

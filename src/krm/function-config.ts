@@ -1,4 +1,5 @@
-import { API_VERSION, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, error, type Problem } from '../api/index.js';
+import { API_VERSION, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, compareStrings, error, type Problem } from '../api/index.js';
+import { own, protoKeyPaths } from '../menu/own.js';
 import { objectRefOf } from '../menu/parse.js';
 import { isRenderConfig, validateRenderConfig, validateRenderConfigSpec, type RenderConfigCheck } from '../menu/render-config.js';
 
@@ -29,7 +30,11 @@ export function chooseRenderConfig(functionConfig: unknown, items: readonly Rend
   let config = isEmptyConfigMap(functionConfig) ? undefined : functionConfig;
   if (config === undefined && items.length === 1) config = items[0]?.value;
   if (config === undefined && items.length > 1) {
-    const where = items.map((r) => r.file?.path ?? objectRefOf(r.value).name).join(', ');
+    // Sorted: the message must read the same whatever order the items came in.
+    const where = items
+      .map((r) => r.file?.path ?? objectRefOf(r.value).name)
+      .sort(compareStrings)
+      .join(', ');
     return {
       problems: [
         error(
@@ -47,14 +52,30 @@ export function chooseRenderConfig(functionConfig: unknown, items: readonly Rend
  */
 export function readFunctionConfig(value: unknown): RenderConfigCheck {
   if (value === undefined || value === null) return { problems: [error(MISSING)] };
+  const protoKeys = protoKeyPaths(value);
+  if (protoKeys.length > 0) {
+    const ref = objectRefOf(value);
+    return {
+      problems: protoKeys.map((path) =>
+        error(
+          `The function config (${ref.kind || 'no kind'} ${ref.name}): ${path}: "__proto__" is not a valid key; remove it`,
+          undefined,
+          path,
+        ),
+      ),
+    };
+  }
   if (isRenderConfig(value)) return validateRenderConfig(value);
   const ref = objectRefOf(value);
   if (ref.kind === 'ConfigMap' && (ref.apiVersion === 'v1' || ref.apiVersion === '')) {
-    const data = ((value as { data?: unknown }).data ?? {}) as Record<string, unknown>;
+    const data = (own(value, 'data') ?? {}) as Record<string, unknown>;
     const problems: Problem[] = [];
     const spec: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(data)) {
-      const path = FLAT_RENDER_CONFIG_KEYS[key as keyof typeof FLAT_RENDER_CONFIG_KEYS];
+      // An own-key lookup: `constructor` or `toString` in data is an unknown key, not Object's.
+      const path = Object.hasOwn(FLAT_RENDER_CONFIG_KEYS, key)
+        ? FLAT_RENDER_CONFIG_KEYS[key as keyof typeof FLAT_RENDER_CONFIG_KEYS]
+        : undefined;
       if (!path) {
         problems.push(
           error(

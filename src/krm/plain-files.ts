@@ -1,6 +1,6 @@
 import { compareStrings, error, type Problem } from '../api/index.js';
 import { parseDocuments } from './read-input.js';
-import { failureText, formatReport, successText } from './report.js';
+import { STDIN_PATH, failureText, formatReport, successText } from './report.js';
 import { runFunction, type InputItem } from './run-function.js';
 import { bytesOutput, type RunOutput } from './run-output.js';
 import type { Tool } from './tool.js';
@@ -13,6 +13,12 @@ export interface InputFile {
   text: string;
 }
 
+/** The YAML reader's words for a key that appears twice in one mapping. */
+const REPEATED_KEY = /Map keys must be unique/;
+/** `cat a.yaml b.yaml | render-valkey -` glues the second file's first object onto the first file's last one. */
+const JOINED_FILES =
+  '<stdin>: a key repeats in one document, as when files are joined without a `---` line between them (cat a.yaml b.yaml): name the files as arguments instead (render-valkey a.yaml b.yaml), or join them with a separator: awk \'FNR == 1 { print "---" } { print }\' a.yaml b.yaml | render-valkey -';
+
 /**
  * Plain-files mode, for Argo CD's plugin, kustomize exec plugins and CI: files in, multi-document
  * YAML out, without local config (the render config, Kptfiles). On any error stdout stays empty,
@@ -24,6 +30,7 @@ export function runPlainFiles(files: readonly InputFile[], tool: Tool, config?: 
   for (const file of [...files].sort((a, b) => compareStrings(a.path, b.path))) {
     const { docs, errors } = parseDocuments(file.text, file.path);
     problems.push(...errors.map((e) => error(e.message)));
+    if (file.path === STDIN_PATH && errors.some((e) => REPEATED_KEY.test(e.message))) problems.push(error(JOINED_FILES));
     for (const [index, doc] of docs.entries()) items.push({ ...doc, file: { path: file.path, index } });
   }
   let functionConfig: unknown;
@@ -49,6 +56,7 @@ export function runPlainFiles(files: readonly InputFile[], tool: Tool, config?: 
   }
   for (const g of outcome.generated) {
     out.write('---\n');
+    if (g.header) out.write(`# ${g.header}\n`);
     emitMappingTo(g.object, out);
   }
   return bytesOutput(out, stderr, 0);

@@ -1,6 +1,7 @@
 import type { CST, Document, Node } from 'yaml';
 import { emitYaml } from './yaml/emitter.js';
 import { fastParse } from './yaml/fast-reader.js';
+import { isStackOverflow, MAX_NESTING, nestsDeeperThan, TOO_DEEP } from './yaml/nesting.js';
 import { documentErrors, parseStream, toJS, yamlLib } from './yaml/yaml-package.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
@@ -50,14 +51,39 @@ export function parseResourceList(text: string, options: { fast?: boolean } = {}
     return parseFullResourceList(text);
   } catch (e) {
     // Turning the document into values can still fail: a bad merge key (<<), too many aliases.
-    return { errors: [{ message: `input: invalid YAML: ${(e as Error).message}` }] };
+    return { errors: [{ message: isStackOverflow(e) ? `input: ${TOO_DEEP}` : `input: invalid YAML: ${(e as Error).message}` }] };
   }
+}
+
+/**
+ * An alias in an item whose anchor is outside that item: kpt and kustomize, and this function's
+ * output, hand each item on as its own text, which then holds an alias to nothing (or, reordered,
+ * an alias before its anchor) and does not parse. Refused with the place to fix.
+ */
+function crossItemAlias(node: unknown, index: number): SourceError | undefined {
+  const { isAlias, isNode, visit } = yamlLib();
+  const anchors = new Set<string>();
+  let outside: string | undefined;
+  visit(node as Node, (_key, n) => {
+    if (isAlias(n)) {
+      if (!anchors.has(n.source)) {
+        outside = n.source;
+        return visit.BREAK;
+      }
+    } else if (isNode(n) && n.anchor) anchors.add(n.anchor);
+    return undefined;
+  });
+  if (outside === undefined) return undefined;
+  return {
+    message: `input: items[${index}] uses the YAML alias *${outside}, whose anchor &${outside} is outside this item; each item is passed on as text of its own, so an alias must point into its own item: repeat the value, or move the anchor into this item`,
+  };
 }
 
 function parseFullResourceList(text: string): { list?: ParsedResourceList; errors: SourceError[] } {
   const { CST, isMap, isSeq } = yamlLib();
   const { tokens, docs } = parseStream(text);
   const errors = docs.flatMap((d, i) => documentErrors(text, d, docs.length > 1 ? `input document ${i + 1}` : 'input'));
+  if (errors.some(isStackOverflow)) return { errors: [{ message: `input: ${TOO_DEEP}` }] };
   if (errors.length) return { errors };
   const real = docs.filter((d) => d.contents !== null).length;
   if (real !== 1) {
@@ -96,6 +122,10 @@ function parseFullResourceList(text: string): { list?: ParsedResourceList; error
   const items: SourceItem[] = [];
   let seqIndent = 0;
   if (isSeq(itemsNode)) {
+    if (text.includes('*')) {
+      const aliasErrors = itemsNode.items.flatMap((node, i) => crossItemAlias(node, i) ?? []);
+      if (aliasErrors.length) return { errors: aliasErrors };
+    }
     const cstSeq = findItemsToken(tokens[docIndex] as CST.Document);
     itemsNode.items.forEach((node, i) => {
       const itemValue = toJS(doc, node);
@@ -123,6 +153,8 @@ function parseFullResourceList(text: string): { list?: ParsedResourceList; error
     });
   }
   const functionConfig = field('functionConfig');
+  if (nestsDeeperThan({ items: items.map((i) => i.value), functionConfig }, MAX_NESTING))
+    return { errors: [{ message: `input: ${TOO_DEEP}` }] };
   return {
     list: { format, apiVersion, kind: 'ResourceList', items, functionConfig: functionConfig ?? undefined, seqIndent },
     errors: [],
@@ -178,13 +210,17 @@ export function parseDocuments(text: string, where: string): { docs: SourceItem[
   try {
     return parseFullDocuments(text, where);
   } catch (e) {
-    return { docs: [], errors: [{ message: `${where}: invalid YAML: ${(e as Error).message}` }] };
+    return {
+      docs: [],
+      errors: [{ message: isStackOverflow(e) ? `${where}: ${TOO_DEEP}` : `${where}: invalid YAML: ${(e as Error).message}` }],
+    };
   }
 }
 
 function parseFullDocuments(text: string, where: string): { docs: SourceItem[]; errors: SourceError[] } {
   const { tokens, docs } = parseStream(text);
   const errors = docs.flatMap((d) => documentErrors(text, d, where));
+  if (errors.some(isStackOverflow)) return { docs: [], errors: [{ message: `${where}: ${TOO_DEEP}` }] };
   if (errors.length) return { docs: [], errors };
   const out: SourceItem[] = [];
   tokens.forEach((token, i) => {
@@ -201,5 +237,6 @@ function parseFullDocuments(text: string, where: string): { docs: SourceItem[]; 
     if (!body.endsWith('\n')) body += '\n';
     out.push({ text: body, value: toJS(doc, doc.contents) });
   });
+  if (out.some((d) => nestsDeeperThan(d.value, MAX_NESTING))) return { docs: [], errors: [{ message: `${where}: ${TOO_DEEP}` }] };
   return { docs: out, errors: [] };
 }

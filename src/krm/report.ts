@@ -1,6 +1,9 @@
-import { describeRef, type Problem, type Severity } from '../api/index.js';
-import { sortProblems, type FileLookup } from './results.js';
+import { describeRef, plural, type Problem, type Severity } from '../api/index.js';
+import { describeLocation, sortProblems, type FileLocation, type FileLookup } from './results.js';
 import type { Tool } from './tool.js';
+
+/** The path plain-files mode gives what it read from stdin (`-`). */
+export const STDIN_PATH = '<stdin>';
 
 /** What a run that found an error says it did: it wrote no render (or found the input invalid). */
 export const failureText = (tool: Tool): string => (tool === 'render-valkey' ? 'nothing was rendered' : 'invalid');
@@ -18,25 +21,34 @@ export interface RunCounts {
  * report is all it prints; in a ResourceList the items speak for themselves.
  */
 export function successText(tool: Tool, counts: RunCounts, mode: 'resource-list' | 'plain-files'): string {
-  if (tool === 'render-valkey') return `rendered ${counts.clusters} clusters into ${counts.objects} objects`;
+  if (tool === 'render-valkey') return `rendered ${plural(counts.clusters, 'cluster')} into ${plural(counts.objects, 'object')}`;
   return mode === 'plain-files'
-    ? `valid: ${counts.images} images, ${counts.configs} configs, ${counts.roles} roles, ${counts.clusters} clusters`
+    ? `valid: ${plural(counts.images, 'image')}, ${plural(counts.configs, 'config')}, ${plural(counts.roles, 'role')}, ${plural(counts.clusters, 'cluster')}`
     : 'valid';
 }
 
-/** The report people read on stderr: one block per problem, then a count. */
+/** The report people read on stderr: one block per problem, causes before what they cause, then a count. */
 export function formatReport(problems: readonly Problem[], fileOf: FileLookup, tool: Tool, outcome: string): string {
   const lines: string[] = [];
   for (const p of sortProblems(problems)) {
     lines.push(`${p.severity}: ${p.message}`);
-    const file = p.object ? fileOf(p.object) : undefined;
-    if (file) lines.push(`  in ${file.path}${file.index ? ` (document ${file.index + 1})` : ''}`);
-    else if (p.object?.kind) lines.push(`  object: ${describeRef(p.object)}`);
+    lines.push(...whereLines(p, p.object ? fileOf(p.object, p.inputs) : []));
   }
   const count = (s: Severity) => problems.filter((p) => p.severity === s).length;
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   lines.push(
     `${tool}: ${plural(count('error'), 'error')}, ${plural(count('warning'), 'warning')}, ${plural(count('info'), 'info')}; ${outcome}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Where to look: the file and document when one is known. A document number on stdin means little
+ * when a tool (kustomize's exec plugin) wrote the stream, so there the object is named as well.
+ */
+function whereLines(p: Problem, places: readonly FileLocation[]): string[] {
+  const object = p.object?.kind ? describeRef(p.object) : undefined;
+  if (places.length === 0) return object ? [`  object: ${object}`] : [];
+  return places.map((place) =>
+    place.path === STDIN_PATH && object ? `  object: ${object} (document ${place.index + 1} on stdin)` : `  in ${describeLocation(place)}`,
+  );
 }

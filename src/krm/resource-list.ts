@@ -18,10 +18,10 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
   const { list, errors } = parseResourceList(input);
   if (!list) {
     const problems = errors.map((e) => error(e.message));
-    const results = toResults(problems, () => undefined);
+    const results = toResults(problems, () => []);
     return {
       stdout: emitYaml({ apiVersion: RESOURCE_LIST_API_VERSION, kind: 'ResourceList', items: [], results }),
-      stderr: formatReport(problems, () => undefined, tool, failureText(tool)),
+      stderr: formatReport(problems, () => [], tool, failureText(tool)),
       exitCode: 1,
     };
   }
@@ -52,7 +52,10 @@ function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome
   else {
     out.write('items:\n');
     for (const text of texts) out.write(text);
-    for (const g of outcome.generated) emitSequenceItemTo(withFileAnnotations(g.object, g.path, g.index), indent, out);
+    for (const g of outcome.generated) {
+      if (g.header) out.write(`${' '.repeat(indent)}# ${g.header}\n`);
+      emitSequenceItemTo(withFileAnnotations(g.object, g.path, g.index), indent, out);
+    }
   }
   const results = toResults(outcome.problems, outcome.fileOf);
   if (results.length) emitMappingTo({ results }, out);

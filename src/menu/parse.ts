@@ -7,6 +7,7 @@ import {
   GROUP,
   compareStrings,
   error,
+  isNamespaceName,
   warning,
   valkeyCluster,
   valkeyConfig,
@@ -20,6 +21,7 @@ import {
   type ValkeyRole,
 } from '../api/index.js';
 import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
+import { own, ownPath, protoKeyPaths } from './own.js';
 import { issuesToProblems } from './zod-problems.js';
 
 /** Each kind's schema, built on first use. */
@@ -37,16 +39,17 @@ const CLUSTER_SPEC_HINT =
 
 /** Is this object one of ours (by group), whatever its version? */
 export const isValkeyObject = (apiVersion: unknown, kind: unknown): kind is ValkeyKind =>
-  typeof apiVersion === 'string' && apiVersion.split('/')[0] === GROUP && typeof kind === 'string' && kind in SCHEMAS;
+  typeof apiVersion === 'string' && apiVersion.split('/')[0] === GROUP && typeof kind === 'string' && Object.hasOwn(SCHEMAS, kind);
 
 export function objectRefOf(value: unknown): ObjectRef {
-  const v = (value ?? {}) as { apiVersion?: unknown; kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const ref: ObjectRef = {
-    apiVersion: typeof v.apiVersion === 'string' ? v.apiVersion : '',
-    kind: typeof v.kind === 'string' ? v.kind : '',
-    name: typeof v.metadata?.name === 'string' ? v.metadata.name : '',
+    apiVersion: str(own(value, 'apiVersion')),
+    kind: str(own(value, 'kind')),
+    name: str(ownPath(value, 'metadata', 'name')),
   };
-  if (typeof v.metadata?.namespace === 'string' && v.metadata.namespace) ref.namespace = v.metadata.namespace;
+  const namespace = str(ownPath(value, 'metadata', 'namespace'));
+  if (namespace) ref.namespace = namespace;
   return ref;
 }
 
@@ -62,44 +65,80 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
   const clusters = new Map<string, ValkeyCluster>();
   const invalid = new Set<string>();
 
-  for (const value of values) {
+  // Positions of the valid objects under each name: a name defined twice is an error on both.
+  const definitions = new Map<string, { kind: ValkeyKind; ref: ObjectRef; inputs: number[]; data: unknown }>();
+  values.forEach((value, input) => {
     const ref = objectRefOf(value);
     const kind = ref.kind as ValkeyKind;
+    const located = (found: Problem[]) => found.map((p) => ({ ...p, inputs: [input] }));
     if (ref.apiVersion !== API_VERSION) {
-      problems.push(error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion'));
-      continue;
+      problems.push(
+        ...located([
+          error(`${ref.kind} ${ref.name}: apiVersion: "${ref.apiVersion}" is not served; use ${API_VERSION}`, ref, 'apiVersion'),
+        ]),
+      );
+      return;
+    }
+    const protoKeys = protoKeyPaths(value);
+    if (protoKeys.length > 0) {
+      for (const path of protoKeys)
+        problems.push(
+          ...located([
+            error(`${ref.kind} ${ref.name}: ${path}: "__proto__" is not a valid key anywhere in a ${ref.kind}; remove it`, ref, path),
+          ]),
+        );
+      if (ref.name) invalid.add(invalidKey(kind, ref.name));
+      return;
     }
     const parsed = SCHEMAS[kind]().safeParse(value, { reportInput: true });
     if (!parsed.success) {
       problems.push(
-        ...issuesToProblems(parsed.error.issues, {
-          object: ref,
-          unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {},
-        }),
+        ...located(
+          issuesToProblems(parsed.error.issues, {
+            object: ref,
+            unknownFieldHints: kind === 'ValkeyCluster' ? { spec: CLUSTER_SPEC_HINT } : {},
+          }),
+        ),
       );
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
-      continue;
+      return;
     }
     const nameProblem = checkName(kind, ref);
     if (nameProblem) {
-      problems.push(nameProblem);
+      problems.push(...located([nameProblem]));
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
-      continue;
+      return;
     }
     if (kind !== 'ValkeyCluster' && ref.namespace) {
       problems.push(
-        warning(`${kind} ${ref.name}: metadata.namespace is ignored: ${kind} is cluster-scoped; remove it`, ref, 'metadata.namespace'),
+        ...located([
+          warning(`${kind} ${ref.name}: metadata.namespace is ignored: ${kind} is cluster-scoped; remove it`, ref, 'metadata.namespace'),
+        ]),
       );
     }
-    const key = kind === 'ValkeyCluster' ? `${ref.namespace}/${ref.name}` : ref.name;
-    const index = { ValkeyImage: images, ValkeyConfig: configs, ValkeyRole: roles, ValkeyCluster: clusters }[kind] as Map<string, unknown>;
-    if (index.has(key)) {
-      problems.push(
-        error(`${kind} ${key} is defined more than once; names must be unique, so remove or rename one of them`, ref, 'metadata.name'),
-      );
+    const key = `${kind}/${kind === 'ValkeyCluster' ? `${ref.namespace}/${ref.name}` : ref.name}`;
+    const known = definitions.get(key);
+    if (known) known.inputs.push(input);
+    else definitions.set(key, { kind, ref, inputs: [input], data: parsed.data });
+  });
+
+  for (const { kind, ref, inputs, data } of definitions.values()) {
+    const name = kind === 'ValkeyCluster' ? `${ref.namespace}/${ref.name}` : ref.name;
+    if (inputs.length > 1) {
+      // Keeping either copy would make the result depend on the input order: keep neither.
+      problems.push({
+        ...error(
+          `${kind} ${name} is defined ${inputs.length} times; names must be unique, so keep one and remove or rename the others`,
+          ref,
+          'metadata.name',
+        ),
+        inputs,
+      });
+      invalid.add(invalidKey(kind, ref.name));
       continue;
     }
-    index.set(key, parsed.data);
+    const index = { ValkeyImage: images, ValkeyConfig: configs, ValkeyRole: roles, ValkeyCluster: clusters }[kind] as Map<string, unknown>;
+    index.set(name, data);
   }
 
   const sortedClusters = [...clusters.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, c]) => c);
@@ -111,6 +150,13 @@ function checkName(kind: ValkeyKind, ref: ObjectRef): Problem | undefined {
     if (!ref.namespace) {
       return error(
         `ValkeyCluster ${ref.name}: metadata.namespace is required: the rendered objects, pod DNS names and TLS names depend on it. Set it in the file (or run set-namespace before this function)`,
+        ref,
+        'metadata.namespace',
+      );
+    }
+    if (!isNamespaceName(ref.namespace)) {
+      return error(
+        `ValkeyCluster ${JSON.stringify(ref.namespace)}/${ref.name}: metadata.namespace must be a namespace name: a DNS-1123 label (lowercase letters, digits and '-', a letter or digit at each end) of at most 63 characters`,
         ref,
         'metadata.namespace',
       );

@@ -8,13 +8,14 @@ import {
   type Problem,
   type RenderConfig,
 } from '../api/index.js';
+import { own } from './own.js';
 import { objectRefOf } from './parse.js';
 import { issuesToProblems } from './zod-problems.js';
 
 /** A ValkeyRenderConfig of any version of our group. */
 export const isRenderConfig = (value: unknown): boolean => {
-  const v = value as { apiVersion?: unknown; kind?: unknown } | null;
-  return typeof v?.apiVersion === 'string' && v.apiVersion.startsWith(`${GROUP}/`) && v.kind === RENDER_CONFIG_KIND;
+  const apiVersion = own(value, 'apiVersion');
+  return typeof apiVersion === 'string' && apiVersion.startsWith(`${GROUP}/`) && own(value, 'kind') === RENDER_CONFIG_KIND;
 };
 
 export type RenderConfigCheck = { config?: RenderConfig; problems: Problem[] };

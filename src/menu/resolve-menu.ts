@@ -1,5 +1,7 @@
 import {
   RESERVED_USERNAMES,
+  causedBy,
+  compareStrings,
   describeRef,
   error,
   valkeyRef,
@@ -10,8 +12,16 @@ import {
   type ValkeyCluster,
 } from '../api/index.js';
 import { invalidKey, type Menu } from './menu.js';
-import { MAX_CHAIN_LENGTH, describeFailure, formatChain, mergeAllChains, type ChainResult, type MergedChain } from './resolve.js';
-import { suggestName } from './suggest.js';
+import {
+  MAX_CHAIN_LENGTH,
+  describeFailure,
+  failingConfig,
+  formatChain,
+  mergeAllChains,
+  type ChainResult,
+  type MergedChain,
+} from './resolve.js';
+import { NameIndex } from './suggest.js';
 import { lintImage, lintRole, lintResolvedConfig } from './lint.js';
 import { checkValkeySettings } from './check-settings.js';
 
@@ -48,13 +58,14 @@ const clusterName = (c: ValkeyCluster) => `${c.metadata.namespace}/${c.metadata.
  */
 export function resolveMenu(menu: Menu): ResolvedMenu {
   const problems: Problem[] = [];
+  const names = nameIndexes(menu);
   const chains = mergeAllChains(menu.configs, undefined, (name) => menu.invalid.has(invalidKey('ValkeyConfig', name)));
   const usersOf = clustersByConfig(menu.clusters);
 
-  reportChainFailures(menu, chains, problems);
-  const configs = attachImages(menu, chains, usersOf, problems);
+  reportChainFailures(chains, names, problems);
+  const configs = attachImages(menu, chains, usersOf, names, problems);
 
-  for (const [name, config] of menu.configs) checkBindings(config.spec.acl, menu, configRef(name), 'spec.acl', problems);
+  for (const [name, config] of menu.configs) checkBindings(config.spec.acl, menu, names, configRef(name), 'spec.acl', problems);
   for (const config of menu.configs.values()) problems.push(...checkValkeySettings(config));
   for (const role of menu.roles.values()) problems.push(...lintRole(role));
   for (const image of menu.images.values()) problems.push(...lintImage(image));
@@ -62,10 +73,25 @@ export function resolveMenu(menu: Menu): ResolvedMenu {
 
   const clusters: ResolvedCluster[] = [];
   for (const cluster of menu.clusters) {
-    const resolved = resolveCluster(cluster, menu, chains, configs, problems);
+    const resolved = resolveCluster(cluster, menu, names, chains, configs, problems);
     if (resolved) clusters.push(resolved);
   }
   return { configs, clusters, problems };
+}
+
+/** Each kind's names, indexed once for the did-you-mean of every dangling reference. */
+interface NameIndexes {
+  configs: NameIndex;
+  images: NameIndex;
+  roles: NameIndex;
+}
+
+function nameIndexes(menu: Menu): NameIndexes {
+  return {
+    configs: new NameIndex(menu.configs.keys()),
+    images: new NameIndex(menu.images.keys()),
+    roles: new NameIndex(menu.roles.keys()),
+  };
 }
 
 function clustersByConfig(clusters: readonly ValkeyCluster[]): Map<string, ValkeyCluster[]> {
@@ -79,21 +105,24 @@ function clustersByConfig(clusters: readonly ValkeyCluster[]): Map<string, Valke
 }
 
 /** Root causes only: configs that fail because their base failed are reported through clusters. */
-function reportChainFailures(menu: Menu, chains: Map<string, ChainResult>, problems: Problem[]): void {
+function reportChainFailures(chains: Map<string, ChainResult>, names: NameIndexes, problems: Problem[]): void {
   for (const [name, result] of chains) {
     if (result.ok) continue;
     const f = result.failure;
     if (f.reason === 'missing-base' && f.invalid) {
       // The base has its own errors; saying it does not exist would send people the wrong way.
       problems.push(
-        error(
-          `ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" is invalid, so this config cannot be resolved; fix the errors reported on ${f.missing}`,
-          configRef(name),
-          'spec.baseRef',
+        causedBy(
+          error(
+            `ValkeyConfig ${name}: spec.baseRef: cannot be resolved, caused by its base ValkeyConfig ${f.missing}, which is invalid; fix the errors reported on ${f.missing} first`,
+            configRef(name),
+            'spec.baseRef',
+          ),
+          configRef(f.missing),
         ),
       );
     } else if (f.reason === 'missing-base') {
-      const hint = suggestName(f.missing, menu.configs.keys(), 'ValkeyConfig');
+      const hint = names.configs.suggest(f.missing, 'ValkeyConfig');
       problems.push(
         error(
           `ValkeyConfig ${name}: spec.baseRef: ValkeyConfig "${f.missing}" does not exist (chain walked: ${formatChain(f.chain)}); create it or point baseRef at an existing config (${hint})`,
@@ -125,6 +154,7 @@ function attachImages(
   menu: Menu,
   chains: Map<string, ChainResult>,
   usersOf: Map<string, ValkeyCluster[]>,
+  names: NameIndexes,
   problems: Problem[],
 ): Map<string, ResolvedConfig> {
   const resolved = new Map<string, ResolvedConfig>();
@@ -170,14 +200,18 @@ function attachImages(
 
   for (const [image, { setters, dependents }] of missing) {
     if (menu.invalid.has(invalidKey('ValkeyImage', image))) continue; // its own errors say what is wrong
-    const configsList = dependents.sort().join(', ');
-    const clusters = dependents.flatMap((d) => (usersOf.get(d) ?? []).map(clusterName)).sort();
-    const clusterText = clusters.length ? `ValkeyClusters that depend on it: ${clusters.join(', ')}` : 'no ValkeyCluster uses it yet';
-    const hint = suggestName(image, menu.images.keys(), 'ValkeyImage');
+    // One message per config that sets the image: the lists are bounded, or n setters of one
+    // missing image would write n messages of n names each.
+    const configsList = `${dependents.length === 1 ? 'ValkeyConfig that depends' : 'ValkeyConfigs that depend'} on it: ${boundedList(dependents.sort(compareStrings))}`;
+    const clusters = dependents.flatMap((d) => (usersOf.get(d) ?? []).map(clusterName)).sort(compareStrings);
+    const clusterText = clusters.length
+      ? `${clusters.length === 1 ? 'ValkeyCluster that depends' : 'ValkeyClusters that depend'} on it: ${boundedList(clusters)}`
+      : 'no ValkeyCluster uses it yet';
+    const hint = names.images.suggest(image, 'ValkeyImage');
     for (const from of setters) {
       problems.push(
         error(
-          `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ValkeyConfigs that depend on it: ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
+          `ValkeyConfig ${from}: spec.imageRef: ValkeyImage "${image}" does not exist, so it is not on the allowlist. ${configsList}; ${clusterText}. Register the image with a ValkeyImage named "${image}" or point imageRef at an allowlisted one (${hint})`,
           configRef(from),
           'spec.imageRef',
         ),
@@ -190,6 +224,7 @@ function attachImages(
 function resolveCluster(
   cluster: ValkeyCluster,
   menu: Menu,
+  names: NameIndexes,
   chains: Map<string, ChainResult>,
   configs: Map<string, ResolvedConfig>,
   problems: Problem[],
@@ -197,18 +232,21 @@ function resolveCluster(
   const ref = clusterRef(cluster);
   const who = `ValkeyCluster ${clusterName(cluster)}`;
   const name = cluster.spec.configRef;
-  let ok = checkBindings(cluster.spec.acl, menu, ref, 'spec.acl', problems);
+  let ok = checkBindings(cluster.spec.acl, menu, names, ref, 'spec.acl', problems);
   const chain = chains.get(name);
   if (!chain) {
     problems.push(
       menu.invalid.has(invalidKey('ValkeyConfig', name))
-        ? error(
-            `${who}: spec.configRef: ValkeyConfig "${name}" is invalid, so this cluster cannot be rendered; see the errors reported on ${name}`,
-            ref,
-            'spec.configRef',
+        ? causedBy(
+            error(
+              `${who}: spec.configRef: cannot be rendered, caused by ValkeyConfig ${name}, which is invalid; fix the errors reported on ${name} first`,
+              ref,
+              'spec.configRef',
+            ),
+            configRef(name),
           )
         : error(
-            `${who}: spec.configRef: ValkeyConfig "${name}" does not exist; pick a config from the menu (${suggestName(name, menu.configs.keys(), 'ValkeyConfig')})`,
+            `${who}: spec.configRef: ValkeyConfig "${name}" does not exist; pick a config from the menu (${names.configs.suggest(name, 'ValkeyConfig')})`,
             ref,
             'spec.configRef',
           ),
@@ -216,20 +254,33 @@ function resolveCluster(
     return undefined;
   }
   if (!chain.ok) {
+    const root = failingConfig(chain.failure);
     problems.push(
-      error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${describeFailure(chain.failure)}`, ref, 'spec.configRef'),
+      causedBy(
+        error(
+          `${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved, caused by ValkeyConfig ${root} (spec.baseRef): ${describeFailure(chain.failure)}`,
+          ref,
+          'spec.configRef',
+        ),
+        configRef(root),
+      ),
     );
     return undefined;
   }
   const config = configs.get(name);
   if (!config) {
-    const why =
-      chain.value.imageRef === undefined
-        ? `no config in its chain (${formatChain(chain.value.chain)}) sets spec.imageRef; the platform team must set one`
-        : menu.invalid.has(invalidKey('ValkeyImage', chain.value.imageRef))
-          ? `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) is invalid; see the errors reported on ValkeyImage ${chain.value.imageRef}`
-          : `its image "${chain.value.imageRef}" (from ValkeyConfig ${chain.value.imageFrom}) has no ValkeyImage`;
-    problems.push(error(`${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved: ${why}`, ref, 'spec.configRef'));
+    const { imageRef, imageFrom } = chain.value;
+    const unresolved = `${who}: spec.configRef: ValkeyConfig "${name}" cannot be resolved`;
+    if (imageRef === undefined || imageFrom === undefined) {
+      const why = `no config in its chain (${formatChain(chain.value.chain)}) sets spec.imageRef; the platform team must set one`;
+      problems.push(error(`${unresolved}: ${why}`, ref, 'spec.configRef'));
+    } else if (menu.invalid.has(invalidKey('ValkeyImage', imageRef))) {
+      const message = `${unresolved}, caused by its image: ValkeyImage ${imageRef} (the imageRef of ValkeyConfig ${imageFrom}) is invalid; fix the errors reported on ValkeyImage ${imageRef} first`;
+      problems.push(causedBy(error(message, ref, 'spec.configRef'), valkeyRef('ValkeyImage', imageRef)));
+    } else {
+      const message = `${unresolved}, caused by its image: ValkeyImage "${imageRef}" (the imageRef of ValkeyConfig ${imageFrom}) does not exist; see the error reported on ValkeyConfig ${imageFrom}`;
+      problems.push(causedBy(error(message, ref, 'spec.configRef'), configRef(imageFrom)));
+    }
     return undefined;
   }
   const platformUsers = new Set(config.acl.map((b) => b.username));
@@ -252,6 +303,7 @@ function resolveCluster(
 function checkBindings(
   bindings: readonly AclBinding[] | undefined,
   menu: Menu,
+  names: NameIndexes,
   ref: ObjectRef,
   path: string,
   problems: Problem[],
@@ -279,9 +331,12 @@ function checkBindings(
         const f = `${path}[${i}].permissions[${j}].roleRef`;
         problems.push(
           menu.invalid.has(invalidKey('ValkeyRole', perm.roleRef))
-            ? error(`${who}: ${f}: ValkeyRole "${perm.roleRef}" is invalid; see the errors reported on it`, ref, f)
+            ? causedBy(
+                error(`${who}: ${f}: caused by ValkeyRole ${perm.roleRef}, which is invalid; fix the errors reported on it first`, ref, f),
+                valkeyRef('ValkeyRole', perm.roleRef),
+              )
             : error(
-                `${who}: ${f}: ValkeyRole "${perm.roleRef}" does not exist; create it or use an existing role (${suggestName(perm.roleRef, menu.roles.keys(), 'ValkeyRole')})`,
+                `${who}: ${f}: ValkeyRole "${perm.roleRef}" does not exist; create it or use an existing role (${names.roles.suggest(perm.roleRef, 'ValkeyRole')})`,
                 ref,
                 f,
               ),
@@ -290,4 +345,13 @@ function checkBindings(
     });
   });
   return problems.length === before;
+}
+
+/** At most this many names in one message; the rest are counted. */
+export const MAX_LISTED = 10;
+
+/** "a, b, c", or the first MAX_LISTED and "and N more". */
+export function boundedList(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_LISTED).join(', ');
+  return names.length > MAX_LISTED ? `${shown} and ${names.length - MAX_LISTED} more` : shown;
 }

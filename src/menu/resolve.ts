@@ -25,7 +25,7 @@ export type ChainFailure =
   | { reason: 'missing-base'; chain: string[]; config: string; missing: string; invalid: boolean }
   | { reason: 'cycle'; chain: string[]; cycle: string[] }
   | { reason: 'too-long'; chain: string[] }
-  | { reason: 'base-failed'; chain: string[]; cause: ChainFailure };
+  | { reason: 'base-failed'; chain: string[]; cause: Exclude<ChainFailure, { reason: 'base-failed' }> };
 
 export type ChainResult = { ok: true; value: MergedChain } | { ok: false; failure: ChainFailure };
 
@@ -57,13 +57,12 @@ export function mergeAllChains(
       }
       const seenAt = position.get(current);
       if (seenAt !== undefined) {
-        const cycle = [...path.slice(seenAt), current];
-        for (const member of path.slice(seenAt)) {
-          const rotated = rotate(cycle.slice(0, -1), member);
-          memo.set(member, {
-            ok: false,
-            failure: { reason: 'cycle', chain: [...rotated, member].slice(0, SHOWN), cycle: [...rotated, member] },
-          });
+        // Each member's failure holds the cycle from that member on, cut to what a message shows:
+        // a cycle of M configs then costs O(M), not M copies of M names.
+        const members = path.slice(seenAt);
+        for (const [at, member] of members.entries()) {
+          const rotated = rotatedPrefix(members, at, SHOWN + 1);
+          memo.set(member, { ok: false, failure: { reason: 'cycle', chain: rotated.slice(0, SHOWN), cycle: rotated } });
         }
         path.length = seenAt;
         tail = memo.get(current);
@@ -94,16 +93,22 @@ export function mergeAllChains(
   return memo;
 }
 
-function rotate(cycle: string[], start: string): string[] {
-  const i = cycle.indexOf(start);
-  return [...cycle.slice(i), ...cycle.slice(0, i)];
+/** The cycle walked from `members[at]` round to itself again, at most `limit` names. */
+function rotatedPrefix(members: readonly string[], at: number, limit: number): string[] {
+  const out: string[] = [];
+  for (let k = 0; k <= members.length && out.length < limit; k++) out.push(members[(at + k) % members.length] as string);
+  return out;
 }
 
 /** Puts `config` in front of its base's merged result: the child wins field by field. */
 function extend(config: ValkeyConfig, base: ChainResult | undefined): ChainResult {
   const name = config.metadata.name;
-  if (base && !base.ok)
-    return { ok: false, failure: { reason: 'base-failed', chain: [name, ...base.failure.chain].slice(0, SHOWN), cause: base.failure } };
+  if (base && !base.ok) {
+    // The cause is always the root failure, never another base-failed: a chain of 100,000 configs
+    // would otherwise nest its message (and the walk that writes it) 100,000 deep.
+    const cause = base.failure.reason === 'base-failed' ? base.failure.cause : base.failure;
+    return { ok: false, failure: { reason: 'base-failed', chain: [name, ...base.failure.chain].slice(0, SHOWN), cause } };
+  }
   const parent = base?.value;
   const chain = [name, ...(parent?.chain ?? [])];
   if (chain.length > MAX_CHAIN_LENGTH) return { ok: false, failure: { reason: 'too-long', chain: chain.slice(0, SHOWN) } };
@@ -152,6 +157,20 @@ function extend(config: ValkeyConfig, base: ChainResult | undefined): ChainResul
 export function formatChain(chain: readonly string[]): string {
   const shown = chain.slice(0, SHOWN).join(' → ');
   return chain.length >= SHOWN ? `${shown} → …` : shown;
+}
+
+/** The config that carries the root cause's own error (see reportChainFailures). */
+export function failingConfig(failure: ChainFailure): string {
+  switch (failure.reason) {
+    case 'missing-base':
+      return failure.config;
+    case 'cycle':
+      return failure.cycle[0] as string;
+    case 'too-long':
+      return failure.chain[0] as string;
+    case 'base-failed':
+      return failingConfig(failure.cause);
+  }
 }
 
 /** The root cause of a failure and the chain walked to find it. */

@@ -1,4 +1,4 @@
-import { compareVersions, parseVersion } from '../api/index.js';
+import { ANNOTATIONS, compareVersions, parseVersion } from '../api/index.js';
 import { diffUsers } from './acl-diff.js';
 import type { PlanContext } from './plan-context.js';
 import type { ClusterPlan, ClusterShape, Risk, SettingChange, UserChange } from './plan-schema.js';
@@ -86,7 +86,13 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
 function risksOf(base: RenderedCluster, change: RenderedCluster, settings: readonly SettingChange[], roll: RollPlan | undefined): Risk[] {
   const risks: Risk[] = [];
   const alone = roll?.shards.filter((s) => !s.failover).map((s) => s.statefulSet) ?? [];
-  if (alone.length > 0) {
+  const optedIn = change.dataLossOptIn === 'true' || (change.dataLossOptIn !== undefined && change.dataLossOptIn === change.restartHash);
+  if (alone.length > 0 && optedIn) {
+    risks.push({
+      level: 'risky',
+      message: `${plural(alone.length, 'shard')} (${listSome(alone)}) will roll with no replica and lose their data: the ValkeyCluster opts in (${ANNOTATIONS.allowDataLossRoll}: "${change.dataLossOptIn}")`,
+    });
+  } else if (alone.length > 0) {
     risks.push({
       level: 'held',
       message: `${plural(alone.length, 'shard')} (${listSome(alone)}) would roll with no replica: restarting a primary with no replica loses its data, so the controller waits for an explicit opt-in`,

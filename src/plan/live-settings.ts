@@ -1,4 +1,4 @@
-import { lookupSetting } from '../api/valkey-table.js';
+import { isLiveSetting as fromTable } from '../api/valkey-table.js';
 
 /**
  * Whether `CONFIG SET` applies a Valkey setting to a running server (true), it needs a restart
@@ -7,13 +7,7 @@ import { lookupSetting } from '../api/valkey-table.js';
 export type LiveSettingLookup = (name: string) => boolean | undefined;
 
 /**
- * From the one settings table (src/api/valkey-settings.ts, generated from real servers) that the
- * renderer and the controller read too, so the plan predicts what they will do. A protected
- * setting (`dir`, `dbfilename`) is live only where `enable-protected-configs` allows it, which
- * valkey-krm never turns on: a restart.
+ * The one settings table (src/api/valkey-settings.ts, generated from real servers) that the
+ * renderer and the controller read too, so the plan predicts what they will do.
  */
-export const isLiveSetting: LiveSettingLookup = (name) => {
-  const known = lookupSetting(name);
-  if (!known) return undefined;
-  return known.facts.live && !known.facts.protected;
-};
+export const isLiveSetting: LiveSettingLookup = (name) => fromTable(name);

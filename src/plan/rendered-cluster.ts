@@ -25,13 +25,20 @@ export interface RenderedCluster {
   imageVersion: string;
   image: string;
   tlsSecret: string | undefined;
+  /** The pods' restart hash: what a roll moves them to. */
+  restartHash: string | undefined;
+  /** The reviewer's opt-in to roll zero-replica shards: "true" or one restart hash. */
+  dataLossOptIn: string | undefined;
   /** Every object as JSON, to notice a change no rule below names. */
   objectsText: string;
 }
 
 interface StatefulSetLike {
   metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
-  spec: { replicas: number; template: { spec: { containers: { image: string }[] } } & Record<string, unknown> };
+  spec: {
+    replicas: number;
+    template: { metadata?: { annotations?: Record<string, string> }; spec: { containers: { image: string }[] } } & Record<string, unknown>;
+  };
 }
 
 export function readRenderedCluster(namespace: string, name: string, objects: readonly KubeObject[]): RenderedCluster {
@@ -39,6 +46,7 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
   let acl = '';
   const shards: RenderedShard[] = [];
   let annotations: Record<string, string> = {};
+  let templateAnnotations: Record<string, string> = {};
   let image = '';
   for (const object of objects) {
     if (object.kind === 'ConfigMap') {
@@ -50,6 +58,7 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
       const index = Number(sts.metadata.labels?.[LABELS.shard] ?? shards.length);
       if (shards.length === 0) {
         annotations = sts.metadata.annotations ?? {};
+        templateAnnotations = sts.spec.template.metadata?.annotations ?? {};
         image = sts.spec.template.spec.containers[0]?.image ?? '';
       }
       shards.push({
@@ -74,6 +83,8 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
     imageVersion: annotations[ANNOTATIONS.imageVersion] ?? '',
     image,
     tlsSecret: annotations[ANNOTATIONS.tls],
+    restartHash: templateAnnotations[ANNOTATIONS.restartHash],
+    dataLossOptIn: annotations[ANNOTATIONS.allowDataLossRoll],
     objectsText: JSON.stringify(objects),
   };
 }

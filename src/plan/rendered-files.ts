@@ -1,3 +1,5 @@
+import { ACL_REVISION_USERNAME } from '../api/index.js';
+
 /**
  * Reads back what the renderer wrote into a cluster's ConfigMap. The plan compares these parsed
  * forms, not the texts, so a comment or a line's position never counts as a change.
@@ -23,12 +25,15 @@ export interface AclUser {
   rules: string;
 }
 
-/** `users.acl` → username → its hashes and rules. */
+/**
+ * `users.acl` → username → its hashes and rules. The revision marker (a disabled user whose hash
+ * is the file's revision, for the controller to prove a load) is bookkeeping, not a user: left out.
+ */
 export function parseUsersAcl(text: string): Map<string, AclUser> {
   const users = new Map<string, AclUser>();
   for (const raw of text.split('\n')) {
     const tokens = raw.trim().split(/\s+/);
-    if (tokens[0] !== 'user' || tokens[1] === undefined) continue;
+    if (tokens[0] !== 'user' || tokens[1] === undefined || tokens[1] === ACL_REVISION_USERNAME) continue;
     const hashes = new Set<string>();
     const rules: string[] = [];
     for (const token of tokens.slice(2)) {

@@ -88,8 +88,9 @@ export function rollCauses(
           : `TLS Secret ${base.tlsSecret} -> ${change.tlsSecret}`;
     causes.push({ kind: 'tls', detail, objects: [clusterObject] });
   }
-  // Settings forced because of TLS are explained by the TLS cause.
-  const ownSettings = settings.filter((s) => !(tlsChanged && s.setBy === 'forced'));
+  // Settings forced because of TLS are explained by the TLS cause; a live setting never changes
+  // the pod template (the renderer hashes only restart-relevant lines), so it causes no roll.
+  const ownSettings = settings.filter((s) => s.applies !== 'live' && !(tlsChanged && s.setBy === 'forced'));
   if (ownSettings.length > 0 && (kinds.has('derived') || kinds.has('other'))) {
     const kind = { live: 'a live setting', restart: 'a restart setting', unknown: 'not in the settings table' } as const;
     const text = ownSettings.map((s) => `${s.name} ${s.from ?? '(unset)'} -> ${s.to ?? '(unset)'} (${kind[s.applies]})`).join(', ');

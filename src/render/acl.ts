@@ -1,4 +1,4 @@
-import { SYSTEM_USERNAMES, type AclBinding, type AclPermission, type ValkeyRole } from '../api/index.js';
+import { ACL_REVISION_USERNAME, SYSTEM_USERNAMES, type AclBinding, type AclPermission, type ValkeyRole } from '../api/index.js';
 
 /**
  * Without a `user default` line Valkey recreates `default` with full access, so the file always
@@ -9,9 +9,15 @@ export const DEFAULT_USER_LINE = 'user default on nopass resetchannels -@all +pi
 /** What replicas need to sync, plus what Valkey 9's atomic slot migration asks of the primary user. */
 export const REPLICATION_RULES = '-@all +psync +sync +replconf +ping +cluster|syncslots +select +@write ~*';
 
-/** The controller administers the cluster; it never reads or writes keys. */
+/**
+ * The controller administers the cluster and reaches keys only to move them between shards. Slot
+ * migration runs `MIGRATE ... AUTH2 <controller> ...` on the source, which makes the target run
+ * `SELECT` and `RESTORE-ASKING` as the controller: those three need every key, so they sit in a
+ * selector of their own, and the root permissions still reach no key. `COMMAND INFO` tells
+ * whether a node has Valkey 9's atomic slot migration.
+ */
 export const CONTROLLER_RULES =
-  '-@all +ping +info +role +cluster +acl|load +acl|list +acl|whoami +config|get +config|set +failover +client|list +client|kill +client|setname +readonly +readwrite +wait';
+  '-@all +ping +info +role +cluster +acl|load +acl|list +acl|getuser +acl|whoami +config|get +config|set +failover +client|list +client|kill +client|setname +readonly +readwrite +wait +command|info (+migrate +restore-asking +select ~*)';
 
 export interface SystemUserHashes {
   replication: string;
@@ -55,3 +61,11 @@ export function renderUsersAcl(
   ];
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The last line of `users.acl`: a user that can never log in (`off`, no commands), whose one
+ * password hash is `revision`, the sha256 of the lines above it. After `ACL LOAD`, the controller
+ * reads it back with `ACL GETUSER` to prove which file the node loaded: the kubelet projects a
+ * changed ConfigMap with a delay, and a load of the old file succeeds just as well.
+ */
+export const aclRevisionLine = (revision: string): string => `user ${ACL_REVISION_USERNAME} off #${revision} resetchannels -@all\n`;

@@ -1,13 +1,16 @@
-import { info, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import { ANNOTATIONS, info, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
-import { renderUsersAcl } from './acl.js';
+import { aclRevisionLine, renderUsersAcl } from './acl.js';
 import { renderConfigMap, sha256 } from './configmap.js';
 import { renderProbeScript } from './probes.js';
 import { renderService } from './service.js';
-import { renderShardStatefulSet } from './statefulset.js';
+import { renderShardPodTemplate, renderShardStatefulSet } from './statefulset.js';
 import { renderShardPodDisruptionBudget } from './pdb.js';
+import type { PreviousCluster } from './previous.js';
+import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
+import { rolloutFindings } from './rollout-warnings.js';
 
 export interface RenderedCluster {
   /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget. */
@@ -15,11 +18,15 @@ export interface RenderedCluster {
   problems: Problem[];
 }
 
-/** One resolved cluster → its objects. Pure and deterministic. */
+/**
+ * One resolved cluster → its objects. Pure and deterministic. `previous` is what the renderer's
+ * own earlier output for this cluster says, when the input has it (a kpt re-render).
+ */
 export function renderCluster(
   { cluster, config }: ResolvedCluster,
   roles: ReadonlyMap<string, ValkeyRole>,
   render: RenderConfig,
+  previous?: PreviousCluster,
 ): RenderedCluster {
   const name = cluster.metadata.name;
   const namespace = cluster.metadata.namespace as string;
@@ -30,7 +37,7 @@ export function renderCluster(
     // read back on every kpt re-render, and ASCII text reads several times faster than UTF-8).
     `Config chain: ${config.chain.join(' -> ')}; image ${config.image} (ValkeyImage ${config.imageRef}, version ${config.imageVersion}).`,
   ];
-  const conf = renderValkeyConf(header, config.valkey, tls);
+  const conf = renderValkeyConf(header, config.valkey, tls, config.imageVersion);
   const problems: Problem[] = conf.dropped.map((key) => {
     const from = config.valkeyFrom[key] ?? config.name;
     return info(
@@ -39,20 +46,36 @@ export function renderCluster(
       `spec.valkey.${key}`,
     );
   });
-  const acl = renderUsersAcl(config.acl, cluster.spec.acl ?? [], roles, {
+  const aclBody = renderUsersAcl(config.acl, cluster.spec.acl ?? [], roles, {
     replication: render.systemUsers.replication.passwordHash,
     controller: render.systemUsers.controller.passwordHash,
   });
-  const confHash = sha256(conf.text);
+  const aclRevision = sha256(aclBody);
+  const acl = aclBody + aclRevisionLine(aclRevision);
+  const revisions: ClusterRevisions = {
+    restart: restartHash(conf.restart, renderShardPodTemplate({ cluster, config, render, shard: 0 })),
+    live: liveRevision(conf.live, acl),
+    acl: aclRevision,
+  };
+  const rollout = rolloutFindings(cluster, revisions.restart, previous);
+  problems.push(...rollout.problems);
   const objects: KubeObject[] = [
     renderConfigMap(name, namespace, { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) }),
     renderService(name, namespace),
   ];
   for (let shard = 0; shard < cluster.spec.shards; shard++) {
-    objects.push(renderShardStatefulSet({ cluster, config, render, shard, confHash }));
+    objects.push(renderShardStatefulSet({ cluster, config, render, shard, revisions, allowDataLossRoll: rollout.allowDataLossRoll }));
   }
   for (let shard = 0; shard < cluster.spec.shards; shard++) {
     objects.push(renderShardPodDisruptionBudget(name, namespace, shard));
   }
-  return { objects, problems };
+  return { objects: objects.map((o) => withOwner(o, `${namespace}/${name}`)), problems };
+}
+
+/**
+ * Names the cluster an object was rendered for: how the next render tells its own earlier output
+ * from a user's object that copied our labels (src/krm/ownership.ts).
+ */
+function withOwner(object: KubeObject, owner: string): KubeObject {
+  return { ...object, metadata: { ...object.metadata, annotations: { [ANNOTATIONS.renderedFor]: owner, ...object.metadata.annotations } } };
 }

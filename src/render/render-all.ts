@@ -3,6 +3,7 @@ import { parseMenu } from '../menu/parse.js';
 import { resolveMenu } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderCluster } from './cluster.js';
+import { previousClusters } from './previous.js';
 
 export interface RenderedSet {
   /** Per cluster, in namespace/name order. Empty whenever any problem is an error. */
@@ -11,24 +12,27 @@ export interface RenderedSet {
   stats: { images: number; configs: number; roles: number; clusters: number };
 }
 
+export interface RenderOptions {
+  validateOnly?: boolean;
+  /** The function's own output from an earlier run, as it came back in the input (kpt re-renders). */
+  previous?: readonly unknown[];
+}
+
 /**
  * The whole job on plain values: parse the Valkey objects, resolve the menu, render every
  * cluster. Any error anywhere means nothing is rendered: a partial render would make Argo CD or
  * Flux prune the clusters that failed.
  */
-export function renderAll(
-  valkeyObjects: readonly unknown[],
-  render: RenderConfig | undefined,
-  options: { validateOnly?: boolean } = {},
-): RenderedSet {
+export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfig | undefined, options: RenderOptions = {}): RenderedSet {
   const { menu, problems } = parseMenu(valkeyObjects);
   const resolved = resolveMenu(menu);
   problems.push(...resolved.problems);
   const stats = { images: menu.images.size, configs: menu.configs.size, roles: menu.roles.size, clusters: menu.clusters.length };
   const clusters: RenderedSet['clusters'] = [];
   if (render) {
+    const previous = previousClusters(options.previous ?? []);
     for (const rc of resolved.clusters) {
-      const out = renderCluster(rc, menu.roles, render);
+      const out = renderCluster(rc, menu.roles, render, previous.get(`${rc.cluster.metadata.namespace}/${rc.cluster.metadata.name}`));
       problems.push(...out.problems);
       if (!options.validateOnly)
         clusters.push({ namespace: rc.cluster.metadata.namespace as string, name: rc.cluster.metadata.name, objects: out.objects });

@@ -1,5 +1,5 @@
 import { BUS_PORT, CLIENT_PORT, SYSTEM_USERNAMES } from '../api/index.js';
-import { canonicalSettingName } from '../api/valkey-table.js';
+import { canonicalSettingName, isLiveSetting } from '../api/valkey-table.js';
 import { CONF_DIR, DATA_DIR, TLS_DIR } from './object.js';
 
 export type Setting = readonly [key: string, value: string];
@@ -109,18 +109,30 @@ export function isManagedKey(key: string): boolean {
 /** A directive line; an empty value must be spelled "" or Valkey reads a missing argument. */
 const line = ([key, value]: Setting) => `${key} ${value === '' ? '""' : value}`;
 
+/** Comment lines that open the two sections of the chain's settings (docs/controller.md). */
+export const LIVE_SECTION_HEADER =
+  '# Live settings from the config chain, sorted by name: CONFIG SET applies them, so a change restarts nothing.';
+export const RESTART_SECTION_HEADER =
+  '# Restart-only settings from the config chain, sorted by name: a change rolls the pods (failover first).';
+
 export interface ValkeyConfText {
   text: string;
   /** User keys dropped because valkey-krm manages them, as the configs spelled them. */
   dropped: string[];
+  /** The directive lines CONFIG SET applies on the image's version: what the controller applies live. */
+  live: string[];
+  /** Every other directive line: restart-only and unknown settings, then the forced ones. */
+  restart: string[];
 }
 
 /**
  * `valkey.conf`: the chain's settings by canonical name (lowercase, an alias replaced by its
- * setting: one spelling whatever the configs wrote), sorted, then the forced ones. The chain has
- * one key per setting already (resolve.ts).
+ * setting: one spelling whatever the configs wrote), split into live and restart-only for the
+ * image's declared version and sorted, then the forced ones. The chain has one key per setting
+ * already (resolve.ts). A setting the table does not know counts as restart-only: a restart
+ * applies anything, CONFIG SET may refuse it.
  */
-export function renderValkeyConf(header: string[], valkey: Record<string, string>, tls: boolean): ValkeyConfText {
+export function renderValkeyConf(header: string[], valkey: Record<string, string>, tls: boolean, version: string): ValkeyConfText {
   const dropped: string[] = [];
   const user: Setting[] = [];
   for (const key of Object.keys(valkey).sort()) {
@@ -128,14 +140,20 @@ export function renderValkeyConf(header: string[], valkey: Record<string, string
     else user.push([canonicalSettingName(key), valkey[key] as string]);
   }
   user.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const live = user.filter(([key]) => isLiveSetting(key, version) === true).map(line);
+  const restartOnly = user.filter(([key]) => isLiveSetting(key, version) !== true).map(line);
+  const forced = forcedSettings({ tls }).map(line);
   const lines = [
     ...header.map((h) => `# ${h}`),
     '',
-    '# Settings from the config chain, sorted by name.',
-    ...user.map(line),
+    LIVE_SECTION_HEADER,
+    ...live,
+    '',
+    RESTART_SECTION_HEADER,
+    ...restartOnly,
     '',
     '# Forced by valkey-krm; these always win. Per-pod announce settings and masterauth are arguments.',
-    ...forcedSettings({ tls }).map(line),
+    ...forced,
   ];
-  return { text: `${lines.join('\n')}\n`, dropped };
+  return { text: `${lines.join('\n')}\n`, dropped, live, restart: [...restartOnly, ...forced] };
 }

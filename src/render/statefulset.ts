@@ -4,6 +4,7 @@ import { CONF_DIR, DATA_DIR, TLS_DIR, VALKEY_UID, configMapName, type KubeObject
 import { shardLabels, shardSelector } from './labels.js';
 import { renderPlacement } from './placement.js';
 import { renderProbes } from './probes.js';
+import type { ClusterRevisions } from './revisions.js';
 
 /** Git must never delete a data-bearing workload; the controller retires shards after draining them. */
 export const PRUNE_PROTECTION = {
@@ -18,8 +19,12 @@ export interface ShardInput {
   config: ResolvedConfig;
   render: RenderConfig;
   shard: number;
-  /** sha256 of valkey.conf: a settings change changes the pod template. */
-  confHash: string;
+}
+
+export interface ShardStatefulSetInput extends ShardInput {
+  revisions: ClusterRevisions;
+  /** The cluster's data-loss opt-in, copied verbatim when it has one (already checked). */
+  allowDataLossRoll?: string;
 }
 
 function resources(config: ResolvedConfig) {
@@ -29,7 +34,11 @@ function resources(config: ResolvedConfig) {
   return Object.keys(r).length ? { requests: { ...r }, limits: { ...r } } : undefined;
 }
 
-export function renderShardStatefulSet({ cluster, config, render, shard, confHash }: ShardInput): KubeObject {
+/**
+ * A shard's pod template, without the restart hash (which is a digest of it). Everything here is
+ * part of a pod's revision: change a byte and the controller rolls the shard.
+ */
+export function renderShardPodTemplate({ cluster, config, render, shard }: ShardInput) {
   const name = cluster.metadata.name;
   const namespace = cluster.metadata.namespace as string;
   const tls = cluster.spec.tls?.secretRef;
@@ -75,6 +84,10 @@ export function renderShardStatefulSet({ cluster, config, render, shard, confHas
     { name: 'tmp', mountPath: '/tmp' },
     ...(tls ? [{ name: 'tls', mountPath: TLS_DIR, readOnly: true }] : []),
   ];
+  // A server that exits at start-up (a binary older than the config, an ACL file it refuses) logs
+  // why and exits; the tail of its log becomes the pod's termination message, which the controller
+  // reads, so the reason reaches the cluster's status.
+  container.terminationMessagePolicy = 'FallbackToLogsOnError';
 
   const volumes: Record<string, unknown>[] = [
     { name: 'data', emptyDir: {} },
@@ -83,13 +96,43 @@ export function renderShardStatefulSet({ cluster, config, render, shard, confHas
   ];
   if (tls) volumes.push({ name: 'tls', secret: { secretName: tls, defaultMode: 0o440 } });
 
-  const podAnnotations = { [ANNOTATIONS.configHash]: confHash, ...cluster.spec.podAnnotations };
+  return {
+    metadata: { labels: shardLabels(name, shard), annotations: { ...cluster.spec.podAnnotations } },
+    spec: {
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      terminationGracePeriodSeconds: 30,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: VALKEY_UID,
+        runAsGroup: VALKEY_UID,
+        fsGroup: VALKEY_UID,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      ...renderPlacement(name, shard, cluster.spec.placement, render.defaultZoneSpread),
+      containers: [container],
+      volumes,
+    },
+  };
+}
+
+/**
+ * A shard's StatefulSet. Its metadata says what the controller must know and may not guess: the
+ * declared image version, the live and ACL revisions it must apply in place, and the data-loss
+ * opt-in. None of that is in the pod template, so none of it restarts a pod.
+ */
+export function renderShardStatefulSet(input: ShardStatefulSetInput): KubeObject {
+  const { cluster, config, shard, revisions, allowDataLossRoll } = input;
+  const name = cluster.metadata.name;
+  const tls = cluster.spec.tls?.secretRef;
+  const template = renderShardPodTemplate(input);
+  template.metadata.annotations = { [ANNOTATIONS.restartHash]: revisions.restart, ...template.metadata.annotations };
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
     metadata: {
       name: shardName(name, shard),
-      namespace,
+      namespace: cluster.metadata.namespace as string,
       labels: shardLabels(name, shard),
       annotations: {
         ...PRUNE_PROTECTION,
@@ -99,6 +142,9 @@ export function renderShardStatefulSet({ cluster, config, render, shard, confHas
         [ANNOTATIONS.shards]: String(cluster.spec.shards),
         [ANNOTATIONS.replicasPerShard]: String(cluster.spec.replicasPerShard),
         ...(tls ? { [ANNOTATIONS.tls]: tls } : {}),
+        [ANNOTATIONS.liveRevision]: revisions.live,
+        [ANNOTATIONS.aclRevision]: revisions.acl,
+        ...(allowDataLossRoll !== undefined ? { [ANNOTATIONS.allowDataLossRoll]: allowDataLossRoll } : {}),
       },
     },
     spec: {
@@ -107,24 +153,7 @@ export function renderShardStatefulSet({ cluster, config, render, shard, confHas
       podManagementPolicy: 'Parallel',
       updateStrategy: { type: 'OnDelete' },
       selector: { matchLabels: shardSelector(name, shard) },
-      template: {
-        metadata: { labels: shardLabels(name, shard), annotations: podAnnotations },
-        spec: {
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          terminationGracePeriodSeconds: 30,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: VALKEY_UID,
-            runAsGroup: VALKEY_UID,
-            fsGroup: VALKEY_UID,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
-          ...renderPlacement(name, shard, cluster.spec.placement, render.defaultZoneSpread),
-          containers: [container],
-          volumes,
-        },
-      },
+      template,
     },
   };
 }

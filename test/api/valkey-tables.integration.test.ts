@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT as ROOT } from '../support/paths.js';
 import {
   canonicalSettingName,
   hasSubcommands,
@@ -10,9 +10,8 @@ import {
   lookupCommand,
   lookupSetting,
 } from '../../src/api/valkey-table.js';
-import { run } from '../helpers/exec.js';
+import { run } from '../support/exec.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SERVERS = ['8.0.1', 'unstable-2024-10'].map((v) => join(ROOT, '..', 'shared', 'valkey', v, 'valkey-server'));
 
 describe('the Valkey tables', () => {

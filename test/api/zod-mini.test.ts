@@ -1,18 +1,13 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { typeScriptFiles } from '../support/files.js';
 import { renderConfigSpec } from '../../src/api/index.js';
-
-const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
 
 describe('the schemas use zod/mini', () => {
   // One import of the classic API would bring its chainable methods back into the bundle and with
   // them about 10 ms of every cold start (src/api/lazy.ts).
   it('no source file imports the classic zod API', () => {
-    const classic = sources('src').filter((file) => /from '(zod|zod\/v4)'/.test(readFileSync(file, 'utf8')));
+    const classic = typeScriptFiles('src').filter((file) => /from '(zod|zod\/v4)'/.test(readFileSync(file, 'utf8')));
     expect(classic).toEqual([]);
   });
 

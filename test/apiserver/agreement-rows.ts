@@ -1,8 +1,8 @@
 // The agreement table (issue #4, item 6): resources that render-valkey's validation and the API
 // server (the generated CRDs) must judge alike. Each row is YAML text, so both read the same
 // bytes; JSON where the value's type must not depend on the YAML version, raw YAML where it does.
-import { API, HASH_A, binding, cluster, config, image, role } from '../helpers/objects.js';
-import type { KubeObject } from './support.js';
+import { API, HASH_A, binding, cluster, config, image, role } from '../support/objects.js';
+import type { KubeObject } from '../support/objects.js';
 
 export const AGREEMENT_NAMESPACE = 'agreement';
 

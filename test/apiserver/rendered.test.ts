@@ -7,33 +7,24 @@ import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderConfigSpec, type Problem } from '../../src/api/index.js';
 import { renderAll } from '../../src/render/render-all.js';
-import { ensureTools, type ApiServer, type KubectlResult } from '../harness/apiserver.js';
-import { CONTROLLER_HASH, REPLICATION_HASH, guideMenu, role } from '../helpers/objects.js';
+import { ensureTools, type ApiServer, type KubectlResult } from '../support/apiserver.js';
+import { CONTROLLER_HASH, REPLICATION_HASH, guideMenu, role } from '../support/objects.js';
 import { AGREEMENT_NAMESPACE, ROWS, type AgreementRow } from './agreement-rows.js';
+import { createNamespaces } from '../support/namespaces.js';
+import { servedGroups, show, startWithCrds, warningsIn } from '../support/kubectl.js';
 import {
   describeObject,
-  ensureNamespaces,
-  examplePackages,
-  goldenCases,
-  goldenGenerated,
   groupOf,
-  inPool,
   isGenerated,
-  joinDocs,
   namespacesOf,
-  parseSourceDocs,
   podsFromTemplates,
-  renderGoldenCase,
-  renderPackage,
-  servedGroups,
-  show,
-  startWithCrds,
-  toJsonStream,
-  warningsIn,
   withoutKptAnnotations,
   type KubeObject,
-  type SourceDoc,
-} from './support.js';
+} from '../support/objects.js';
+import { examplePackages } from '../support/paths.js';
+import { inPool } from '../support/pool.js';
+import { goldenCases, goldenGenerated, renderGoldenCase, renderPackage } from '../support/render.js';
+import { joinDocs, parseSourceDocs, toJsonStream, type SourceDoc } from '../support/yaml-docs.js';
 
 const BUILD_TIMEOUT_MS = 45 * 60_000;
 // kubectl is CPU-bound (it parses the server's OpenAPI): one per core, at least two.
@@ -109,7 +100,7 @@ describe('rendered objects on a real kube-apiserver', () => {
       sources.set(`golden ${name}`, { docs: (golden[i] as SourceDoc[]).filter((d) => isGenerated(d.object)), foreign: [] });
     });
     const objects = [...sources.values()].flatMap((s) => s.docs.map((d) => d.object));
-    await ensureNamespaces(api, [...namespacesOf(objects), AGREEMENT_NAMESPACE]);
+    await createNamespaces(api, [...namespacesOf(objects), AGREEMENT_NAMESPACE], { restricted: true });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,26 +1,15 @@
 // The one-way layering of src/ (README, "Developing"): each room imports only the rooms above it.
 // A crossing import is the first step of a tangle that no review catches later, so this test
 // lists every import in src/ and functions/ and fails on any that a room's rule does not allow.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT as ROOT } from '../support/paths.js';
+import { typeScriptFiles } from '../support/files.js';
+import { importsOf } from '../support/imports.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-
-/** Every module specifier in a file: static imports and re-exports, and dynamic import(). */
-function importsOf(text: string): string[] {
-  const found: string[] = [];
-  for (const m of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s*'([^']+)'/gm)) found.push(m[1] as string);
-  for (const m of text.matchAll(/^\s*import\s*'([^']+)'/gm)) found.push(m[1] as string);
-  for (const m of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) found.push(m[1] as string);
-  for (const m of text.matchAll(/getBuiltinModule\(\s*'([^']+)'\s*\)/g)) found.push(m[1] as string);
-  return found;
-}
-
-const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
+/** Absolute paths of the TypeScript files under a directory of the repository. */
+const sources = (dir: string): string[] => typeScriptFiles(dir).map((file) => join(ROOT, file));
 
 /** The room a file under src/ belongs to: `api`, `krm`, `controller/cluster`, `controller` (its top)... */
 function roomOf(file: string): string {
@@ -89,7 +78,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 function crossings(): string[] {
   const out: string[] = [];
-  for (const file of sources(join(ROOT, 'src'))) {
+  for (const file of sources('src')) {
     const room = roomOf(file);
     const allowed = ALLOWED[room];
     if (!allowed) {
@@ -102,7 +91,7 @@ function crossings(): string[] {
     }
   }
   // Entry points wire I/O to the core; they never reach into one room's insides but through it.
-  for (const file of sources(join(ROOT, 'functions'))) {
+  for (const file of sources('functions')) {
     for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
       if (!/^\.\.\/src\/(krm\/cli\/main|controller\/main)\.js$/.test(specifier)) out.push(`${relative(ROOT, file)} imports ${specifier}`);
     }

@@ -17,11 +17,11 @@ import {
   useKubeWorld,
   startController,
   waitForCluster,
-  waitUntil,
   applyStatefulSet,
   type ClusterObject,
   type NodeServer,
-} from './support/world.js';
+} from '../support/controller/world.js';
+import { waitFor } from '../support/process.js';
 
 const active = (c: ClusterObject) => c.status?.state === 'Active' && c.status.observedGeneration === c.metadata.generation;
 
@@ -90,11 +90,9 @@ describe('cluster formation against a real API server and real servers', () => {
       const rv = formed.metadata.resourceVersion;
       const writes = controller.metrics.statusWrites.get();
       const passes = controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' });
-      await waitUntil(
-        'two more reconcile passes',
-        () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= passes + 2,
-        10_000,
-      );
+      await waitFor('two more reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= passes + 2, {
+        timeoutMs: 10_000,
+      });
       expect(controller.metrics.statusWrites.get()).toBe(writes);
       expect((await getCluster(api, ns, 'sessions')).metadata.resourceVersion).toBe(rv);
 
@@ -131,13 +129,13 @@ describe('cluster formation against a real API server and real servers', () => {
       const after = await clusterNodes(pods.get('sessions-0-0')!.port);
       expect(after.find((n) => n.id === newReplicaId)?.primary).toBe(primary1);
       expect(after.some((n) => n.id === oldReplicaId)).toBe(false);
-      await waitUntil(
+      await waitFor(
         'every node forgot the old replica',
         async () => {
           for (const p of pods.values()) if ((await clusterInfo(p.port)).cluster_known_nodes !== '9') return false;
           return true;
         },
-        15_000,
+        { timeoutMs: 15_000 },
       );
 
       // A primary's pod is replaced: a replica takes over its slots, the new pod joins that shard as a replica.
@@ -194,12 +192,12 @@ describe('cluster formation against a real API server and real servers', () => {
         };
       };
     const first = await startController({ world, book, namespace: ns, wrapOpen: crashAfterFirstSlots });
-    await waitUntil(
+    await waitFor(
       'the first controller met all nodes and assigned shard 0',
       async () =>
         (await clusterInfo(port('orders-0-0'))).cluster_slots_assigned === '8192' &&
         (await clusterInfo(port('orders-1-1'))).cluster_known_nodes === '4',
-      30_000,
+      { timeoutMs: 30_000 },
     );
     await first.stop();
 
@@ -208,7 +206,9 @@ describe('cluster formation against a real API server and real servers', () => {
     expect((await clusterNodes(port('orders-0-0'))).find((n) => n.id === shard0Primary)?.slots).toEqual(['0-8191']);
     expect((await clusterInfo(port('orders-1-0'))).cluster_slots_assigned).toBe('8192');
     expect(Number(await appCli(port('orders-0-0'), 'CLUSTER', 'KEYSLOT', 'bar'))).toBeLessThan(8192);
-    await waitUntil('shard 0 serves its slots', async () => (await clusterInfo(port('orders-0-0'))).cluster_state === 'ok', 10_000);
+    await waitFor('shard 0 serves its slots', async () => (await clusterInfo(port('orders-0-0'))).cluster_state === 'ok', {
+      timeoutMs: 10_000,
+    });
     expect(await appCli(port('orders-0-0'), 'SET', 'bar', 'kept')).toBe('OK');
     const before = await getCluster(api, ns, 'orders');
     expect(before.status?.state).toBe('Creating');

@@ -1,14 +1,15 @@
 // Watch resilience, unreachable and slow nodes, pods without an IP, TLS, leader election,
 // ValkeyImage protection and the shipped RBAC/Deployment, against a real kube-apiserver.
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT as REPO } from '../support/paths.js';
 import { microTime } from '../../src/controller/runtime/clock.js';
 import { IMAGE_FINALIZER } from '../../src/controller/cluster/image-finalizers.js';
-import type { ApiServer } from '../harness/apiserver.js';
-import { freePort } from '../harness/process.js';
-import { config, image } from '../helpers/objects.js';
-import { startSilentServer, type SilentServer } from './support/silent-server.js';
-import { makePki, type TestPki } from './support/tls.js';
+import type { ApiServer } from '../support/apiserver.js';
+import { freePort, waitFor } from '../support/process.js';
+import { config, image } from '../support/objects.js';
+import { startSilentServer, type SilentServer } from '../support/servers.js';
+import { makePki, type TestPki } from '../support/tls.js';
 import {
   EndpointBook,
   apiCall,
@@ -20,14 +21,12 @@ import {
   setPodRunning,
   startController,
   waitForCluster,
-  waitUntil,
   CONTROLLER_NAMESPACE,
   LEASE_PATH,
   type ClusterObject,
   type TestController,
-} from './support/world.js';
+} from '../support/controller/world.js';
 
-const REPO = resolve(import.meta.dirname, '../..');
 const active = (c: ClusterObject) => c.status?.state === 'Active';
 
 describe('resilience and operations', () => {
@@ -155,7 +154,7 @@ describe('resilience and operations', () => {
     const a = await startController({ world, book, namespace: ns, ...election('replica-a') });
     const b = await startController({ world, book, namespace: ns, ...election('replica-b') });
     try {
-      await waitUntil('exactly one leader', () => Number(a.app.isLeader()) + Number(b.app.isLeader()) === 1, 15_000);
+      await waitFor('exactly one leader', () => Number(a.app.isLeader()) + Number(b.app.isLeader()) === 1, { timeoutMs: 15_000 });
       const [leader, standby] = a.app.isLeader() ? [a, b] : [b, a];
       expect((await getLease(api)).spec.holderIdentity).toBe(leader === a ? 'replica-a' : 'replica-b');
       await waitForCluster(api, ns, 'solo', 'Active', active, 30_000);
@@ -166,18 +165,20 @@ describe('resilience and operations', () => {
       // Someone else takes the lease (and keeps renewing it): the leader must stop within its renew deadline.
       const intruder = setInterval(() => void steal(api, 'intruder').catch(() => {}), 300);
       try {
-        await waitUntil('the leader steps down', () => !a.app.isLeader() && !b.app.isLeader(), 10_000);
+        await waitFor('the leader steps down', () => !a.app.isLeader() && !b.app.isLeader(), { timeoutMs: 10_000 });
       } finally {
         clearInterval(intruder);
       }
       // The intruder stops renewing: after the lease duration one replica takes over again.
-      await waitUntil('a replica leads again', () => a.app.isLeader() || b.app.isLeader(), 15_000);
+      await waitFor('a replica leads again', () => a.app.isLeader() || b.app.isLeader(), { timeoutMs: 15_000 });
       const second = a.app.isLeader() ? a : b;
       const other = second === a ? b : a;
       await second.stop();
-      await waitUntil('hand-over on graceful stop', () => other.app.isLeader(), 10_000);
+      await waitFor('hand-over on graceful stop', () => other.app.isLeader(), { timeoutMs: 10_000 });
       const passes = other.metrics.reconciles.get({ kind: 'cluster', result: 'ok' });
-      await waitUntil('the new leader reconciles', () => other.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) > passes, 10_000);
+      await waitFor('the new leader reconciles', () => other.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) > passes, {
+        timeoutMs: 10_000,
+      });
     } finally {
       await a.stop();
       await b.stop();
@@ -195,22 +196,22 @@ describe('resilience and operations', () => {
     const finalizers = async () => (JSON.parse((await get()).body) as { metadata: { finalizers?: string[] } }).metadata.finalizers ?? [];
     const controller = await startController({ world, book: new EndpointBook(), namespace: 'protect-none' });
     try {
-      await waitUntil('finalizer added', async () => (await finalizers()).includes(IMAGE_FINALIZER), 15_000);
+      await waitFor('finalizer added', async () => (await finalizers()).includes(IMAGE_FINALIZER), { timeoutMs: 15_000 });
       const del = await api.kubectl(['delete', 'valkeyimage', imageName, '--wait=false']);
       expect(del.code, del.stderr).toBe(0);
       const marked = JSON.parse((await get()).body) as { metadata: { deletionTimestamp?: string } };
       expect(marked.metadata.deletionTimestamp).toBeDefined();
       await apiCall(api, 'DELETE', '/apis/valkey.gomomento.com/v1alpha1/valkeyconfigs/protect-a');
       // One config still references it: it must stay.
-      await waitUntil(
+      await waitFor(
         'the controller saw the first config go',
         () => controller.metrics.reconciles.get({ kind: 'images', result: 'ok' }) >= 3,
-        10_000,
+        { timeoutMs: 10_000 },
       );
       expect((await get()).status).toBe(200);
       await apiCall(api, 'DELETE', '/apis/valkey.gomomento.com/v1alpha1/valkeyconfigs/protect-b');
-      await waitUntil('image deleted', async () => (await get()).status === 404, 15_000);
-      await waitUntil('the release counted', () => controller.metrics.finalizerWrites.get({ action: 'release' }) === 1, 5_000);
+      await waitFor('image deleted', async () => (await get()).status === 404, { timeoutMs: 15_000 });
+      await waitFor('the release counted', () => controller.metrics.finalizerWrites.get({ action: 'release' }) === 1, { timeoutMs: 5_000 });
       expect(controller.metrics.finalizerWrites.get({ action: 'add' })).toBe(1);
     } finally {
       await controller.stop();

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../helpers/exec.js';
+import { run } from '../support/exec.js';
 import {
   clusterInfo,
   clusterNodes,
@@ -19,10 +19,10 @@ import {
   startController,
   createPod,
   waitForCluster,
-  waitUntil,
   CONTROLLER_NAMESPACE,
   type ClusterObject,
-} from './support/world.js';
+} from '../support/controller/world.js';
+import { waitFor } from '../support/process.js';
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/valkey-status-sync.mjs');
 const failed = (c: { status?: { state?: string } }) => c.status?.state === 'Failed';
@@ -49,7 +49,9 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
       expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'NotValkey' });
       expect(c.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
       // Several passes later, still nothing was sent: no MEET, no slots.
-      await waitUntil('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, 15_000);
+      await waitFor('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, {
+        timeoutMs: 15_000,
+      });
       for (const s of [a, b]) {
         expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0', cluster_state: 'fail' });
         expect(await clusterNodes(s.port)).toHaveLength(1);
@@ -80,7 +82,9 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
       expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'BelowFloor' });
       expect(c.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
       // Several passes later, still nothing was sent: no MEET, no slots.
-      await waitUntil('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, 15_000);
+      await waitFor('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, {
+        timeoutMs: 15_000,
+      });
       for (const s of [a, b]) {
         expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0', cluster_state: 'fail' });
         expect(await clusterNodes(s.port)).toHaveLength(1);
@@ -132,13 +136,13 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
         status: 'False',
         message: expect.stringContaining('shard 0 has 0 of 1 replicas'),
       });
-      await waitUntil(
+      await waitFor(
         'the good pods serve every slot',
         async () => {
           for (const s of good) if ((await clusterInfo(s.port)).cluster_state !== 'ok') return false;
           return true;
         },
-        15_000,
+        { timeoutMs: 15_000 },
       );
       for (const s of good) expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '3', cluster_slots_assigned: '16384' });
       const view = await clusterNodes(good[0]!.port);
@@ -229,7 +233,9 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
     );
     const logs = collect(proc);
     try {
-      await waitUntil('the probe listener', () => logs.lines().some((l) => l.msg === 'serving /healthz, /readyz and /metrics'), 20_000);
+      await waitFor('the probe listener', () => logs.lines().some((l) => l.msg === 'serving /healthz, /readyz and /metrics'), {
+        timeoutMs: 20_000,
+      });
       const address = String(logs.lines().find((l) => l.msg === 'serving /healthz, /readyz and /metrics')?.address);
       const url = (p: string) => `http://${address}${p}`;
 
@@ -240,7 +246,7 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
       expect(await clusterInfo(node.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0' });
 
       expect((await fetch(url('/healthz'))).status).toBe(200);
-      await waitUntil('/readyz', async () => (await fetch(url('/readyz'))).status === 200, 10_000);
+      await waitFor('/readyz', async () => (await fetch(url('/readyz'))).status === 200, { timeoutMs: 10_000 });
       const metrics = await (await fetch(url('/metrics'))).text();
       expect(metrics).toContain('valkey_status_sync_leader 1');
       expect(metrics).toMatch(/valkey_status_sync_nodes\{version="not-valkey"\} [1-9]/);

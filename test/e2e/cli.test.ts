@@ -3,9 +3,10 @@ import { readFileSync, writeFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { RENDER, VALIDATE, run } from '../helpers/exec.js';
-import { documentTexts, resourceList } from '../helpers/resource-list.js';
-import { lowerImageVersion, tempDirs } from '../integration/support.js';
+import { run } from '../support/exec.js';
+import { RENDER, VALIDATE } from '../support/paths.js';
+import { documentTexts, resourceList } from '../support/yaml-docs.js';
+import { lowerImageVersion, tempDirs } from '../support/files.js';
 import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
 import { runResourceList } from '../../src/krm/resource-list.js';
 
@@ -119,7 +120,7 @@ describe('validate-valkey', () => {
     const r = await run(process.execPath, [VALIDATE, EXAMPLE]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/valid: 1 images, 3 configs, 1 roles, 2 clusters\n$/);
+    expect(r.stderr).toMatch(/valid: 1 image, 3 configs, 1 role, 2 clusters\n$/);
   });
 
   it('returns ResourceList items unchanged', async () => {

@@ -7,20 +7,12 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  binDir,
-  copyTree,
-  countKinds,
-  idOf,
-  isGenerated,
-  lowerImageVersion,
-  parseObjects,
-  renderPlain,
-  repoPath,
-  run,
-  tempDirs,
-  type KubeObject,
-} from './support.js';
+import { run } from '../support/exec.js';
+import { binDir, copyTree, lowerImageVersion, tempDirs } from '../support/files.js';
+import { countKinds, idOf, isGenerated, type KubeObject } from '../support/objects.js';
+import { repoPath } from '../support/paths.js';
+import { renderPlain } from '../support/render.js';
+import { parseObjects } from '../support/yaml-docs.js';
 
 interface Command {
   command: string[];

@@ -6,18 +6,11 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  binDir,
-  copyTree,
-  countKinds,
-  isGenerated,
-  lowerImageVersion,
-  parseObjects,
-  repoPath,
-  run,
-  tempDirs,
-  type KubeObject,
-} from './support.js';
+import { run } from '../support/exec.js';
+import { binDir, copyTree, lowerImageVersion, tempDirs } from '../support/files.js';
+import { countKinds, isGenerated, type KubeObject } from '../support/objects.js';
+import { repoPath } from '../support/paths.js';
+import { parseObjects } from '../support/yaml-docs.js';
 
 interface Step {
   name?: string;
@@ -73,7 +66,7 @@ afterAll(() => tmp.cleanup());
 async function runJob(job: string): Promise<{ code: number; stderr: string; outputs: string }> {
   const outputs = join(tmp.make('gh'), 'output');
   writeFileSync(outputs, '');
-  const jobEnv: NodeJS.ProcessEnv = { ...env, GITHUB_OUTPUT: outputs, GITHUB_WORKSPACE: clone };
+  const jobEnv: NodeJS.ProcessEnv = { ...env, GITHUB_OUTPUT: outputs, GITHUB_WORKSPACE: clone, RUNNER_TEMP: tmp.make('runner') };
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JavaScript template
   for (const [k, v] of Object.entries(workflow.env)) jobEnv[k] = v.replaceAll('${{ github.workspace }}', clone);
   // The image the workflow runs (docker is not available here) is replaced by the local bundle.
@@ -128,21 +121,39 @@ describe('the sample workflow and render-and-commit.sh, on a real git repository
     expect(await head()).toBe(before);
   });
 
-  it('pull request: passes while the committed render is current, fails once it is stale', async () => {
+  it('pull request: a package change passes and shows what the merge changes (the render job commits it after the merge)', async () => {
     const ok = await runJob('check');
     expect(ok.code, ok.stderr).toBe(0);
+    const committed = readFileSync(output(), 'utf8');
 
     const search = join(clone, 'valkey/team-clusters/teams/search.yaml');
     writeFileSync(search, readFileSync(search, 'utf8').replace('shards: 2', 'shards: 3'));
-    const stale = await runJob('check');
+    await git(['commit', '--quiet', '-am', 'search: a third shard']);
+    const changed = await runJob('check');
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stderr).toContain('+  name: suggest-2');
+    expect(readFileSync(output(), 'utf8')).toBe(committed);
+
+    // The script's --check mode remains, for repositories whose authors commit the render themselves.
+    const stale = await run(join(clone, '.github/scripts/render-and-commit.sh'), ['--check', output(), 'valkey/team-clusters'], {
+      cwd: clone,
+      env,
+    });
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('is stale');
-    expect(stale.stderr).toContain('+  name: suggest-2');
 
-    await git(['commit', '--quiet', '-am', 'search: a third shard']);
     const r = await runJob('render');
     expect(r.code, r.stderr).toBe(0);
     expect((await runJob('check')).code).toBe(0);
+  });
+
+  it('pull request: a package that does not render fails the check', async () => {
+    const before = await head();
+    lowerImageVersion(join(clone, 'valkey/team-clusters/platform/images.yaml'));
+    const r = await runJob('check');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('must be at least 9.0.1');
+    await git(['reset', '--quiet', '--hard', before]);
   });
 
   it('a broken menu fails the job, and neither the output nor the remote changes', async () => {

@@ -5,7 +5,8 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { repoPath, run } from './support.js';
+import { run } from '../support/exec.js';
+import { repoPath } from '../support/paths.js';
 
 const FUNCTIONS = ['render-valkey', 'validate-valkey'] as const;
 

@@ -5,8 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { documentTexts, HEADER, resourceList } from '../helpers/resource-list.js';
-import { packageFiles, repoPath, run } from './support.js';
+import { documentTexts, HEADER, resourceList } from '../support/yaml-docs.js';
+import { run } from '../support/exec.js';
+import { packageFiles } from '../support/files.js';
+import { repoPath } from '../support/paths.js';
 
 /**
  * A file the package's owners wrote, which neither function has any business changing: comments,

@@ -1,24 +1,16 @@
 // render-valkey under the real kustomize: the KRM exec function form with standalone kustomize
 // (built from its Go module by scripts/build-tools.sh, cached outside the repo), and the legacy
 // exec plugin form with plain `kubectl kustomize` (kubectl's built-in kustomize).
-import { statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTools } from '../harness/apiserver.js';
-import {
-  binDir,
-  copyTree,
-  countKinds,
-  idOf,
-  isGenerated,
-  lowerImageVersion,
-  parseObjects,
-  renderPlain,
-  repoPath,
-  run,
-  tempDirs,
-  type KubeObject,
-} from './support.js';
+import { ensureTools } from '../support/apiserver.js';
+import { run } from '../support/exec.js';
+import { binDir, copyTree, lowerImageVersion, tempDirs } from '../support/files.js';
+import { countKinds, idOf, isGenerated, type KubeObject } from '../support/objects.js';
+import { repoPath } from '../support/paths.js';
+import { renderPlain } from '../support/render.js';
+import { parseObjects } from '../support/yaml-docs.js';
 
 const KUSTOMIZE_DIR = repoPath('integrations/kustomize');
 const PLUGIN = join(KUSTOMIZE_DIR, 'plugin/valkey.gomomento.com/v1alpha1/valkeyrenderconfig/ValkeyRenderConfig');
@@ -148,6 +140,30 @@ describe('legacy exec plugin: KUSTOMIZE_PLUGIN_HOME/valkey.gomomento.com/v1alpha
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('ValkeyImage valkey-9-0: spec.version: must be at least 9.0.1');
     expect(r.stderr).toContain('nothing was rendered');
+  });
+
+  it("an error names the object, not a document of kustomize's stream, and the file with originAnnotations", async () => {
+    const dir = brokenCopy();
+    const plain = await kubectl(['kustomize', '--enable-alpha-plugins', join(dir, 'legacy-exec')], pluginEnv(join(dir, 'plugin')));
+    expect(plain.stderr).not.toContain('<stdin>');
+    expect(plain.stderr).toContain('  object: ValkeyImage valkey-9-0 (document 1 on stdin)');
+    // The cause first: the image below the floor, then the clusters it breaks.
+    const errors = plain.stderr.split('\n').filter((l) => /^\s*error: /.test(l));
+    expect(errors[0]).toContain('ValkeyImage valkey-9-0: spec.version: must be at least 9.0.1');
+    expect(errors.slice(1).every((l) => l.includes('caused by'))).toBe(true);
+
+    for (const form of ['legacy-exec', 'krm-exec']) {
+      writeFileSync(
+        join(dir, form, 'kustomization.yaml'),
+        `${readFileSync(join(dir, form, 'kustomization.yaml'), 'utf8')}buildMetadata: [originAnnotations]\n`,
+      );
+    }
+    const legacy = await kubectl(['kustomize', '--enable-alpha-plugins', join(dir, 'legacy-exec')], pluginEnv(join(dir, 'plugin')));
+    const krm = await standalone(['build', '--enable-alpha-plugins', '--enable-exec', join(dir, 'krm-exec')]);
+    for (const r of [legacy, krm]) {
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/error: ValkeyImage valkey-9-0: spec\.version: [^\n]*\n\s*in \.\.\/base\/menu\.yaml\n/);
+    }
   });
 
   it('without --enable-alpha-plugins kustomize refuses the plugin instead of skipping it', async () => {

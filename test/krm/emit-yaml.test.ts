@@ -10,79 +10,7 @@ function emitSequenceItem(value: Record<string, unknown>, col: number): string {
   return out.toString();
 }
 import { readFileSync, readdirSync } from 'node:fs';
-
-const TRICKY = [
-  '',
-  ' ',
-  'a',
-  'yes',
-  'No',
-  'on',
-  'OFF',
-  'y',
-  'null',
-  '~',
-  'true',
-  '1',
-  '012',
-  '0x1F',
-  '1e3',
-  '.5',
-  '-1',
-  '+1',
-  '.inf',
-  '.nan',
-  '2021-01-01',
-  '12:30',
-  'a: b',
-  'a:b',
-  'a #b',
-  'a#b',
-  '#x',
-  '*x',
-  '&x',
-  '!x',
-  '%x',
-  '@x',
-  '`x',
-  '|x',
-  '>x',
-  "'x'",
-  '"x"',
-  '{a}',
-  '[a]',
-  '- a',
-  '-a',
-  '--flag',
-  '-.inf',
-  '-Inf',
-  '-1.5',
-  '-',
-  '--',
-  '? x',
-  'x ',
-  ' x',
-  'a  b',
-  'tab\there',
-  'line\nbreak',
-  'ends\n',
-  'two\n\n',
-  '\nleading',
-  ' lead\nx',
-  'trail \nx',
-  'cr\r\nlf',
-  'uni: é ü 中',
-  '\u2028',
-  'bell\u0007',
-  '$(POD_IP)',
-  'Prune=false',
-  '* -::*',
-  '+@read ~x:*',
-  'x:',
-  'x::y',
-  'a,b',
-  'C:\\dir',
-];
+import { GO_YAML_HOSTILE, TRICKY } from '../support/yaml-strings.js';
 
 describe('the YAML emitter', () => {
   it.each(TRICKY.map((s) => [s]))('round-trips the string %j as value and key', (s) => {
@@ -112,5 +40,40 @@ describe('the YAML emitter', () => {
     expect(emitYaml({ data: { 'valkey.conf': 'a 1\n\nb 2\n' }, args: ['x', 'z'] })).toBe(
       'data:\n  valkey.conf: |\n    a 1\n\n    b 2\nargs:\n- x\n- z\n',
     );
+  });
+});
+
+/** What go-yaml rejects or folds in the emitted text (the integration test runs go-yaml itself). */
+function goYamlTrouble(text: string): string | undefined {
+  const raw = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/.exec(text);
+  if (raw) return `raw U+${(raw[0].codePointAt(0) as number).toString(16).padStart(4, '0')}`;
+  const lines = text.split('\n');
+  for (let i = 0; i + 1 < lines.length; i++)
+    if (/(?:^|[:-] )\|-?$/.test(lines[i] as string) && /^ *\t/.test(lines[i + 1] as string))
+      return `a literal block whose first line starts with a tab: ${JSON.stringify(lines[i + 1])}`;
+  return undefined;
+}
+
+describe('the YAML emitter, on characters Go YAML readers fold or reject', () => {
+  it.each(GO_YAML_HOSTILE.map(([name, s]) => [name, s]))('%s: escaped, and read back exactly', (_name, s) => {
+    const doc = { [s]: s, list: [s, { [s]: s }], nested: { deeper: [[s]] } };
+    for (const text of [emitYaml(doc), `items:\n${emitSequenceItem({ [s]: s, k: [s] }, 2)}`]) {
+      expect(goYamlTrouble(text), text).toBeUndefined();
+      expect(parse(text, { version: '1.2' })).toEqual(text.startsWith('items:') ? { items: [{ [s]: s, k: [s] }] } : doc);
+      expect(parse(text, { version: '1.1' })).toEqual(text.startsWith('items:') ? { items: [{ [s]: s, k: [s] }] } : doc);
+    }
+  });
+
+  it('writes a lone surrogate, which has no UTF-8 form, as U+FFFD', () => {
+    expect(emitYaml({ a: 'x\ud800y', b: 'ok \ud83d\ude00' })).toBe('a: "x\ufffdy"\nb: "ok \ud83d\ude00"\n');
+    expect(emitYaml({ a: 'x\udc00\ny\n' })).toBe('a: "x\ufffd\\ny\\n"\n');
+  });
+});
+
+describe('the YAML emitter, on numbers', () => {
+  it('writes NaN, the infinities and -0 as YAML reads them back', () => {
+    const doc = { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, ninf: Number.NEGATIVE_INFINITY, nzero: -0 };
+    expect(emitYaml(doc)).toBe('nan: .nan\ninf: .inf\nninf: -.inf\nnzero: -0.0\n');
+    expect(parse(emitYaml(doc), { version: '1.1' })).toEqual(doc);
   });
 });

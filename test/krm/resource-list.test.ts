@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runResourceList } from '../../src/krm/resource-list.js';
-import { cluster, guideMenu, renderConfigObject } from '../helpers/objects.js';
-import { HEADER, functionConfigBlock } from '../helpers/resource-list.js';
+import { cluster, guideMenu, renderConfigObject } from '../support/objects.js';
+import { HEADER, functionConfigBlock } from '../support/yaml-docs.js';
 
 const fnconfig = functionConfigBlock(stringify(renderConfigObject()));
-/** The guide's menu and one cluster on it, fresh objects each call. */
-const menuObjects = () => [...guideMenu(), cluster('c', { configRef: 'large' })];
+/** The guide's menu and one cluster on it (with a replica: no data-loss warning), fresh objects each call. */
+const menuObjects = () => [...guideMenu(), cluster('c', { configRef: 'large', replicasPerShard: 1 })];
 /** An object as a compact ResourceList item. */
 const asItem = (o: object): string => `- ${stringify(o, { indentSeq: false }).trimEnd().replace(/\n/g, '\n  ')}\n`;
 const menuItems = menuObjects().map(asItem).join('');
@@ -86,7 +86,7 @@ describe('ResourceList mode', () => {
   });
 
   it('on any error: exit 1, every input item unchanged (earlier output too), no generated objects', () => {
-    const stale = `- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata:\n    name: c-0\n    namespace: team-a\n    labels:\n      app.kubernetes.io/managed-by: valkey-krm\n`;
+    const stale = `- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata:\n    name: c-0\n    namespace: team-a\n    labels:\n      app.kubernetes.io/managed-by: valkey-krm\n    annotations:\n      valkey.gomomento.com/rendered-for: team-a/c\n`;
     const bad = `- apiVersion: valkey.gomomento.com/v1alpha1\n  kind: ValkeyCluster\n  metadata:\n    name: d\n    namespace: x\n  spec:\n    configRef: nope\n    shards: 1\n    replicasPerShard: 0\n`;
     const input = `${HEADER}${menuItems}${stale}${bad}${fnconfig}`;
     const out = runResourceList(input, 'render-valkey');
@@ -147,8 +147,8 @@ describe('ResourceList mode', () => {
   });
 
   it.each([
-    ['an item that is not an object', '- just a string\n', 'items[0]: not a Kubernetes object'],
-    ['an item without kind', '- apiVersion: v1\n  metadata: {name: x}\n', 'items[0]: not a Kubernetes object'],
+    ['an item that is not an object', '- just a string\n', 'the item "just a string": not a Kubernetes object'],
+    ['an item without kind', '- apiVersion: v1\n  metadata: {name: x}\n', 'the item "apiVersion: v1": not a Kubernetes object'],
   ])('%s is an error that keeps the item', (_label, item, message) => {
     const out = runResourceList(`${HEADER}${item}${fnconfig}`, 'render-valkey');
     expect(out.exitCode).toBe(1);

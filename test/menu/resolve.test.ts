@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseMenu } from '../../src/menu/parse.js';
 import { resolveMenu } from '../../src/menu/resolve-menu.js';
 import { MAX_CHAIN_LENGTH, mergeAllChains } from '../../src/menu/resolve.js';
-import { binding, cluster, config, guideMenu, image, role } from '../helpers/objects.js';
+import { binding, cluster, config, guideMenu, image, role } from '../support/objects.js';
 
 const resolve = (objects: unknown[]) => {
   const { menu, problems } = parseMenu(objects);
@@ -113,7 +113,7 @@ describe('config chain resolution (the guide’s rules)', () => {
   it('a cluster on a too-long chain says why it cannot be resolved', () => {
     expect(errors([...chain(12), cluster('c', { configRef: 'c1' })])).toContainEqual(
       expect.stringContaining(
-        'ValkeyCluster team-a/c: spec.configRef: ValkeyConfig "c1" cannot be resolved: its base cannot be resolved: its baseRef chain c2 → c3',
+        'ValkeyCluster team-a/c: spec.configRef: ValkeyConfig "c1" cannot be resolved, caused by ValkeyConfig c2 (spec.baseRef): its base cannot be resolved: its baseRef chain c2 → c3',
       ),
     );
   });
@@ -135,7 +135,7 @@ describe('config chain resolution (the guide’s rules)', () => {
     expect(errors(objects)).toEqual([
       'ValkeyConfig a: spec.baseRef: the chain is a cycle: a → b → a; one config in it must have no baseRef',
       'ValkeyConfig b: spec.baseRef: the chain is a cycle: b → a → b; one config in it must have no baseRef',
-      'ValkeyCluster team-a/x: spec.configRef: ValkeyConfig "child" cannot be resolved: its base cannot be resolved: its baseRef chain is a cycle: a → b → a (chain walked: child → a → b → a)',
+      'ValkeyCluster team-a/x: spec.configRef: ValkeyConfig "child" cannot be resolved, caused by ValkeyConfig a (spec.baseRef): its base cannot be resolved: its baseRef chain is a cycle: a → b → a (chain walked: child → a → b → a)',
     ]);
   });
 

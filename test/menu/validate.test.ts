@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderAll } from '../../src/render/render-all.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { readFunctionConfig } from '../../src/krm/function-config.js';
-import { binding, cluster, config, guideMenu, HASH_A, image, renderConfigObject, role } from '../helpers/objects.js';
+import { binding, cluster, config, guideMenu, HASH_A, image, renderConfigObject, role } from '../support/objects.js';
 
 const render = validateRenderConfig(renderConfigObject()).config!;
 const problems = (objects: unknown[]) => renderAll(objects, render).problems;
@@ -21,7 +21,7 @@ describe('ValkeyImage version admission rules', () => {
   });
   it('an unquoted YAML number is a type error with a fix', () => {
     expect(errorsOf([image('img', { version: 9.1 })])[0]!.message).toMatchInlineSnapshot(
-      `"ValkeyImage img: spec.version: must be a full MAJOR.MINOR.PATCH version such as 9.0.1 (no "v" prefix, pre-release suffix or leading zeros)"`,
+      `"ValkeyImage img: spec.version: YAML read the unquoted value as a number (9.1), but this field takes a string: put the value in quotes exactly as meant; it must be a full MAJOR.MINOR.PATCH version such as 9.0.1 (no "v" prefix, pre-release suffix or leading zeros)"`,
     );
   });
 });
@@ -81,10 +81,11 @@ describe('ValkeyCluster: what product teams may not set', () => {
 describe('references and names', () => {
   it('duplicate names of the same kind', () => {
     expect(errorsOf([...base(), config('standard', { imageRef: 'valkey-9-0' })]).map((e) => e.message)).toEqual([
-      'ValkeyConfig standard is defined more than once; names must be unique, so remove or rename one of them',
+      'ValkeyConfig standard is defined 2 times; names must be unique, so keep one and remove or rename the others',
+      'ValkeyConfig large: spec.baseRef: cannot be resolved, caused by its base ValkeyConfig standard, which is invalid; fix the errors reported on standard first',
     ]);
     expect(errorsOf([...base(), cluster('c'), cluster('c'), cluster('c', {}, 'other')]).map((e) => e.message)).toEqual([
-      'ValkeyCluster team-a/c is defined more than once; names must be unique, so remove or rename one of them',
+      'ValkeyCluster team-a/c is defined 2 times; names must be unique, so keep one and remove or rename the others',
     ]);
   });
 
@@ -200,7 +201,7 @@ describe('an invalid object does not cascade into misleading errors', () => {
     ];
     expect(errorsOf(objects).map((e) => e.message)).toEqual([
       'ValkeyImage valkey-9-0: spec.version: must be at least 9.0.1, the oldest Valkey release valkey-krm runs; got "9.0.0"',
-      'ValkeyCluster team-a/c: spec.configRef: ValkeyConfig "large" cannot be resolved: its image "valkey-9-0" (from ValkeyConfig standard) is invalid; see the errors reported on ValkeyImage valkey-9-0',
+      'ValkeyCluster team-a/c: spec.configRef: ValkeyConfig "large" cannot be resolved, caused by its image: ValkeyImage valkey-9-0 (the imageRef of ValkeyConfig standard) is invalid; fix the errors reported on ValkeyImage valkey-9-0 first',
     ]);
   });
   it('an invalid config, base or role is named as invalid, not missing', () => {
@@ -214,13 +215,13 @@ describe('an invalid object does not cascade into misleading errors', () => {
     ];
     const messages = errorsOf(objects).map((e) => e.message);
     expect(messages).toContain(
-      'ValkeyConfig child: spec.baseRef: ValkeyConfig "broken" is invalid, so this config cannot be resolved; fix the errors reported on broken',
+      'ValkeyConfig child: spec.baseRef: cannot be resolved, caused by its base ValkeyConfig broken, which is invalid; fix the errors reported on broken first',
     );
     expect(messages).toContain(
-      'ValkeyCluster team-a/a: spec.configRef: ValkeyConfig "broken" is invalid, so this cluster cannot be rendered; see the errors reported on broken',
+      'ValkeyCluster team-a/a: spec.configRef: cannot be rendered, caused by ValkeyConfig broken, which is invalid; fix the errors reported on broken first',
     );
     expect(messages).toContain(
-      'ValkeyCluster team-a/b: spec.acl[0].permissions[0].roleRef: ValkeyRole "bad" is invalid; see the errors reported on it',
+      'ValkeyCluster team-a/b: spec.acl[0].permissions[0].roleRef: caused by ValkeyRole bad, which is invalid; fix the errors reported on it first',
     );
     expect(messages.filter((m) => m.includes('does not exist'))).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderAll } from '../../src/render/render-all.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
-import { cluster, config, guideMenu, image, role } from '../helpers/objects.js';
+import { cluster, config, guideMenu, image, role } from '../support/objects.js';
 import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../src/render/acl.js';
 import { lookupCommand, lookupSetting } from '../../src/api/valkey-table.js';
 import { forcedSettings, isManagedKey } from '../../src/render/settings.js';
@@ -20,7 +20,8 @@ function renderConfigObject() {
 const withSettings = (valkey: Record<string, string>) => [
   image('img'),
   config('tuned', { imageRef: 'img', resources: { cpu: '1', memory: '2Gi' }, valkey: { maxmemory: '1gb', ...valkey } }),
-  cluster('c', { configRef: 'tuned' }),
+  // A replica per shard, so the only warnings are about the settings (no data-loss warning).
+  cluster('c', { configRef: 'tuned', replicasPerShard: 1 }),
 ];
 const withRole = (spec: Record<string, unknown>) => [...guideMenu(), role('r', spec)];
 const findings = (objects: unknown[], severity: 'error' | 'warning' | 'info') =>

@@ -1,6 +1,6 @@
-// The per-cluster rules on their own, including the ones today's renderer cannot reach yet: once
-// the pod-template hash covers only restart-relevant inputs, a live-only setting leaves every
-// template byte-identical, and the plan must then say "live", not "roll".
+// The per-cluster rules on their own. The renderer's pod-template hash covers only restart-relevant
+// inputs, so a live-only setting leaves every template byte-identical and the plan says "live";
+// some rules below take templates from another render to reach cases a menu edit alone cannot.
 import { describe, expect, it } from 'vitest';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { renderAll } from '../../src/render/render-all.js';
@@ -11,7 +11,7 @@ import { MenuIndex } from '../../src/plan/menu-index.js';
 import type { PlanContext } from '../../src/plan/plan-context.js';
 import { planChange } from '../../src/plan/plan.js';
 import { readRenderedCluster, type RenderedCluster } from '../../src/plan/rendered-cluster.js';
-import { binding, cluster, config, image, renderConfigObject, role } from '../helpers/objects.js';
+import { binding, cluster, config, image, renderConfigObject, role } from '../support/objects.js';
 
 const render = validateRenderConfig(renderConfigObject()).config as RenderConfig;
 const menu = (valkey: Record<string, string> = {}) => [
@@ -37,7 +37,7 @@ const context = (base: unknown[], change: unknown[]): PlanContext => ({
   renderConfigChanged: false,
 });
 
-/** What the renderer will do once the template hash leaves live settings out: the base's templates. */
+/** A render with another render's pod templates. */
 const withTemplatesOf = (from: RenderedCluster, to: RenderedCluster): RenderedCluster => ({ ...to, shards: from.shards });
 
 describe('compareCluster', () => {
@@ -45,7 +45,9 @@ describe('compareCluster', () => {
 
   it('rolls a live setting while the pod template changes: the renderer is the truth', () => {
     const changeObjects = [...menu({ maxmemory: '1200mb' }), cluster('cache', clusterSpec)];
-    const plan = compareCluster(renderOne(baseObjects), renderOne(changeObjects), context(baseObjects, changeObjects));
+    const restarted = [...menu({ 'tcp-backlog': '1024' }), cluster('cache', clusterSpec)];
+    const change = withTemplatesOf(renderOne(restarted), renderOne(changeObjects));
+    const plan = compareCluster(renderOne(baseObjects), change, context(baseObjects, changeObjects));
     expect(plan.verdict).toBe('roll');
     expect(plan.settings).toEqual([{ name: 'maxmemory', from: '1000mb', to: '1200mb', applies: 'live', setBy: 'ValkeyConfig standard' }]);
   });
@@ -74,6 +76,22 @@ describe('compareCluster', () => {
     const plan = compareCluster(base, withTemplatesOf(base, renderOne(changeObjects)), ctx);
     expect(plan.settings?.[0]?.applies).toBe('restart');
     expect(plan.verdict).toBe('risky');
+  });
+
+  it('holds a zero-replica roll until the ValkeyCluster opts in, then calls it risky', () => {
+    const single = { shards: 1, replicasPerShard: 0, acl: [binding('app')] };
+    const optedIn = cluster('cache', single);
+    const withOptIn = {
+      ...optedIn,
+      metadata: { ...optedIn.metadata, annotations: { 'valkey.gomomento.com/allow-data-loss-roll': 'true' } },
+    };
+    const before = [...menu(), cluster('cache', single)];
+    const held = [...menu({ 'tcp-backlog': '1024' }), cluster('cache', single)];
+    const allowed = [...menu({ 'tcp-backlog': '1024' }), withOptIn];
+    expect(compareCluster(renderOne(before), renderOne(held), context(before, held)).verdict).toBe('held');
+    const plan = compareCluster(renderOne(before), renderOne(allowed), context(before, allowed));
+    expect(plan.verdict).toBe('risky');
+    expect(plan.risks?.[0]?.message).toMatch(/will roll with no replica and lose their data: the ValkeyCluster opts in/);
   });
 
   it('names the platform binding and the edited role of a changed user', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runPlanCommand } from '../../src/krm/plan-command.js';
 import { planSchema } from '../../src/plan/index.js';
-import { documentTexts, shuffled } from '../helpers/resource-list.js';
+import { documentTexts, shuffled } from '../support/yaml-docs.js';
 
 const root = join(import.meta.dirname, 'cases');
 const cases = readdirSync(root)

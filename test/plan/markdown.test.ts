@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeMarkdown, formatPlanMarkdown, MARKDOWN_MARKER } from '../../src/plan/format-markdown.js';
 import { planChange } from '../../src/plan/plan.js';
-import { cluster, config, image, renderConfigObject } from '../helpers/objects.js';
+import { cluster, config, image, renderConfigObject } from '../support/objects.js';
 
 const menu = (valkey: Record<string, string>) => [
   image('valkey-9-0'),
@@ -28,7 +28,7 @@ describe('the Markdown comment', () => {
   });
 
   it('starts with its marker and folds long groups into balanced <details>', () => {
-    const md = formatPlanMarkdown(plan(12, { hz: '10' }, { hz: '20' }));
+    const md = formatPlanMarkdown(plan(12, { 'tcp-backlog': '511' }, { 'tcp-backlog': '1024' }));
     expect(
       md.startsWith(
         `${MARKDOWN_MARKER}\n### valkey-krm plan\n\n**menu edit to ValkeyConfig standard: 12 clusters, 12 roll (72 pods, 36 failovers), 0 held**\n`,

@@ -39,7 +39,9 @@ describe('render-valkey plan: exit codes', () => {
     ['zero-replica-roll', 'held', GATE_EXIT],
     ['tls-on', 'held', 0],
     ['tls-on', 'risky', GATE_EXIT],
-    ['live-only-setting', 'roll', GATE_EXIT],
+    ['restart-setting', 'roll', GATE_EXIT],
+    ['live-only-setting', 'roll', 0],
+    ['live-only-setting', 'any', GATE_EXIT],
     ['role-edit', 'roll', 0],
     ['role-edit', 'any', GATE_EXIT],
     ['no-op-reformat', 'any', 0],
@@ -127,7 +129,7 @@ describe('render-valkey plan --base-rev (a real git repository)', () => {
       const out = runPlanCommand(['--base-rev', 'HEAD~1', '--format', 'json', '.'], { cwd: join(repo, 'platform', 'valkey') });
       expect(JSON.parse(out.stdout).summary).toBe('no edit to any Valkey object: 2 clusters, 2 unchanged, 0 held');
       const against = runPlanCommand(['--base-rev', 'main', '--format', 'json', '.'], { cwd: join(repo, 'platform', 'valkey') });
-      expect(JSON.parse(against.stdout).summary).toMatch(/^menu edit to ValkeyConfig base: 2 clusters, 2 roll/);
+      expect(JSON.parse(against.stdout).summary).toMatch(/^menu edit to ValkeyConfig base: 2 clusters, 2 live/);
     } finally {
       git('checkout', '-q', '--', '.');
     }

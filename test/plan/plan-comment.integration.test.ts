@@ -6,10 +6,10 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT as ROOT } from '../support/paths.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const SCRIPT = join(ROOT, 'integrations', 'github-actions', 'plan-comment.sh');
-const RENDER_VALKEY = `${join(ROOT, 'node_modules', '.bin', 'tsx')} ${join(import.meta.dirname, 'support', 'render-valkey.ts')}`;
+const RENDER_VALKEY = `${join(ROOT, 'node_modules', '.bin', 'tsx')} ${join(ROOT, 'test', 'support', 'render-valkey-plan.ts')}`;
 const cases = join(import.meta.dirname, 'cases');
 
 let repo: string;
@@ -52,9 +52,9 @@ describe('plan-comment.sh', () => {
 
   it('posts, then exits 3, when the --fail-on gate trips', () => {
     const sink = join(scratch, 'gated.md');
-    const out = run(['--base-rev', 'HEAD~1', '--fail-on', 'roll', 'valkey'], { PLAN_COMMENT_SINK: sink });
+    const out = run(['--base-rev', 'HEAD~1', '--fail-on', 'any', 'valkey'], { PLAN_COMMENT_SINK: sink });
     expect(out.status).toBe(3);
-    expect(out.stderr).toContain('--fail-on roll: 2 clusters');
+    expect(out.stderr).toContain('--fail-on any: 2 clusters');
     expect(readFileSync(sink, 'utf8')).toMatch(/^<!-- valkey-krm-plan -->\n/);
   });
 

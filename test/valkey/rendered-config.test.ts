@@ -11,14 +11,17 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../harness/process.js';
-import type { RunningServer } from '../harness/server.js';
-import { DEV_BUILD, VALKEY_BUILDS, aclForPre9Builds, startValkey, valkeyCliPath } from '../harness/valkey.js';
+import { waitFor } from '../support/process.js';
+import type { RunningServer } from '../support/servers.js';
+import { DEV_BUILD, VALKEY_BUILDS, aclForPre9Builds, startValkey, valkeyCliPath } from '../support/valkey.js';
+import { ANNOTATIONS } from '../../src/api/index.js';
 import { renderAll } from '../../src/render/render-all.js';
+import { LIVE_SECTION_HEADER } from '../../src/render/settings.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
-import { run } from '../helpers/exec.js';
-import { cluster, config, guideMenu, renderConfigObject, role } from '../helpers/objects.js';
-import { sha256, tempDirs } from '../integration/support.js';
+import { run } from '../support/exec.js';
+import { cluster, config, guideMenu, renderConfigObject, role } from '../support/objects.js';
+import { tempDirs } from '../support/files.js';
+import { sha256 } from '../support/hash.js';
 
 const pw = () => randomBytes(12).toString('hex');
 const passwords = { replication: pw(), controller: pw(), app: pw(), monitor: pw() };
@@ -83,6 +86,14 @@ const renderedAcl = configMap.data['users.acl']!;
 // Pre-9.0 builds refuse `+cluster|syncslots`; see aclForPre9Builds.
 const usersAcl = aclForPre9Builds(renderedAcl);
 const valkeyConf = configMap.data['valkey.conf']!;
+const statefulSet = out.clusters[0]!.objects.find((o) => o.kind === 'StatefulSet')!;
+const aclRevision = statefulSet.metadata.annotations?.[ANNOTATIONS.aclRevision] as string;
+/** The directive lines of the live section: what the controller applies with CONFIG SET. */
+const liveLines = valkeyConf
+  .split(LIVE_SECTION_HEADER)[1]!
+  .split('\n\n')[0]!
+  .split('\n')
+  .filter((l) => l !== '');
 
 let primary: RunningServer;
 const dirs = tempDirs('valkey');
@@ -172,6 +183,23 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
     expect(await cli(primary.port, ctl, 'GET', 'cart:1')).toMatch(/NOPERM/);
   });
 
+  it('the revision marker user names the ACL revision, and cannot log in', async () => {
+    expect(aclRevision).toMatch(/^[0-9a-f]{64}$/);
+    const user = await cli(primary.port, ctl, 'ACL', 'GETUSER', 'valkey-krm-revision');
+    expect(user).toMatch(/^flags\noff\n/m);
+    expect(user).toMatch(new RegExp(`^passwords\\n${aclRevision}$`, 'm'));
+    expect(await cli(primary.port, ['valkey-krm-revision', 'anything'], 'PING')).toMatch(/WRONGPASS|invalid/);
+  });
+
+  it('CONFIG SET takes every line of the live section as rendered (what the controller sends)', async () => {
+    expect(liveLines).toEqual(['maxmemory 1500mb', 'maxmemory-policy allkeys-lru']);
+    for (const line of liveLines) {
+      const [key, ...value] = line.split(' ');
+      expect(await cli(primary.port, ctl, 'CONFIG', 'SET', key!, value.join(' ')), line).toBe('OK');
+    }
+    expect(await cli(primary.port, ctl, 'CONFIG', 'GET', 'maxmemory')).toBe(`maxmemory\n${1500 * 1024 * 1024}`);
+  });
+
   it('a replica syncs through the replication user alone', async () => {
     // Replication is checked outside cluster mode (REPLICAOF is refused in cluster mode; the
     // controller uses CLUSTER REPLICATE there), with the same ACL file on the primary.
@@ -205,6 +233,24 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
       await plainPrimary.stop();
     }
   }, 60_000);
+});
+
+// The marker line is plain ACL syntax that both builds load; GETUSER reads the revision back.
+describe('the ACL revision marker on both builds', () => {
+  it.each(VALKEY_BUILDS)(
+    '%s loads it and reports its hash',
+    async (build) => {
+      const server = await startValkey({ build, confText: confFor(dirs.make(`acl-marker-${build}`)) });
+      try {
+        const user = await cli(server.port, ctl, 'ACL', 'GETUSER', 'valkey-krm-revision');
+        expect(user).toMatch(/^flags\noff\n/m);
+        expect(user).toMatch(new RegExp(`^passwords\\n${aclRevision}$`, 'm'));
+      } finally {
+        await server.stop();
+      }
+    },
+    30_000,
+  );
 });
 
 // What the day-2 work relies on: a pre-9.0 server does not start on the ACL file as rendered

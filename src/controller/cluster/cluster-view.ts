@@ -20,6 +20,18 @@ export interface ClusterNode {
   linkState: string;
   /** Slots it serves; importing/migrating markers are left out. */
   slots: SlotRange[];
+  /**
+   * A slot migration in flight, as the node reports it about itself only (`[slot->-target]`,
+   * `[slot-<-source]`, on the `myself` line): what a migration interrupted by a restart leaves.
+   */
+  migrating?: SlotMarker[];
+  importing?: SlotMarker[];
+}
+
+/** One `[slot->-id]` (migrating to `nodeId`) or `[slot-<-id]` (importing from `nodeId`). */
+export interface SlotMarker {
+  slot: number;
+  nodeId: string;
 }
 
 export const isMyself = (n: ClusterNode): boolean => n.flags.has('myself');

@@ -1,5 +1,5 @@
 /** `CLUSTER NODES` and `CLUSTER INFO` replies, parsed into the plain data of cluster/cluster-view.ts. */
-import type { ClusterInfo, ClusterNode } from '../cluster/cluster-view.js';
+import type { ClusterInfo, ClusterNode, SlotMarker } from '../cluster/cluster-view.js';
 import type { SlotRange } from '../cluster/slots.js';
 import { parseInfo } from './info.js';
 
@@ -20,6 +20,20 @@ function parseAddress(text: string): Pick<ClusterNode, 'ip' | 'port' | 'busPort'
     busPort: Number(bus),
     ...(hostname ? { hostname } : {}),
   };
+}
+
+/** `[slot->-id]` or `[slot-<-id]`; anything else in brackets is not a marker we know. */
+const MARKER = /^\[(\d+)-([<>])-([0-9a-f]+)\]$/;
+
+function parseMarkers(tokens: readonly string[]): Pick<ClusterNode, 'migrating' | 'importing'> {
+  const migrating: SlotMarker[] = [];
+  const importing: SlotMarker[] = [];
+  for (const t of tokens) {
+    const m = MARKER.exec(t);
+    if (!m) continue;
+    (m[2] === '>' ? migrating : importing).push({ slot: Number(m[1]), nodeId: m[3] as string });
+  }
+  return { ...(migrating.length ? { migrating } : {}), ...(importing.length ? { importing } : {}) };
 }
 
 function parseSlot(token: string): SlotRange | undefined {
@@ -47,6 +61,7 @@ export function parseClusterNodes(text: string): ClusterNode[] {
       configEpoch: Number(epoch),
       linkState,
       slots: slots.map(parseSlot).filter((s): s is SlotRange => s !== undefined),
+      ...parseMarkers(slots),
     });
   }
   return nodes;

@@ -34,8 +34,24 @@ export interface NodeSession {
   aclList(): Promise<string[]>;
   /** The server certificate's SHA-256 fingerprint seen in this session's TLS handshake. */
   peerFingerprint(): string | undefined;
+  /** CLUSTER SETSLOT: one step of the classic slot migration protocol. */
+  setSlot(slot: number, state: SlotState): Promise<void>;
+  getKeysInSlot(slot: number, count: number): Promise<string[]>;
+  countKeysInSlot(slot: number): Promise<number>;
+  /**
+   * MIGRATE of `keys` (all in one slot) to `target`, authenticated there as this session's own user
+   * (AUTH2): that user receives the RESTORE-ASKING. `replace` overwrites copies already there.
+   * Resolves false when none of the keys existed.
+   */
+  migrateKeys(target: Pick<Endpoint, 'host' | 'port'>, keys: readonly string[], timeoutMs: number, replace?: boolean): Promise<boolean>;
+  /** Whether the server knows `container|subcommand` (COMMAND INFO), e.g. `cluster|migrateslots`. */
+  knowsCommand(name: string): Promise<boolean>;
+  infoMemory(): Promise<string>;
   close(): void;
 }
+
+/** What CLUSTER SETSLOT makes of a slot. */
+export type SlotState = { importing: string } | { migrating: string } | { node: string } | 'stable';
 
 export type OpenSession = (endpoint: Endpoint, tls: TlsOptions | undefined) => Promise<NodeSession>;
 
@@ -54,11 +70,24 @@ export const NODE_COMMANDS = [
   'CONFIG SET',
   'ACL LOAD',
   'ACL LIST',
+  'CLUSTER SETSLOT',
+  'CLUSTER GETKEYSINSLOT',
+  'CLUSTER COUNTKEYSINSLOT',
+  'MIGRATE',
+  'COMMAND INFO',
 ] as const;
 export type NodeCommand = (typeof NODE_COMMANDS)[number];
 
 /** Told the round-trip time of each command that got a reply (an error reply included). */
 export type CommandTimer = (command: NodeCommand, seconds: number) => void;
+
+function setSlotArgs(slot: number, state: SlotState): string[] {
+  const head = ['CLUSTER', 'SETSLOT', String(slot)];
+  if (state === 'stable') return [...head, 'STABLE'];
+  if ('importing' in state) return [...head, 'IMPORTING', state.importing];
+  if ('migrating' in state) return [...head, 'MIGRATING', state.migrating];
+  return [...head, 'NODE', state.node];
+}
 
 function text(reply: RespValue, what: string): string {
   if (typeof reply !== 'string') throw new NodeUnavailableError(`${what}: expected a string reply, got ${JSON.stringify(reply)}`);
@@ -102,9 +131,10 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
         throw e;
       }
     };
+    let auth: Credentials;
     try {
-      const { username, password } = await credentials();
-      await call('AUTH', ['AUTH', username, password]);
+      auth = await credentials();
+      await call('AUTH', ['AUTH', auth.username, auth.password]);
     } catch (e) {
       conn.close();
       throw e;
@@ -129,6 +159,28 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
       aclLoad: () => ok('ACL LOAD', ['ACL', 'LOAD']),
       aclList: async () => strings(await call('ACL LIST', ['ACL', 'LIST']), 'ACL LIST'),
       peerFingerprint: () => conn.peerFingerprint(),
+      setSlot: (slot, state) => ok('CLUSTER SETSLOT', setSlotArgs(slot, state)),
+      getKeysInSlot: async (slot, count) => {
+        const reply = await call('CLUSTER GETKEYSINSLOT', ['CLUSTER', 'GETKEYSINSLOT', String(slot), String(count)]);
+        if (!Array.isArray(reply) || !reply.every((k) => typeof k === 'string'))
+          throw new NodeUnavailableError('CLUSTER GETKEYSINSLOT: expected keys');
+        return reply as string[];
+      },
+      countKeysInSlot: async (slot) => {
+        const reply = await call('CLUSTER COUNTKEYSINSLOT', ['CLUSTER', 'COUNTKEYSINSLOT', String(slot)]);
+        if (typeof reply !== 'number') throw new NodeUnavailableError('CLUSTER COUNTKEYSINSLOT: expected a number');
+        return reply;
+      },
+      migrateKeys: async (t, keys, timeoutMs, replace = false) => {
+        const args = ['MIGRATE', t.host, String(t.port), '', '0', String(timeoutMs), ...(replace ? ['REPLACE'] : [])];
+        args.push('AUTH2', auth.username, auth.password, 'KEYS', ...keys);
+        return (await call('MIGRATE', args)) === 'OK';
+      },
+      knowsCommand: async (name) => {
+        const reply = await call('COMMAND INFO', ['COMMAND', 'INFO', name]);
+        return Array.isArray(reply) && reply.length > 0 && reply[0] !== null;
+      },
+      infoMemory: async () => text(await call('INFO', ['INFO', 'memory']), 'INFO memory'),
       close: () => conn.close(),
     };
   };

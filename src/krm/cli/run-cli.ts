@@ -1,5 +1,6 @@
 import { PACKAGE_VERSION } from '../../api/index.js';
 import { runPlainFiles, type InputFile } from '../plain-files.js';
+import { STDIN_PATH } from '../report.js';
 import { runResourceList } from '../resource-list.js';
 import type { RunOutput } from '../run-output.js';
 import type { Tool } from '../tool.js';
@@ -38,7 +39,7 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
     }
     const files: InputFile[] = [];
     for (const p of paths) {
-      if (p === '-') files.push({ path: '<stdin>', text: await io.readStdin() });
+      if (p === '-') files.push({ path: STDIN_PATH, text: await io.readStdin() });
       else {
         try {
           readInputFiles(p, files);

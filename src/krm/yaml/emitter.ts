@@ -26,8 +26,27 @@ function plainOk(s: string): boolean {
   );
 }
 
+// What YAML readers do not take raw: C0 controls but tab and line feed, DEL, the C1 controls
+// (U+0085 among them, a line break to YAML 1.1), the BOM, U+2028/U+2029 (line breaks to YAML 1.1)
+// and the non-characters U+FFFE/U+FFFF. go-yaml (kubectl, kpt, kustomize) rejects or folds each.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it looks for (a block scalar cannot hold them)
-const PRINTABLE_BLOCK = /^[^\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufeff]*$/;
+const PRINTABLE_BLOCK = /^[^\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]*$/;
+// JSON.stringify escapes the C0 controls; these others it writes raw.
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
+const RAW_IN_JSON_ALL = new RegExp(RAW_IN_JSON.source, 'g');
+const escapeCode = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
+/**
+ * A double-quoted scalar every YAML reader takes. A lone surrogate (only JSON input can hold one)
+ * has no UTF-8 form, and go-yaml refuses its escape: it is written as U+FFFD, as Node's UTF-8
+ * encoder writes it anywhere else.
+ */
+function doubleQuoted(s: string): string {
+  const json = JSON.stringify(LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATE_ALL, '\ufffd') : s);
+  return RAW_IN_JSON.test(json) ? json.replace(RAW_IN_JSON_ALL, escapeCode) : json;
+}
 
 /** Rendered manifests repeat the same keys and values thousands of times: decide each once. */
 const scalarCache = new Map<string, string>();
@@ -35,20 +54,26 @@ const scalarCache = new Map<string, string>();
 function scalar(s: string): string {
   let out = scalarCache.get(s);
   if (out === undefined) {
-    out = plainOk(s) ? s : JSON.stringify(s);
+    out = plainOk(s) ? s : doubleQuoted(s);
     if (scalarCache.size < 100_000) scalarCache.set(s, out);
   }
   return out;
 }
+
+// YAML readers (go-yaml and the `yaml` package alike) end an implicit key after 1024 characters.
+const IMPLICIT_KEY_MAX = 1000;
 
 // The pieces of a line are cached as whole strings, so the output is mostly made of shared
 // strings rather than freshly concatenated ones: less to allocate and collect.
 const indents: string[] = [];
 const indent = (col: number): string => (indents[col] ??= ' '.repeat(col));
 
-/** `<indent>key:` per column. */
+/**
+ * `<indent>key:` per column. A key too long to be an implicit key is written as an explicit one,
+ * `? key` then `:` at the mapping's column `colonCol` (which differs when the key follows a `- `).
+ */
 const keyLines: Array<Map<string, string>> = [];
-function keyLine(col: number, key: string): string {
+function keyLine(col: number, key: string, colonCol = col): string {
   let byKey = keyLines[col];
   if (byKey === undefined) {
     byKey = new Map();
@@ -56,7 +81,9 @@ function keyLine(col: number, key: string): string {
   }
   let line = byKey.get(key);
   if (line === undefined) {
-    line = `${indent(col)}${scalar(key)}:`;
+    const text = scalar(key);
+    if (text.length > IMPLICIT_KEY_MAX) return `${indent(col)}? ${text}\n${indent(colonCol)}:`;
+    line = `${indent(col)}${text}:`;
     if (byKey.size < 20_000) byKey.set(key, line);
   }
   return line;
@@ -75,7 +102,8 @@ function valueLine(s: string): string {
 
 /** Literal block text for multi-line strings a reader gets back exactly; undefined if unsafe. */
 function literalBlock(s: string, col: number): string | undefined {
-  if (!PRINTABLE_BLOCK.test(s) || s.startsWith(' ') || s.startsWith('\n')) return undefined;
+  // A first line that starts with a space or tab would be read as (wrong) indentation.
+  if (!PRINTABLE_BLOCK.test(s) || LONE_SURROGATE.test(s) || s.startsWith(' ') || s.startsWith('\t') || s.startsWith('\n')) return undefined;
   const body = s.endsWith('\n') ? s.slice(0, -1) : s;
   if (body.endsWith('\n')) return undefined; // several trailing newlines need `|+`; quote instead
   const lines = body.split('\n');
@@ -83,6 +111,12 @@ function literalBlock(s: string, col: number): string | undefined {
   const pad = indent(col);
   const chomp = s.endsWith('\n') ? ' |' : ' |-';
   return `${chomp}\n${lines.map((line) => (line === '' ? '' : pad + line)).join('\n')}\n`;
+}
+
+/** A number as YAML: String() writes NaN and Infinity, which YAML readers take for strings. */
+function numberText(n: number): string {
+  if (Number.isFinite(n)) return Object.is(n, -0) ? '-0.0' : String(n);
+  return Number.isNaN(n) ? '.nan' : n > 0 ? '.inf' : '-.inf';
 }
 
 function hasKeys(value: object): boolean {
@@ -97,7 +131,7 @@ function emitValue(value: Plain, col: number, out: ByteSink): void {
     const block = value.includes('\n') ? literalBlock(value, col + 2) : undefined;
     out.write(block ?? valueLine(value));
   } else if (typeof value === 'boolean') out.write(value ? ' true\n' : ' false\n');
-  else if (typeof value === 'number') out.write(` ${String(value)}\n`);
+  else if (typeof value === 'number') out.write(` ${numberText(value)}\n`);
   else if (Array.isArray(value)) {
     if (value.length === 0) out.write(' []\n');
     else {
@@ -116,7 +150,7 @@ function emitMapping(map: { [key: string]: Plain }, col: number, out: ByteSink, 
   for (const key of Object.keys(map)) {
     const v = map[key];
     if (v === undefined) continue;
-    out.write(first ? keyLine(0, key) : keyLine(col, key));
+    out.write(first ? keyLine(0, key, col) : keyLine(col, key));
     first = false;
     emitValue(v as Plain, col, out);
   }

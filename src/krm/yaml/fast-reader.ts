@@ -5,15 +5,19 @@
  * plain values; on a ResourceList of a few thousand objects that was the largest single cost of a
  * render. This reader covers the common subset in one pass: block mappings and sequences, plain,
  * single- and double-quoted one-line scalars, literal block scalars (`|`, `|-`), one-line flow
- * sequences of scalars, `{}`, and comments. Plain scalars resolve by the same YAML 1.1 rules as on
- * the full parser, so `yes`, `0755` and `1e3` mean the same thing on both paths.
+ * sequences of scalars, `{}`, and comments. Plain scalars resolve as go-yaml v2 reads them (YAML 1.1
+ * as kubectl reads it; go-scalars.ts), on both paths, so `yes`, `0755` and `1e3` mean the same thing.
  *
  * It never guesses: on anything outside that subset (anchors, tags, folded scalars, flow
- * mappings, multi-line flow or quoted scalars, tabs, CR line ends, duplicate keys, unusual
- * indentation, a comment or blank line on the boundary between two items...) it gives up and returns undefined,
+ * mappings, multi-line flow or quoted scalars, tabs, CR line ends, duplicate keys, `__proto__`
+ * keys, nesting near MAX_NESTING, unusual indentation, a comment or blank line on the boundary
+ * between two items...) it gives up and returns undefined,
  * and the caller uses the full parser, which also produces the error messages. A differential test
  * checks both paths agree on values and item texts.
  */
+
+import { resolveGoYamlScalar } from './go-scalars.js';
+import { MAX_NESTING } from './nesting.js';
 
 /** Thrown to abandon the fast path; never escapes this module. */
 const BAIL: unique symbol = Symbol('bail');
@@ -27,43 +31,8 @@ export interface FastParse {
   seqIndent: number;
 }
 
-// YAML 1.1 plain scalars as kubectl, Argo CD and Flux read them (go-yaml v2), in the order the
-// `yaml` package tries its 1.1 tags, minus sexagesimal numbers and timestamps, which the full
-// parser is told to drop too (see yaml-package.ts). A test checks both agree on thousands of scalars.
-const NULL = /^(?:~|[Nn]ull|NULL)?$/;
-const TRUE = /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
-const FALSE = /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
-const INT_BIN = /^[-+]?0b[0-1_]+$/;
-const INT_OCT = /^[-+]?0[0-7_]+$/;
-const INT_DEC = /^[-+]?[0-9][0-9_]*$/;
-const INT_HEX = /^[-+]?0x[0-9a-fA-F_]+$/;
-const FLOAT_SPECIAL = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
-const FLOAT_EXP = /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/;
-const FLOAT = /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/;
-
-function integer(source: string, prefix: number, radix: number): number {
-  const sign = source[0];
-  const digits = source.substring(sign === '-' || sign === '+' ? prefix + 1 : prefix).replace(/_/g, '');
-  const n = parseInt(digits, radix);
-  return sign === '-' ? -1 * n : n;
-}
-
-/** The value of a plain (unquoted) scalar. */
-export function resolvePlainScalar(source: string): unknown {
-  if (NULL.test(source)) return null;
-  if (TRUE.test(source)) return true;
-  if (FALSE.test(source)) return false;
-  if (INT_BIN.test(source)) return integer(source, 2, 2);
-  if (INT_OCT.test(source)) return integer(source, 1, 8);
-  if (INT_DEC.test(source)) return integer(source, 0, 10);
-  if (INT_HEX.test(source)) return integer(source, 2, 16);
-  if (FLOAT_SPECIAL.test(source)) {
-    if (source.slice(-3).toLowerCase() === 'nan') return NaN;
-    return source[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-  }
-  if (FLOAT_EXP.test(source) || FLOAT.test(source)) return parseFloat(source.replace(/_/g, ''));
-  return source;
-}
+/** The value of a plain (unquoted) scalar: as go-yaml v2 (kubectl) reads it, see go-scalars.ts. */
+export const resolvePlainScalar = resolveGoYamlScalar;
 
 /** Manifests repeat the same scalars thousands of times: resolve each once. */
 const resolved = new Map<string, unknown>();
@@ -97,6 +66,11 @@ class Reader {
   /** The texts of the items of the top-level `items` sequence, and the column of its `-`. */
   readonly itemTexts: string[] = [];
   seqIndent = 0;
+  /**
+   * Block collections open around the current line. At MAX_NESTING (one level kept for a flow
+   * collection inside) the input goes to the full parser, which refuses what is too deep.
+   */
+  private depth = 0;
 
   constructor(private readonly s: string) {}
 
@@ -207,12 +181,16 @@ class Reader {
     });
   }
 
-  /** After a scalar or key, only spaces and a comment (after a space) may follow on the line. */
+  /**
+   * After a quoted scalar, a flow collection or a block scalar header, only spaces and a comment may
+   * follow on the line. go-yaml takes a comment right after the closing quote or bracket (`"x"#c`),
+   * so this does too (the full parser's complaint about it is dropped, see yaml-package.ts).
+   */
   private expectLineEnd(from: number, end: number): void {
     const s = this.s;
     let i = from;
     while (i < end && s.charCodeAt(i) === SPACE) i++;
-    if (i < end && !(s.charCodeAt(i) === HASH && i > from)) throw BAIL;
+    if (i < end && s.charCodeAt(i) !== HASH) throw BAIL;
   }
 
   /** The one-line scalar (or empty flow collection) from `at` to the line end. */
@@ -361,6 +339,7 @@ class Reader {
   /** A block mapping at column `indent`; its first key starts at `first` (possibly after `- `). */
   private mapping(indent: number, first: number): Record<string, unknown> {
     const s = this.s;
+    if (++this.depth >= MAX_NESTING) throw BAIL;
     const map: Record<string, unknown> = {};
     let at = first;
     for (;;) {
@@ -369,7 +348,9 @@ class Reader {
       const colon = this.keyColon(at, end);
       if (colon === -1 || colon - at > 1000) throw BAIL;
       const key = this.key(at, colon);
-      if (Object.hasOwn(map, key)) throw BAIL; // the full parser reports it
+      // A duplicate is reported by the full parser; `__proto__` (quoted or not) would set the
+      // object's prototype by assignment: the full parser makes it a plain own key.
+      if (key === '__proto__' || Object.hasOwn(map, key)) throw BAIL;
       let v = colon + 1;
       while (v < end && s.charCodeAt(v) === SPACE) v++;
       let value: unknown;
@@ -389,7 +370,10 @@ class Reader {
       }
       map[key] = value;
       const next = this.peek();
-      if (next < indent) return map; // the end, or a parent's next key
+      if (next < indent) {
+        this.depth--;
+        return map; // the end, or a parent's next key
+      }
       if (next > indent || this.isDash(this.pos + next)) throw BAIL;
       at = this.pos + indent;
     }
@@ -407,7 +391,7 @@ class Reader {
     let stop = colon;
     while (stop > at && s.charCodeAt(stop - 1) === SPACE) stop--;
     const text = s.slice(at, stop);
-    if (text === '<<' || text === '__proto__') throw BAIL;
+    if (text === '<<') throw BAIL;
     const value = this.resolve(text);
     if (typeof value !== 'string') throw BAIL; // keys like `1:` or `yes:` are left to the full parser
     return value;
@@ -416,6 +400,7 @@ class Reader {
   /** A block sequence whose `-` are at column `indent`; `records` keeps each entry's text in `itemTexts`. */
   private sequence(indent: number, records: boolean): unknown[] {
     const s = this.s;
+    if (++this.depth >= MAX_NESTING) throw BAIL;
     const seq: unknown[] = [];
     if (records && this.pos !== this.lastContentEnd) throw BAIL; // a comment before the first item
     let itemStart = this.pos;
@@ -444,10 +429,12 @@ class Reader {
         this.itemTexts.push(text);
         itemStart = this.pos;
       }
-      if (next === -1 || next < indent) return seq;
-      if (next > indent) throw BAIL;
+      if (next > indent && next !== -1) throw BAIL;
       // At this column, anything but `-` is the next key of the mapping this sequence is a value of.
-      if (!this.isDash(this.pos + next)) return seq;
+      if (next === -1 || next < indent || !this.isDash(this.pos + next)) {
+        this.depth--;
+        return seq;
+      }
     }
   }
 }
@@ -460,7 +447,8 @@ export function fastParse(text: string): FastParse | undefined {
     const root = reader.document();
     return { root, itemTexts: reader.itemTexts, seqIndent: reader.seqIndent };
   } catch (e) {
-    if (e === BAIL) return undefined;
+    // A stack overflow cannot happen within MAX_NESTING, but if the stack is small, hand over anyway.
+    if (e === BAIL || e instanceof RangeError) return undefined;
     throw e;
   }
 }

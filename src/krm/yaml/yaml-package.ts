@@ -1,5 +1,6 @@
 import type * as Yaml from 'yaml';
-import type { CST, Document, Node, Tags } from 'yaml';
+import type { CST, Document, Node, ScalarTag, Tags } from 'yaml';
+import { resolveGoYamlScalar } from './go-scalars.js';
 
 /** Defined (true) by scripts/build.mjs in the KRM bundle, where `yaml` ships as lib/yaml.cjs. */
 declare const __KRM_BUNDLE__: boolean | undefined;
@@ -22,36 +23,85 @@ export function yamlLib(): typeof Yaml {
   return lib;
 }
 
-// Read plain scalars the way kubectl, Argo CD and Flux do (go-yaml v2, YAML 1.1): an unquoted
-// yes/no/on/off is a boolean there and 0755 an octal number, so they must not pass here as strings.
-// Unlike go-yaml v2, the `yaml` 1.1 schema also reads 12:30 as a number and 2024-06-01 as a date:
-// drop those two.
-const kubectlScalars = (tags: Tags): Tags =>
-  tags.filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'));
+// Read plain scalars the way kubectl, Argo CD and Flux do (go-yaml v2, YAML 1.1; go-scalars.ts):
+// an unquoted yes/no/on/off is a boolean there and 0755 an octal number, so they must not pass here
+// as strings. The `yaml` 1.1 schema differs from go-yaml v2 on some (`e1` and `0o644`, 12:30 read
+// as a number, 2024-06-01 as a date, `-0`): one tag resolves every plain scalar (but the merge key
+// `<<`) with go-yaml's own rules, and the package's own scalar tags only serve explicit tags
+// (`!!int 1`), which the fast reader leaves here and nobody writes in manifests.
+const goYamlPlainScalar: ScalarTag = {
+  tag: 'tag:valkey-krm.local,2025:go-yaml-v2-plain',
+  default: true,
+  test: /^(?!<<$)/,
+  resolve: (source: string) => resolveGoYamlScalar(source),
+};
+const kubectlScalars = (tags: Tags): Tags => [
+  goYamlPlainScalar,
+  ...tags
+    .filter((t) => typeof t !== 'object' || !(('format' in t && t.format === 'TIME') || t.tag === 'tag:yaml.org,2002:timestamp'))
+    .map((t) => (typeof t === 'object' && t.default === true && 'test' in t && t.test ? { ...t, default: false } : t)),
+];
 export const PARSE_OPTIONS = {
   prettyErrors: false,
-  uniqueKeys: true,
+  // The package checks each key against every earlier key of its mapping: quadratic on one mapping
+  // with many keys (40,000 keys took 30 s). duplicateKeyErrors below does the same in linear time.
+  uniqueKeys: false,
   strict: true,
   version: '1.1',
   customTags: kubectlScalars,
   logLevel: 'error',
 } as const;
 
-function lineColumn(text: string, offset: number): string {
-  let line = 1;
-  let lastNewline = -1;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lastNewline = i;
+/** Offsets to `line L, column C`: the line starts are found once, then each offset by binary search. */
+function lineColumns(text: string): (offset: number) => string {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
     }
-  }
-  return `line ${line}, column ${offset - lastNewline}`;
+    return `line ${lo + 1}, column ${offset - (starts[lo] as number) + 1}`;
+  };
+}
+
+/**
+ * go-yaml reads a comment right after a closing quote, bracket or block scalar header (`"x"#c`) as a
+ * comment, and so does the `yaml` package, which still reports it: kubectl takes such input, so we do.
+ */
+const goYamlAccepts = (e: { code: string; message: string }): boolean =>
+  e.code === 'MISSING_CHAR' && e.message.startsWith('Comments must be separated from other tokens by white space characters');
+
+/**
+ * Keys that repeat in one mapping, as the package reports them with `uniqueKeys: true`: scalar keys
+ * by value, others by identity; one Set per mapping instead of a scan of all earlier keys per key.
+ */
+function duplicateKeyErrors(doc: Document): Array<{ pos: readonly [number, ...number[]]; message: string }> {
+  const { isScalar, visit } = yamlLib();
+  const out: Array<{ pos: readonly [number, ...number[]]; message: string }> = [];
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const { key } of map.items) {
+        const id = isScalar(key) ? key.value : key;
+        if (typeof id === 'number' && Number.isNaN(id)) continue; // NaN equals nothing, as in the package
+        if (!seen.has(id)) seen.add(id);
+        else out.push({ pos: [(key as Node | null)?.range?.[0] ?? 0], message: 'Map keys must be unique' });
+      }
+    },
+  });
+  return out;
 }
 
 /** A document's syntax errors, each named by `where` and its line and column. */
 export function documentErrors(text: string, doc: Document, where: string): Array<{ message: string }> {
-  return doc.errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(text, e.pos[0])}: ${e.message.split('\n')[0]}` }));
+  const errors = [...doc.errors.filter((e) => !goYamlAccepts(e)), ...duplicateKeyErrors(doc)].sort((a, b) => a.pos[0] - b.pos[0]);
+  if (errors.length === 0) return [];
+  const lineColumn = lineColumns(text);
+  return errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(e.pos[0])}: ${e.message.split('\n')[0]}` }));
 }
 
 /** The CST tokens and composed documents of a YAML (or JSON) stream, parsed once. */

@@ -1,0 +1,173 @@
+/**
+ * Carries out one rebalance step (cluster/rebalance.ts) with the classic slot migration protocol,
+ * which every Valkey version has: per slot, `CLUSTER SETSLOT IMPORTING` on the target, `MIGRATING`
+ * on the source, `CLUSTER GETKEYSINSLOT` + `MIGRATE ... AUTH2 ... KEYS` in bounded batches, then
+ * `CLUSTER SETSLOT NODE` on the target, the source and every other primary. Clients keep working:
+ * the source answers ASK for keys already moved, and MOVED once the slot is the target's.
+ *
+ * Valkey 9.0 added atomic slot migration (`CLUSTER MIGRATESLOTS`). It is detected at run time and
+ * reported, but a 9.x cluster still takes this classic path, which 9.x keeps: the servers this
+ * project is tested on predate 9.0, so the atomic path could not be tested here.
+ */
+import type { Endpoint } from '../cluster/observation.js';
+import type { SlotRepair } from '../cluster/rebalance.js';
+import type { SlotRange } from '../cluster/slots.js';
+import type { NodeSession } from './node-session.js';
+import { CommandError } from './resp-connection.js';
+
+/** A primary the step talks to. */
+export interface MigrationNode {
+  id: string;
+  endpoint: Pick<Endpoint, 'host' | 'port'>;
+  session: NodeSession;
+}
+
+export interface MigrateOptions {
+  /** Keys per MIGRATE (default 100). */
+  keysPerBatch?: number;
+  /** MIGRATE's own timeout in ms (default 5000). */
+  migrateTimeoutMs?: number;
+  /** Checked between batches: an aborted step stops where it is, leaving markers for the healer. */
+  signal?: AbortSignal;
+  /** Told after each slot is handed over. */
+  onSlot?: (slot: number, keysMoved: number) => void;
+}
+
+export interface StepOutcome {
+  slotsMoved: number;
+  keysMoved: number;
+  /** Whether the source offers Valkey 9's atomic slot migration (not used; see the file comment). */
+  atomicAvailable: boolean;
+  /** Absent when every slot was handed over. */
+  error?: string;
+  /** Other primaries that did not take `SETSLOT NODE` (they learn it by gossip; not a failure). */
+  warnings: string[];
+}
+
+const DEFAULT_KEYS = 100;
+const DEFAULT_TIMEOUT = 5_000;
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** `COMMAND INFO cluster|migrateslots`: a nil entry on servers before 9.0. */
+export const detectAtomicSlotMigration = (s: NodeSession): Promise<boolean> => s.knowsCommand('cluster|migrateslots').catch(() => false);
+
+/** Moves every key of `slot` still on the source; BUSYKEY means an earlier copy reached the target, and the source's is current. */
+async function moveKeys(from: MigrationNode, to: MigrationNode, slot: number, opts: MigrateOptions): Promise<number> {
+  let moved = 0;
+  for (;;) {
+    if (opts.signal?.aborted) throw new Error(`aborted while moving keys of slot ${slot}`);
+    const keys = await from.session.getKeysInSlot(slot, opts.keysPerBatch ?? DEFAULT_KEYS);
+    if (keys.length === 0) return moved;
+    const timeout = opts.migrateTimeoutMs ?? DEFAULT_TIMEOUT;
+    try {
+      await from.session.migrateKeys(to.endpoint, keys, timeout);
+    } catch (e) {
+      if (!(e instanceof CommandError && e.code === 'BUSYKEY')) throw e;
+      await from.session.migrateKeys(to.endpoint, keys, timeout, true);
+    }
+    moved += keys.length;
+  }
+}
+
+/** SETSLOT errors that mean the state asked for is already there. */
+const alreadyThere = (e: unknown): boolean =>
+  e instanceof CommandError && /already the owner|not the owner|I'm not the owner/i.test(e.reply.message);
+
+async function handOver(from: MigrationNode, to: MigrationNode, others: readonly MigrationNode[], slot: number, warnings: string[]) {
+  // Target first: once it owns the slot, the source's MOVED replies point somewhere that answers.
+  await to.session.setSlot(slot, { node: to.id });
+  await from.session.setSlot(slot, { node: to.id });
+  // The others would learn it by gossip; telling them at once spares clients a redirect. Each
+  // SETSLOT fsyncs nodes.conf, so they are told side by side.
+  await Promise.all(
+    others.map((o) =>
+      o.session.setSlot(slot, { node: to.id }).catch((e: unknown) => {
+        warnings.push(`CLUSTER SETSLOT ${slot} NODE on ${o.id}: ${message(e)}`);
+      }),
+    ),
+  );
+}
+
+/** One slot, start to end; also finishes a slot a previous run left half moved (every command is safe to repeat). */
+async function moveSlot(
+  from: MigrationNode,
+  to: MigrationNode,
+  others: readonly MigrationNode[],
+  slot: number,
+  opts: MigrateOptions,
+  warnings: string[],
+): Promise<number> {
+  await to.session.setSlot(slot, { importing: from.id }).catch((e: unknown) => {
+    if (!alreadyThere(e)) throw e;
+  });
+  await from.session.setSlot(slot, { migrating: to.id }).catch((e: unknown) => {
+    if (!alreadyThere(e)) throw e;
+  });
+  const keys = await moveKeys(from, to, slot, opts);
+  if (opts.signal?.aborted) throw new Error(`aborted before handing over slot ${slot}`);
+  await handOver(from, to, others, slot, warnings);
+  opts.onSlot?.(slot, keys);
+  return keys;
+}
+
+/** `primaries`: every primary of the cluster, the step's source and target included. */
+export async function migrateSlots(
+  step: { from: string; to: string; slots: readonly SlotRange[] },
+  primaries: readonly MigrationNode[],
+  opts: MigrateOptions = {},
+): Promise<StepOutcome> {
+  const from = primaries.find((p) => p.id === step.from);
+  const to = primaries.find((p) => p.id === step.to);
+  const warnings: string[] = [];
+  const outcome = { slotsMoved: 0, keysMoved: 0, atomicAvailable: false, warnings };
+  if (!from || !to) return { ...outcome, error: `no connection to ${from ? step.to : step.from}` };
+  outcome.atomicAvailable = await detectAtomicSlotMigration(from.session);
+  const others = primaries.filter((p) => p !== from && p !== to);
+  try {
+    for (const [a, b] of step.slots) {
+      for (let slot = a; slot <= b; slot++) {
+        outcome.keysMoved += await moveSlot(from, to, others, slot, opts, warnings);
+        outcome.slotsMoved++;
+      }
+    }
+    return outcome;
+  } catch (e) {
+    return { ...outcome, error: `moving slots from ${from.id} to ${to.id}: ${message(e)}` };
+  }
+}
+
+/** Settles the slots an interrupted migration left marked, as planned by `planRepairs`. */
+export async function repairSlots(
+  repairs: readonly SlotRepair[],
+  primaries: readonly MigrationNode[],
+  opts: MigrateOptions = {},
+): Promise<{ repaired: number; errors: string[] }> {
+  const byId = new Map(primaries.map((p) => [p.id, p]));
+  const errors: string[] = [];
+  let repaired = 0;
+  for (const r of repairs) {
+    const from = byId.get(r.source.id);
+    const to = byId.get(r.target.id);
+    try {
+      if (r.resolution === 'finish') {
+        if (!from || !to) throw new Error('source or target is not connected');
+        await moveSlot(
+          from,
+          to,
+          [...byId.values()].filter((p) => p !== from && p !== to),
+          r.slot,
+          opts,
+          [],
+        );
+      } else {
+        // Nothing reached the target: clearing both markers leaves the slot where it was.
+        for (const n of [from, to]) if (n) await n.session.setSlot(r.slot, 'stable');
+      }
+      repaired++;
+    } catch (e) {
+      errors.push(`slot ${r.slot} (${r.resolution}): ${message(e)}`);
+    }
+  }
+  return { repaired, errors };
+}

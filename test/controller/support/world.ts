@@ -1,5 +1,0 @@
-// Everything the controller integration tests assemble, from one import.
-export * from './kube-world.js';
-export * from './nodes.js';
-export * from './test-controller.js';
-export * from './suite.js';

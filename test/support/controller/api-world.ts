@@ -1,0 +1,265 @@
+// The Kubernetes side of the controller's integration tests (not kube-world.ts, which adds a real
+// controller-manager and kubelet stand-in): a real kube-apiserver with the CRDs and the
+// controller's RBAC installed, the objects git would apply (ValkeyClusters, StatefulSets) and
+// Pods created through the API with their status (IP, phase) patched the way a kubelet would.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ANNOTATIONS, LABELS, MANAGED_BY, SYSTEM_USERNAMES } from '../../../src/api/index.js';
+import type { Pod } from '../../../src/controller/kube/types.js';
+import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../../src/render/acl.js';
+import type { ApiServer } from '../apiserver.js';
+import { sha256 } from '../hash.js';
+import { cluster } from '../objects.js';
+import { REPO_ROOT as REPO } from '../paths.js';
+import { waitFor } from '../process.js';
+import { aclForPre9Builds } from '../valkey.js';
+
+export const CONTROLLER_PASSWORD = 'controller-password-for-tests';
+/** An application user with full key access, to put data in a cluster and read it back. */
+export const APP_USER = 'app';
+export const APP_PASSWORD = 'app-password-for-tests';
+export const REPLICATION_PASSWORD = 'replication-password-for-tests';
+export const CONTROLLER_NAMESPACE = 'valkey-system';
+
+/**
+ * The system users as the renderer writes them, plus an application user. The servers here
+ * (the pre-9.0 Valkey builds, and Redis 7.0 for the not-Valkey cases) lack `cluster|syncslots`
+ * and would refuse the whole file over it, so it goes through aclForPre9Builds.
+ */
+export function usersAcl(): string {
+  return aclForPre9Builds(
+    [
+      DEFAULT_USER_LINE,
+      `user ${SYSTEM_USERNAMES.replication} on #${sha256(REPLICATION_PASSWORD)} resetchannels ${REPLICATION_RULES}`,
+      `user ${SYSTEM_USERNAMES.controller} on #${sha256(CONTROLLER_PASSWORD)} resetchannels ${CONTROLLER_RULES}`,
+      `user ${APP_USER} on #${sha256(APP_PASSWORD)} resetchannels ~* +@all`,
+      '',
+    ].join('\n'),
+  );
+}
+
+export interface World {
+  api: ApiServer;
+  /** A kubeconfig authenticating as the controller's ServiceAccount (deploy/controller/rbac.yaml). */
+  controllerKubeconfig: string;
+  dir: string;
+  aclPath: string;
+  passwordFile: string;
+  cleanup(): void;
+}
+
+async function kubectl(api: ApiServer, args: string[], input?: string): Promise<string> {
+  const r = await api.kubectl(args, input === undefined ? {} : { input });
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}):\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** CRDs from crds/, the controller's namespace, ServiceAccount and RBAC from deploy/controller/. */
+export async function prepareWorld(api: ApiServer): Promise<World> {
+  const files = [
+    join(REPO, 'crds'),
+    ...['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml'].map((f) => join(REPO, 'deploy/controller', f)),
+  ];
+  await kubectl(api, ['apply', '--server-side', ...files.flatMap((f) => ['-f', f])]);
+  await kubectl(api, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/valkeyclusters.valkey.gomomento.com',
+    'crd/valkeyconfigs.valkey.gomomento.com',
+    'crd/valkeyimages.valkey.gomomento.com',
+  ]);
+  const token = (await kubectl(api, ['create', 'token', 'valkey-status-sync', '-n', CONTROLLER_NAMESPACE, '--duration=2h'])).trim();
+  const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-controller-test-'));
+  const controllerKubeconfig = join(dir, 'controller.kubeconfig');
+  writeFileSync(
+    controllerKubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'sa',
+      clusters: [{ name: 'harness', cluster: { server: api.url, 'certificate-authority': api.caCertPath } }],
+      users: [{ name: 'valkey-status-sync', user: { token } }],
+      contexts: [{ name: 'sa', context: { cluster: 'harness', user: 'valkey-status-sync' } }],
+    }),
+  );
+  const aclPath = join(dir, 'users.acl');
+  writeFileSync(aclPath, usersAcl());
+  const passwordFile = join(dir, 'controller-password');
+  writeFileSync(passwordFile, `${CONTROLLER_PASSWORD}\n`);
+  return { api, controllerKubeconfig, dir, aclPath, passwordFile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// ---------------------------------------------------------------- API objects
+
+export async function apiCall<T>(api: ApiServer, method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+  const res = await api.request(method, path, body, contentType ? { 'Content-Type': contentType } : undefined);
+  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
+  return JSON.parse(res.body) as T;
+}
+
+export interface ClusterShape {
+  ns: string;
+  name: string;
+  shards: number;
+  replicasPerShard: number;
+  tlsSecret?: string;
+  declaredVersion?: string;
+}
+
+/** The ValkeyCluster and, as the renderer would, one StatefulSet per shard with its annotations. */
+export async function createCluster(api: ApiServer, c: ClusterShape): Promise<void> {
+  await apiCall(
+    api,
+    'POST',
+    `/apis/valkey.gomomento.com/v1alpha1/namespaces/${c.ns}/valkeyclusters`,
+    cluster(
+      c.name,
+      { shards: c.shards, replicasPerShard: c.replicasPerShard, ...(c.tlsSecret ? { tls: { secretRef: c.tlsSecret } } : {}) },
+      c.ns,
+    ),
+  );
+  for (let s = 0; s < c.shards; s++) await applyStatefulSet(api, c, s);
+}
+
+export async function applyStatefulSet(api: ApiServer, c: ClusterShape, shard: number): Promise<void> {
+  const labels = {
+    [LABELS.name]: 'valkey',
+    [LABELS.instance]: c.name,
+    [LABELS.managedBy]: MANAGED_BY,
+    [LABELS.cluster]: c.name,
+    [LABELS.shard]: String(shard),
+  };
+  const body = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: {
+      name: `${c.name}-${shard}`,
+      namespace: c.ns,
+      labels,
+      annotations: {
+        [ANNOTATIONS.imageRef]: 'valkey-9-0',
+        [ANNOTATIONS.imageVersion]: c.declaredVersion ?? '9.0.1',
+        [ANNOTATIONS.shards]: String(c.shards),
+        [ANNOTATIONS.replicasPerShard]: String(c.replicasPerShard),
+      },
+    },
+    spec: {
+      replicas: 1 + c.replicasPerShard,
+      serviceName: c.name,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'OnDelete' },
+      selector: { matchLabels: { [LABELS.cluster]: c.name, [LABELS.shard]: String(shard) } },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'valkey', image: 'valkey/valkey:9.0.1' }] } },
+    },
+  };
+  await kubectl(api, ['apply', '--server-side', '--force-conflicts', '-f', '-'], JSON.stringify(body));
+}
+
+export async function patchClusterSpec(api: ApiServer, ns: string, name: string, spec: Record<string, unknown>): Promise<void> {
+  await apiCall(
+    api,
+    'PATCH',
+    `/apis/valkey.gomomento.com/v1alpha1/namespaces/${ns}/valkeyclusters/${name}`,
+    { spec },
+    'application/merge-patch+json',
+  );
+}
+
+export interface ClusterObject {
+  metadata: { resourceVersion: string; generation: number };
+  spec: { shards: number; replicasPerShard: number };
+  status?: {
+    state?: string;
+    message?: string;
+    observedGeneration?: number;
+    nodes?: { pod: string; shard: number; role: string; nodeId?: string; ip?: string; version?: string; health: string }[];
+    conditions?: { type: string; status: string; reason: string; message: string; lastTransitionTime: string }[];
+  };
+}
+
+export const getCluster = (api: ApiServer, ns: string, name: string) =>
+  apiCall<ClusterObject>(api, 'GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${ns}/valkeyclusters/${name}`);
+
+/** Polls the ValkeyCluster until `check` holds; on timeout the error shows the last status. */
+export async function waitForCluster(
+  api: ApiServer,
+  ns: string,
+  name: string,
+  what: string,
+  check: (c: ClusterObject) => boolean,
+  timeoutMs = 30_000,
+): Promise<ClusterObject> {
+  const seen: { last?: ClusterObject } = {};
+  const reached = async () => {
+    seen.last = await getCluster(api, ns, name).catch(() => seen.last);
+    return seen.last !== undefined && check(seen.last);
+  };
+  try {
+    await waitFor(`${ns}/${name}: ${what}`, reached, { timeoutMs });
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last status:\n${JSON.stringify(seen.last?.status, null, 2)}`);
+  }
+  return seen.last as ClusterObject;
+}
+
+/** The controller's leader-election Lease (valkey-system/valkey-status-sync). */
+export const LEASE_PATH = `/apis/coordination.k8s.io/v1/namespaces/${CONTROLLER_NAMESPACE}/leases/valkey-status-sync`;
+
+export const getLease = (api: ApiServer) =>
+  apiCall<{ metadata: { resourceVersion: string }; spec: { holderIdentity?: string } & Record<string, unknown> }>(api, 'GET', LEASE_PATH);
+
+// ---------------------------------------------------------------- pods
+
+export interface PodOptions {
+  ns: string;
+  cluster: string;
+  shard: number;
+  ordinal: number;
+  /** Leave out to create a pod with no IP yet. */
+  ip?: string;
+}
+
+export async function createPod(api: ApiServer, p: PodOptions): Promise<string> {
+  const name = `${p.cluster}-${p.shard}-${p.ordinal}`;
+  const pod = await apiCall<Pod>(api, 'POST', `/api/v1/namespaces/${p.ns}/pods`, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: p.ns,
+      labels: {
+        [LABELS.name]: 'valkey',
+        [LABELS.instance]: p.cluster,
+        [LABELS.managedBy]: MANAGED_BY,
+        [LABELS.cluster]: p.cluster,
+        [LABELS.shard]: String(p.shard),
+      },
+    },
+    spec: { automountServiceAccountToken: false, containers: [{ name: 'valkey', image: 'valkey/valkey:9.0.1' }] },
+  });
+  if (p.ip) await setPodRunning(api, p.ns, name, p.ip);
+  return pod.metadata.uid as string;
+}
+
+/** What a kubelet would report: Running, Ready, with an IP. */
+export async function setPodRunning(api: ApiServer, ns: string, name: string, ip: string): Promise<void> {
+  await apiCall(
+    api,
+    'PATCH',
+    `/api/v1/namespaces/${ns}/pods/${name}/status`,
+    {
+      status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] },
+    },
+    'application/merge-patch+json',
+  );
+}
+
+export async function deletePod(api: ApiServer, ns: string, name: string): Promise<void> {
+  // Never scheduled, so the API server deletes it at once (no kubelet to wait for).
+  await apiCall(api, 'DELETE', `/api/v1/namespaces/${ns}/pods/${name}`);
+  await waitFor(`pod ${ns}/${name} gone`, async () => (await api.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404, {
+    timeoutMs: 10_000,
+  });
+}

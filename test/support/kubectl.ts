@@ -1,0 +1,50 @@
+// The contract tests' view of a real kube-apiserver: the generated CRDs installed, kubectl's
+// verdicts read, the API groups it serves.
+import { ApiextensionsV1Api, KubeConfig } from '@kubernetes/client-node';
+import { type ApiServer, type KubectlResult, startApiServer } from './apiserver.js';
+import { VALKEY_KINDS } from './objects.js';
+import { CRD_DIR } from './paths.js';
+import { waitFor } from './process.js';
+
+/** kubectl's warnings: one `Warning: ...` line on stderr each. */
+export const warningsIn = (stderr: string): string[] => stderr.split('\n').filter((l) => /^Warning:/.test(l));
+
+/** Compact context for a failed expectation. */
+export const show = (r: KubectlResult): string => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+
+/** API groups this server serves (core is ""): objects of other groups (cert-manager, ...) cannot be checked here. */
+export async function servedGroups(api: ApiServer): Promise<Set<string>> {
+  const res = await api.request('GET', '/apis');
+  const body = JSON.parse(res.body) as { groups: { name: string }[] };
+  return new Set(['', ...body.groups.map((g) => g.name)]);
+}
+
+/**
+ * Starts the harness and installs crds/ with `kubectl apply --server-side`, then waits (through
+ * @kubernetes/client-node) until every valkey-krm CRD is Established.
+ */
+export async function startWithCrds(): Promise<{ api: ApiServer; crdApply: KubectlResult }> {
+  const api = await startApiServer();
+  try {
+    const crdApply = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', CRD_DIR]);
+    if (crdApply.code !== 0) return { api, crdApply };
+    const kc = new KubeConfig();
+    kc.loadFromFile(api.kubeconfigPath);
+    const ext = kc.makeApiClient(ApiextensionsV1Api);
+    await waitFor(
+      'valkey-krm CRDs Established',
+      async () => {
+        const list = await ext.listCustomResourceDefinition({ labelSelector: 'app.kubernetes.io/part-of=valkey-krm' });
+        const established = list.items.filter((crd) =>
+          crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'),
+        );
+        return established.length === VALKEY_KINDS.length;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    return { api, crdApply };
+  } catch (e) {
+    await api.stop();
+    throw e;
+  }
+}

@@ -1,0 +1,227 @@
+// A real Valkey cluster on loopback for slot-migration tests and the migration benchmark: nodes of
+// the development build with the rendered users.acl (aclForPre9Builds), formed by hand (MEET, then
+// contiguous slot ranges on the first `shards` nodes), and the controller's side: sessions as the
+// controller user, observations for cluster/rebalance.ts, and a loop that plans and executes steps.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SYSTEM_USERNAMES } from '../../src/api/index.js';
+import { isMyself, isPrimary } from '../../src/controller/cluster/cluster-view.js';
+import {
+  planRebalance,
+  slotsToCount,
+  type PrimaryObservation,
+  type RebalanceDecision,
+  type RebalanceOptions,
+} from '../../src/controller/cluster/rebalance.js';
+import { shardSlotRange } from '../../src/controller/cluster/slots.js';
+import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import { migrateSlots, repairSlots, type MigrateOptions, type MigrationNode } from '../../src/controller/valkey/migrate-slots.js';
+import { sessionOpener, type NodeSession } from '../../src/controller/valkey/node-session.js';
+import { renderUsersAcl } from '../../src/render/acl.js';
+import { freePorts, waitFor } from './process.js';
+import type { RunningServer } from './servers.js';
+import { DEV_BUILD, aclForPre9Builds, startValkey } from './valkey.js';
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+const pw = (): string => randomBytes(12).toString('hex');
+
+export const APP_USER = 'app';
+
+export interface SlotNode {
+  index: number;
+  port: number;
+  busPort: number;
+  dir: string;
+  server: RunningServer;
+  id: string;
+  session: NodeSession;
+}
+
+export interface SlotCluster {
+  nodes: SlotNode[];
+  appPassword: string;
+  controller: { username: string; password: string };
+  /** Stops node `i` (SIGTERM: the AOF is flushed) and starts it again on the same port and data dir. */
+  restart(i: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface SlotClusterOptions {
+  nodes: number;
+  /** The first `shards` nodes get slots; the others are met empty primaries. */
+  shards: number;
+  /** Persist with AOF so a restarted node keeps its keys (default true). */
+  appendonly?: boolean;
+}
+
+export async function startSlotCluster(opts: SlotClusterOptions): Promise<SlotCluster> {
+  const root = mkdtempSync(join(tmpdir(), 'valkey-krm-slots-'));
+  const passwords = { replication: pw(), controller: pw(), app: pw() };
+  const rendered = renderUsersAcl([], [], new Map(), {
+    replication: sha256(passwords.replication),
+    controller: sha256(passwords.controller),
+  });
+  const aclPath = join(root, 'users.acl');
+  writeFileSync(aclPath, `${aclForPre9Builds(rendered)}user ${APP_USER} on #${sha256(passwords.app)} resetchannels ~* &* +@all\n`);
+  const controller = { username: SYSTEM_USERNAMES.controller, password: passwords.controller };
+  const open = sessionOpener(async () => controller, { connectMs: 2_000, commandMs: 30_000 });
+
+  const ports = await freePorts(opts.nodes * 2);
+  const launch = (i: number, dir: string): Promise<RunningServer> =>
+    startValkey({
+      build: DEV_BUILD,
+      port: ports[i * 2] as number,
+      keepDir: true,
+      args: [
+        '--dir',
+        dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-port',
+        String(ports[i * 2 + 1]),
+        '--cluster-node-timeout',
+        '5000',
+        // As rendered: a primary that loses its last slot stays an empty primary, to be forgotten.
+        '--cluster-allow-replica-migration',
+        'no',
+        '--aclfile',
+        aclPath,
+        '--masteruser',
+        SYSTEM_USERNAMES.replication,
+        '--masterauth',
+        passwords.replication,
+        '--appendonly',
+        opts.appendonly === false ? 'no' : 'yes',
+        '--appendfsync',
+        'no',
+      ],
+    });
+  const nodes: SlotNode[] = [];
+  for (let i = 0; i < opts.nodes; i++) {
+    const dir = join(root, `node-${i}`);
+    mkdirSync(dir);
+    const server = await launch(i, dir);
+    const session = await open({ host: '127.0.0.1', port: server.port, busPort: ports[i * 2 + 1] as number }, undefined);
+    const self = parseClusterNodes(await session.clusterNodes()).find(isMyself);
+    nodes.push({ index: i, port: server.port, busPort: ports[i * 2 + 1] as number, dir, server, id: self?.id ?? '', session });
+  }
+  const [first, ...rest] = nodes as [SlotNode, ...SlotNode[]];
+  for (const n of rest) await first.session.meet({ host: '127.0.0.1', port: n.port, busPort: n.busPort });
+  for (let s = 0; s < opts.shards; s++) await nodes[s]?.session.addSlotsRange([shardSlotRange(s, opts.shards)]);
+  await waitFor(
+    'the cluster to form',
+    async () => {
+      for (const n of nodes) {
+        const info = parseClusterInfo(await n.session.clusterInfo());
+        if (info.state !== 'ok' || info.knownNodes !== nodes.length) return false;
+      }
+      return true;
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+
+  return {
+    nodes,
+    appPassword: passwords.app,
+    controller,
+    async restart(i) {
+      const n = nodes[i] as SlotNode;
+      n.session.close();
+      await n.server.stop();
+      rmSync(n.server.dir, { recursive: true, force: true });
+      n.server = await launch(i, n.dir);
+      n.session = await open({ host: '127.0.0.1', port: n.port, busPort: n.busPort }, undefined);
+      await waitFor(
+        'the restarted node to see the cluster ok',
+        async () => parseClusterInfo(await n.session.clusterInfo()).state === 'ok',
+        {
+          timeoutMs: 30_000,
+          intervalMs: 100,
+        },
+      );
+    },
+    async stop() {
+      for (const n of nodes) {
+        n.session.close();
+        await n.server.stop();
+        rmSync(n.server.dir, { recursive: true, force: true });
+      }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What the controller would observe: each node's own line, and key counts for marked slots. */
+export async function observePrimaries(c: SlotCluster): Promise<PrimaryObservation[]> {
+  const primaries: PrimaryObservation[] = [];
+  for (const n of c.nodes) {
+    const self = parseClusterNodes(await n.session.clusterNodes()).find(isMyself);
+    if (!self) throw new Error(`node ${n.index}: no myself line`);
+    if (!isPrimary(self)) continue;
+    const clusterState = parseClusterInfo(await n.session.clusterInfo()).state;
+    primaries.push({ shard: n.index, pod: `node-${n.index}`, self, replicas: 0, clusterState });
+  }
+  const marked = slotsToCount(primaries);
+  for (const p of primaries) {
+    const session = (c.nodes[p.shard] as SlotNode).session;
+    const counts = new Map<number, number>();
+    for (const slot of marked) counts.set(slot, await session.countKeysInSlot(slot));
+    p.keysInSlots = counts;
+  }
+  return primaries;
+}
+
+export const migrationNodes = (c: SlotCluster): MigrationNode[] =>
+  c.nodes.map((n) => ({ id: n.id, endpoint: { host: '127.0.0.1', port: n.port }, session: n.session }));
+
+export interface RebalanceRun {
+  steps: number;
+  slotsMoved: number;
+  keysMoved: number;
+  repaired: number;
+  last: RebalanceDecision;
+  seconds: number;
+}
+
+/** Plans and executes until balanced (or `stopAfterSteps`), as the reconcile loop would. */
+export async function rebalance(
+  c: SlotCluster,
+  shards: number,
+  opts: { plan?: RebalanceOptions; migrate?: MigrateOptions; stopAfterSteps?: number } = {},
+): Promise<RebalanceRun> {
+  const started = performance.now();
+  const run: RebalanceRun = { steps: 0, slotsMoved: 0, keysMoved: 0, repaired: 0, last: { kind: 'balanced', drained: [] }, seconds: 0 };
+  const patience = Date.now() + 60_000;
+  for (;;) {
+    const d = planRebalance({
+      shards,
+      replicasPerShard: 0,
+      primaries: await observePrimaries(c),
+      ...(opts.plan ? { options: opts.plan } : {}),
+    });
+    run.last = d;
+    // A node that just restarted says the cluster is down until it has heard from its peers.
+    if (d.kind === 'wait' && d.reason.startsWith('cluster_state') && Date.now() < patience) {
+      await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
+    if (d.kind === 'balanced' || d.kind === 'hold' || d.kind === 'wait' || run.steps === opts.stopAfterSteps) break;
+    run.steps++;
+    if (d.kind === 'heal') {
+      const r = await repairSlots(d.repairs, migrationNodes(c), opts.migrate);
+      if (r.errors.length) throw new Error(r.errors.join('; '));
+      run.repaired += r.repaired;
+      continue;
+    }
+    const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, migrationNodes(c), opts.migrate);
+    run.slotsMoved += out.slotsMoved;
+    run.keysMoved += out.keysMoved;
+    if (out.error) throw new Error(out.error);
+  }
+  run.seconds = (performance.now() - started) / 1000;
+  return run;
+}
