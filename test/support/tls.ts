@@ -13,6 +13,8 @@ export interface TestPki {
   key: string;
   /** Server flags (valkey-server and redis-server alike) serving TLS on `port` with this certificate, requiring client certificates from this CA. */
   tlsArgs(port: number): string[];
+  /** Another node certificate and key from the same CA (new key, new serial): a rotation that keeps the CA. */
+  issue(dnsNames: readonly string[]): { cert: string; key: string };
   remove(): void;
 }
 
@@ -39,40 +41,47 @@ export function makePki(dnsNames: readonly string[]): TestPki {
     '-subj',
     '/CN=valkey-krm test CA',
   );
-  writeFileSync(
-    p('node.ext'),
-    [
-      `subjectAltName=${dnsNames.map((d) => `DNS:${d}`).join(',')}`,
-      'extendedKeyUsage=serverAuth,clientAuth',
-      'keyUsage=digitalSignature,keyEncipherment',
-    ].join('\n'),
-  );
-  run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('tls.key'), '-out', p('node.csr'), '-subj', '/CN=valkey node');
-  run(
-    'x509',
-    '-req',
-    '-in',
-    p('node.csr'),
-    '-CA',
-    p('ca.crt'),
-    '-CAkey',
-    p('ca.key'),
-    '-CAcreateserial',
-    '-out',
-    p('tls.crt'),
-    '-days',
-    '2',
-    '-extfile',
-    p('node.ext'),
-  );
+  const issue = (names: readonly string[], prefix: string): { cert: string; key: string } => {
+    writeFileSync(
+      p(`${prefix}node.ext`),
+      [
+        `subjectAltName=${names.map((d) => `DNS:${d}`).join(',')}`,
+        'extendedKeyUsage=serverAuth,clientAuth',
+        'keyUsage=digitalSignature,keyEncipherment',
+      ].join('\n'),
+    );
+    const keyPath = p(`${prefix}tls.key`);
+    const certPath = p(`${prefix}tls.crt`);
+    run('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyPath, '-out', p(`${prefix}node.csr`), '-subj', '/CN=valkey node');
+    run(
+      'x509',
+      '-req',
+      '-in',
+      p(`${prefix}node.csr`),
+      '-CA',
+      p('ca.crt'),
+      '-CAkey',
+      p('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-extfile',
+      p(`${prefix}node.ext`),
+    );
+    return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
+  };
+  const first = issue(dnsNames, '');
+  let issued = 0;
   return {
     dir,
     caPath: p('ca.crt'),
     certPath: p('tls.crt'),
     keyPath: p('tls.key'),
     ca: readFileSync(p('ca.crt'), 'utf8'),
-    cert: readFileSync(p('tls.crt'), 'utf8'),
-    key: readFileSync(p('tls.key'), 'utf8'),
+    cert: first.cert,
+    key: first.key,
     tlsArgs: (port) => [
       '--tls-port',
       String(port),
@@ -85,6 +94,10 @@ export function makePki(dnsNames: readonly string[]): TestPki {
       '--tls-auth-clients',
       'yes',
     ],
+    issue: (names) => {
+      issued += 1;
+      return issue(names, `issued-${issued}-`);
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }
