@@ -1,8 +1,8 @@
 // TLS certificate rotation on a real Valkey (DEV_BUILD) without a restart: the controller's handshake
 // shows the old certificate, `CONFIG SET tls-cert-file <same path>` rebuilds the context once the
 // files changed, and a fresh handshake proves the Secret's certificate is served. Before the files
-// change, a reload changes nothing and is reported as waiting. (The kube world has not run TLS
-// clusters yet; this exercises the executor against the real server.)
+// change, a reload changes nothing and is reported as waiting. This exercises the executor against
+// the real server; tls-rotation.integration.test.ts rotates a certificate in the kube world.
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
