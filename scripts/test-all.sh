@@ -4,8 +4,9 @@
 #   - redis-server from Debian (the "not Valkey at all" case of the version gate), busybox
 #   - the real Valkey servers the tests run come from ../shared/valkey/ (see its README)
 #   - npm dependencies (npm ci)
-#   - kube-apiserver, etcd and kustomize built from their Go modules, cached under ~/.cache
-#     (the first build takes about 11 minutes on 2 cores; later runs reuse the binaries)
+#   - kube-apiserver, kube-controller-manager, etcd and kustomize built from their Go modules,
+#     cached under ~/.cache (the first build takes about 13 minutes on 2 cores; later runs reuse them)
+#   - jq and python3-jsonschema from Debian (the plan's pull-request script and its JSON Schema)
 #   - podman and runc from Debian, and the project's image built with them on a local base
 #     (scripts/build-image.sh: about a minute the first time, nothing when nothing changed)
 #   - the YAML round-trip oracle (go-yaml v2 and v3, scripts/yaml-oracle), cached the same way
