@@ -12,3 +12,4 @@ export * from './valkey-config.js';
 export * from './valkey-cluster.js';
 export * from './render-config.js';
 export * from './pod-contract.js';
+export * from './managed-settings.js';

@@ -1,3 +1,4 @@
+import { isManagedSettingName } from '../../api/index.js';
 import { canonicalSettingName, lookupSetting, type SettingFacts } from '../../api/valkey-table.js';
 import type { Directives } from './valkey-conf.js';
 
@@ -5,33 +6,6 @@ import type { Directives } from './valkey-conf.js';
  * Live settings: what the rendered valkey.conf asks for, compared with what a node runs
  * (`CONFIG GET`), so `CONFIG SET` is sent only for what differs. Pure; valkey/ does the I/O.
  */
-
-/**
- * Settings never applied live even when Valkey would accept it: where the node listens and which
- * files it reads. The pod's own arguments (or, in tests, the kubelet stand-in) may legitimately
- * override them, a change to them comes with a restart anyway, and TLS files are reloaded by the
- * TLS step, not here.
- */
-const NEVER_LIVE = new Set([
-  'bind',
-  'port',
-  'tls-port',
-  'dir',
-  'aclfile',
-  'cluster-config-file',
-  'logfile',
-  'pidfile',
-  'unixsocket',
-  'tls-cert-file',
-  'tls-key-file',
-  'tls-ca-cert-file',
-  'tls-ca-cert-dir',
-  'tls-client-cert-file',
-  'tls-client-key-file',
-  'tls-dh-params-file',
-  'tls-key-file-pass',
-  'tls-client-key-file-pass',
-]);
 
 /** A live setting the file declares: its canonical name and the value `CONFIG SET` takes. */
 export interface DesiredSetting {
@@ -41,15 +15,16 @@ export interface DesiredSetting {
 }
 
 /**
- * The live settings of a rendered valkey.conf. `overridden` are settings the container's arguments
- * set (`--masterauth`, `--cluster-announce-ip`): the file's value is not what runs, so not applied.
+ * The live settings of a rendered valkey.conf. Never applied live: a setting valkey-krm manages
+ * (api/managed-settings.ts), and `overridden`, the settings the container's arguments set
+ * (`--masterauth`, `--cluster-announce-ip`): the file's value is not what runs.
  */
 export function desiredLiveSettings(conf: Directives, overridden: ReadonlySet<string> = new Set()): DesiredSetting[] {
   const out: DesiredSetting[] = [];
   for (const [raw, lines] of conf) {
     const known = lookupSetting(raw);
     if (!known?.facts.live || known.facts.fileOnly || known.facts.protected || known.facts.hidden) continue;
-    if (NEVER_LIVE.has(known.name) || [...overridden].some((o) => canonicalSettingName(o) === known.name)) continue;
+    if (isManagedSettingName(known.name) || [...overridden].some((o) => canonicalSettingName(o) === known.name)) continue;
     out.push({ name: known.name, value: lines.map((args) => args.join(' ')).join(' '), facts: known.facts });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
