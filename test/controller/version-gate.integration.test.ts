@@ -30,71 +30,68 @@ const failed = (c: { status?: { state?: string } }) => c.status?.state === 'Fail
 describe('the version gate refuses what is not Valkey 9.0.1+', () => {
   const suite = useKubeWorld();
 
-  it('strict policy: Debian redis-server is rejected, the cluster is Failed, no node is joined', async () => {
-    const { api, world, ns, book, startPod } = await inNamespace(suite, 'gate');
-    await createCluster(api, { ns, name: 'legacy', shards: 1, replicasPerShard: 1 });
-    const a = await startPod({ ns, cluster: 'legacy', shard: 0, ordinal: 0, runs: 'redis' });
-    const b = await startPod({ ns, cluster: 'legacy', shard: 0, ordinal: 1, runs: 'redis' });
-    const controller = await startController({ world, book, namespace: ns });
-    try {
-      const c = await waitForCluster(api, ns, 'legacy', 'Failed', (x) => failed(x) && x.status?.nodes?.length === 2, 30_000);
-      expect(c.status?.message).toBe(
+  // The same refusal for either kind of server: only what it runs, and so the words, differ.
+  it.each([
+    {
+      title: 'strict policy: Debian redis-server is rejected, the cluster is Failed, no node is joined',
+      ns: 'gate',
+      name: 'legacy',
+      runs: 'redis',
+      message:
         'Pod gate/legacy-0-0 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined; ' +
-          'Pod gate/legacy-0-1 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
-      );
-      expect(c.status?.nodes).toEqual([
+        'Pod gate/legacy-0-1 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+      nodes: [
         { pod: 'legacy-0-0', shard: 0, ip: '127.0.0.1', role: 'unknown', health: 'failed' },
         { pod: 'legacy-0-1', shard: 0, ip: '127.0.0.1', role: 'unknown', health: 'failed' },
-      ]);
-      expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'NotValkey' });
-      expect(c.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
-      // Several passes later, still nothing was sent: no MEET, no slots.
-      await waitFor('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, {
-        timeoutMs: 15_000,
-      });
-      for (const s of [a, b]) {
-        expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0', cluster_state: 'fail' });
-        expect(await clusterNodes(s.port)).toHaveLength(1);
-      }
-      expect(controller.logs.filter((l) => l.includes('"formation step'))).toEqual([]);
-      expect(controller.metrics.registry.render()).toContain('valkey_status_sync_nodes{version="not-valkey"} 2');
-    } finally {
-      await controller.stop();
-    }
-  }, 60_000);
-
-  it('strict policy: Valkey 8.0.1 is rejected with its version named, the cluster is Failed, no node is joined', async () => {
-    const { api, world, ns, book, startPod } = await inNamespace(suite, 'gate-801');
-    await createCluster(api, { ns, name: 'old', shards: 1, replicasPerShard: 1 });
-    const a = await startPod({ ns, cluster: 'old', shard: 0, ordinal: 0, runs: '8.0.1' });
-    const b = await startPod({ ns, cluster: 'old', shard: 0, ordinal: 1, runs: '8.0.1' });
-    const controller = await startController({ world, book, namespace: ns });
-    try {
-      const c = await waitForCluster(api, ns, 'old', 'Failed', (x) => failed(x) && x.status?.nodes?.length === 2, 30_000);
-      expect(c.status?.message).toBe(
+      ],
+      reason: 'NotValkey',
+      metric: 'valkey_status_sync_nodes{version="not-valkey"} 2',
+    },
+    {
+      title: 'strict policy: Valkey 8.0.1 is rejected with its version named, the cluster is Failed, no node is joined',
+      ns: 'gate-801',
+      name: 'old',
+      runs: '8.0.1',
+      message:
         'Pod gate-801/old-0-0 runs valkey_version 8.0.1; valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined; ' +
-          'Pod gate-801/old-0-1 runs valkey_version 8.0.1; valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
-      );
-      expect(c.status?.nodes).toEqual([
+        'Pod gate-801/old-0-1 runs valkey_version 8.0.1; valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+      nodes: [
         { pod: 'old-0-0', shard: 0, ip: '127.0.0.1', role: 'unknown', health: 'failed', version: '8.0.1' },
         { pod: 'old-0-1', shard: 0, ip: '127.0.0.1', role: 'unknown', health: 'failed', version: '8.0.1' },
-      ]);
-      expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'BelowFloor' });
-      expect(c.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
-      // Several passes later, still nothing was sent: no MEET, no slots.
-      await waitFor('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, {
-        timeoutMs: 15_000,
-      });
-      for (const s of [a, b]) {
-        expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0', cluster_state: 'fail' });
-        expect(await clusterNodes(s.port)).toHaveLength(1);
+      ],
+      reason: 'BelowFloor',
+      metric: 'valkey_status_sync_nodes{version="8.0.1"} 2',
+    },
+  ] as const)(
+    '$title',
+    async ({ ns: namespace, name, runs, message, nodes, reason, metric }) => {
+      const { api, world, ns, book, startPod } = await inNamespace(suite, namespace);
+      await createCluster(api, { ns, name, shards: 1, replicasPerShard: 1 });
+      const a = await startPod({ ns, cluster: name, shard: 0, ordinal: 0, runs });
+      const b = await startPod({ ns, cluster: name, shard: 0, ordinal: 1, runs });
+      const controller = await startController({ world, book, namespace: ns });
+      try {
+        const c = await waitForCluster(api, ns, name, 'Failed', (x) => failed(x) && x.status?.nodes?.length === 2, 30_000);
+        expect(c.status?.message).toBe(message);
+        expect(c.status?.nodes).toEqual(nodes);
+        expect(c.status?.conditions?.find((x) => x.type === 'VersionCheck')).toMatchObject({ status: 'False', reason });
+        expect(c.status?.conditions?.find((x) => x.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
+        // Several passes later, still nothing was sent: no MEET, no slots.
+        await waitFor('three reconcile passes', () => controller.metrics.reconciles.get({ kind: 'cluster', result: 'ok' }) >= 3, {
+          timeoutMs: 15_000,
+        });
+        for (const s of [a, b]) {
+          expect(await clusterInfo(s.port)).toMatchObject({ cluster_known_nodes: '1', cluster_slots_assigned: '0', cluster_state: 'fail' });
+          expect(await clusterNodes(s.port)).toHaveLength(1);
+        }
+        expect(controller.logs.filter((l) => l.includes('"formation step'))).toEqual([]);
+        expect(controller.metrics.registry.render()).toContain(metric);
+      } finally {
+        await controller.stop();
       }
-      expect(controller.logs.filter((l) => l.includes('"formation step'))).toEqual([]);
-      expect(controller.metrics.registry.render()).toContain('valkey_status_sync_nodes{version="8.0.1"} 2');
-    } finally {
-      await controller.stop();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   it('one 8.0.1 pod among good ones: the others form without it, and status names it', async () => {
     const { api, world, ns, book, startPod } = await inNamespace(suite, 'gate-mixed');
