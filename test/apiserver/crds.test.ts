@@ -249,6 +249,20 @@ describe('generated CRDs on a real kube-apiserver', () => {
   });
 
   describe('kubectl get prints the documented columns', () => {
+    /** A merge patch of the status subresource of printer/sessions, as the controller writes it. */
+    const patchSessionsStatus = (patch: { status: Record<string, unknown> }): Promise<KubectlResult> =>
+      api.kubectl([
+        'patch',
+        'valkeycluster',
+        'sessions',
+        '-n',
+        'printer',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify(patch),
+      ]);
+
     it('valkeyimages: Repository, Tag, Version', async () => {
       const images = [image('printer-9-0'), image('printer-10-0', { tag: '10.0.0-alpine', version: '10.0.0' })].map((o) => ({
         ...o,
@@ -274,17 +288,7 @@ describe('generated CRDs on a real kube-apiserver', () => {
       });
       expect(created.code, show(created)).toBe(0);
       const status = { status: { state: 'Active', message: '6 of 6 nodes online', observedGeneration: 1 } };
-      const patched = await api.kubectl([
-        'patch',
-        'valkeycluster',
-        'sessions',
-        '-n',
-        'printer',
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        JSON.stringify(status),
-      ]);
+      const patched = await patchSessionsStatus(status);
       expect(patched.code, show(patched)).toBe(0);
 
       const r = await api.kubectl(['get', 'valkeyclusters', '-n', 'printer']);
@@ -299,17 +303,7 @@ describe('generated CRDs on a real kube-apiserver', () => {
     });
 
     it('the status subresource enforces its schema too', async () => {
-      const r = await api.kubectl([
-        'patch',
-        'valkeycluster',
-        'sessions',
-        '-n',
-        'printer',
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        '{"status":{"state":"Sleeping"}}',
-      ]);
+      const r = await patchSessionsStatus({ status: { state: 'Sleeping' } });
       expect(r.code, show(r)).not.toBe(0);
       expect(r.stderr).toContain(
         'status.state: Unsupported value: "Sleeping": supported values: "Creating", "Active", "Updating", "Failed"',
