@@ -21,6 +21,9 @@ beforeAll(() => {
 afterAll(() => tmp.cleanup());
 
 const kpt = (args: string[], cwd?: string) => run('kpt', args, { env, cwd });
+/** `kpt fn eval <dir> --exec <fn> <rest...>`: one of this repository's functions on a package. */
+const fnEvalExec = (dir: string, fn: 'render-valkey' | 'validate-valkey', ...rest: string[]) =>
+  kpt(['fn', 'eval', dir, '--exec', fn, ...rest]);
 
 interface PackageFacts {
   outputDir: string;
@@ -246,17 +249,7 @@ describe('kpt fn eval --exec', () => {
     const dir = copyPackage('tshirt-sizes');
     const before = snapshot(dir);
     const results = resultsDir();
-    const r = await kpt([
-      'fn',
-      'eval',
-      dir,
-      '--exec',
-      'render-valkey',
-      '--fn-config',
-      join(dir, 'render-config.yaml'),
-      '--results-dir',
-      results.dir,
-    ]);
+    const r = await fnEvalExec(dir, 'render-valkey', '--fn-config', join(dir, 'render-config.yaml'), '--results-dir', results.dir);
     expect(r.code, r.stderr).toBe(0);
     const diff = changedFiles(before, snapshot(dir));
     expect(diff).toEqual({ added: ['rendered/checkout/sessions.yaml', 'rendered/search/catalog.yaml'], removed: [], changed: [] });
@@ -274,17 +267,14 @@ describe('kpt fn eval --exec', () => {
     const config = parse(readFileSync(repoPath('kptfile-examples/tshirt-sizes/render-config.yaml'), 'utf8')) as {
       spec: { systemUsers: { replication: { passwordHash: string }; controller: { passwordHash: string } } };
     };
-    const r = await kpt([
-      'fn',
-      'eval',
+    const r = await fnEvalExec(
       dir,
-      '--exec',
       'render-valkey',
       '--',
       'outputDir=manifests',
       `systemUsers.replication.passwordHash=${config.spec.systemUsers.replication.passwordHash}`,
       `systemUsers.controller.passwordHash=${config.spec.systemUsers.controller.passwordHash}`,
-    ]);
+    );
     expect(r.code, r.stderr).toBe(0);
     expect([...snapshot(dir).keys()].filter((f) => f.startsWith('manifests/'))).toEqual([
       'manifests/checkout/sessions.yaml',
@@ -294,23 +284,13 @@ describe('kpt fn eval --exec', () => {
 
   it('validate-valkey reports through kpt and never writes a file', async () => {
     const dir = copyPackage('team-clusters');
-    const ok = await kpt(['fn', 'eval', dir, '--exec', 'validate-valkey', '--fn-config', join(dir, 'render-config.yaml')]);
+    const ok = await fnEvalExec(dir, 'validate-valkey', '--fn-config', join(dir, 'render-config.yaml'));
     expect(ok.code, ok.stderr).toBe(0);
     const teams = join(dir, 'teams/search.yaml');
     writeFileSync(teams, readFileSync(teams, 'utf8').replace('shards: 2', 'shards: 0'));
     const before = snapshot(dir);
     const results = resultsDir();
-    const bad = await kpt([
-      'fn',
-      'eval',
-      dir,
-      '--exec',
-      'validate-valkey',
-      '--fn-config',
-      join(dir, 'render-config.yaml'),
-      '--results-dir',
-      results.dir,
-    ]);
+    const bad = await fnEvalExec(dir, 'validate-valkey', '--fn-config', join(dir, 'render-config.yaml'), '--results-dir', results.dir);
     expect(bad.code).not.toBe(0);
     expect(changedFiles(before, snapshot(dir))).toEqual({ added: [], removed: [], changed: [] });
     expect(results.read().items[0]?.results).toContainEqual(
@@ -322,7 +302,7 @@ describe('kpt fn eval --exec', () => {
   // function then uses the package's one ValkeyRenderConfig, as when no function config arrives.
   it('without --fn-config, uses the one ValkeyRenderConfig of the package', async () => {
     const dir = copyPackage('tshirt-sizes');
-    const r = await kpt(['fn', 'eval', dir, '--exec', 'render-valkey']);
+    const r = await fnEvalExec(dir, 'render-valkey');
     expect(r.code, r.stderr).toBe(0);
   });
 });
