@@ -5,9 +5,9 @@ import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import { startApp, type App, type AppOptions } from '../../../src/controller/app.js';
 import { systemClock } from '../../../src/controller/runtime/clock.js';
 import { kubeClientFromConfig } from '../../../src/controller/kube/client.js';
-import { jsonLogger } from '../../../src/controller/runtime/log.js';
-import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
-import { sessionOpener, type OpenSession } from '../../../src/controller/valkey/node-session.js';
+import { jsonLogger, type Logger } from '../../../src/controller/runtime/log.js';
+import { controllerMetrics, type ControllerMetrics } from '../../../src/controller/runtime/metrics.js';
+import { sessionOpener, type NodeTimeouts, type OpenSession } from '../../../src/controller/valkey/node-session.js';
 import { strictPolicy } from '../../../src/controller/cluster/version-gate.js';
 import { CONTROLLER_PASSWORD, type World } from './api-world.js';
 import { readMetrics, type MetricsReadout } from './metrics-readout.js';
@@ -31,37 +31,78 @@ export interface TestControllerOptions {
   http?: AppOptions['http'];
 }
 
+/** The session timeouts, timings and fan-out a test gives the controller; the rest is fixed below. */
+export type ControllerTuning = Pick<AppOptions, 'concurrency' | 'timing' | 'retryBackoff' | 'maxConcurrentRolls'>;
+
+export interface InProcessAppOptions {
+  /** The ServiceAccount's kubeconfig (prepareWorld). */
+  kubeconfig: string;
+  namespace?: string;
+  /** The controller system user's password, as the rendered users.acl hashes it. */
+  password: string;
+  endpointOf: AppOptions['endpointOf'];
+  timeouts: NodeTimeouts;
+  /** Wraps the production session opener (to simulate a crash mid-formation, for instance). */
+  wrapOpen?: (open: OpenSession) => OpenSession;
+  tuning: ControllerTuning;
+  log: Logger;
+  metrics: ControllerMetrics;
+  leaderElection?: AppOptions['leaderElection'];
+  http?: AppOptions['http'];
+}
+
+/**
+ * The controller app in-process as its ServiceAccount, with the production parts (the strict
+ * version policy included): what every in-process test and benchmark starts, whatever its timings.
+ */
+export async function startInProcessApp(o: InProcessAppOptions): Promise<App> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(o.kubeconfig);
+  const open = sessionOpener(
+    async () => ({ username: SYSTEM_USERNAMES.controller, password: o.password }),
+    o.timeouts,
+    o.metrics.timeNodeCommand,
+  );
+  return startApp({
+    client: await kubeClientFromConfig(kc),
+    ...(o.namespace ? { namespace: o.namespace } : {}),
+    policy: strictPolicy,
+    endpointOf: o.endpointOf,
+    open: o.wrapOpen ? o.wrapOpen(open) : open,
+    clusterDomain: 'cluster.local',
+    ...o.tuning,
+    watchBackoff: { initialMs: 100, maxMs: 1_000 },
+    watchTimeoutSeconds: 60,
+    clock: systemClock,
+    log: o.log,
+    metrics: o.metrics,
+    leaderElection: o.leaderElection ?? false,
+    http: o.http ?? false,
+  });
+}
+
 /** The controller in-process, authenticated as its ServiceAccount, on fast test timings. */
 export async function startController(o: TestControllerOptions): Promise<TestController> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(o.world.controllerKubeconfig);
-  const client = await kubeClientFromConfig(kc);
   const logs: string[] = [];
   const metrics = controllerMetrics();
   // Connect and command timeout per node; resilience.integration expects "within 1000 ms".
   const timeoutMs = 1_000;
-  const open = sessionOpener(
-    async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }),
-    { connectMs: timeoutMs, commandMs: timeoutMs },
-    metrics.timeNodeCommand,
-  );
-  const app = await startApp({
-    client,
+  const app = await startInProcessApp({
+    kubeconfig: o.world.controllerKubeconfig,
     ...(o.namespace ? { namespace: o.namespace } : {}),
-    policy: strictPolicy,
+    password: CONTROLLER_PASSWORD,
     endpointOf: o.book.endpointOf,
-    open: o.wrapOpen ? o.wrapOpen(open) : open,
-    clusterDomain: 'cluster.local',
-    concurrency: 4,
-    timing: { progressMs: 200, resyncMs: 1_500, failedResyncMs: 1_500 },
-    watchBackoff: { initialMs: 100, maxMs: 1_000 },
-    retryBackoff: { initialMs: 200, maxMs: 2_000 },
-    watchTimeoutSeconds: 60,
-    clock: systemClock,
+    timeouts: { connectMs: timeoutMs, commandMs: timeoutMs },
+    ...(o.wrapOpen ? { wrapOpen: o.wrapOpen } : {}),
+    tuning: {
+      concurrency: 4,
+      timing: { progressMs: 200, resyncMs: 1_500, failedResyncMs: 1_500 },
+      retryBackoff: { initialMs: 200, maxMs: 2_000 },
+    },
     log: jsonLogger({ level: 'debug', write: (l) => logs.push(l) }),
     metrics,
-    leaderElection: o.leaderElection ?? false,
-    http: o.http ?? false,
+    ...(o.leaderElection !== undefined ? { leaderElection: o.leaderElection } : {}),
+    ...(o.http !== undefined ? { http: o.http } : {}),
   });
   const readout = await readMetrics(metrics);
   return {
