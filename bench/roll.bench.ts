@@ -4,26 +4,23 @@
 // failovers, the longest write pause per shard and the acknowledged writes lost; then the latency
 // of a live setting (ConfigMap written -> live on every node) and of a users.acl change (the new
 // file in the pod -> loaded on every node). A benchmark, not a test: run it by hand.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { KubeConfig } from '@kubernetes/client-node';
-import { SYSTEM_USERNAMES, renderConfigSpec } from '../src/api/index.js';
-import { startApp } from '../src/controller/app.js';
-import { strictPolicy } from '../src/controller/cluster/version-gate.js';
-import { kubeClientFromConfig } from '../src/controller/kube/client.js';
-import { podEndpoint } from '../src/controller/main.js';
-import { systemClock } from '../src/controller/runtime/clock.js';
 import { jsonLogger } from '../src/controller/runtime/log.js';
 import { controllerMetrics } from '../src/controller/runtime/metrics.js';
-import { sessionOpener } from '../src/controller/valkey/node-session.js';
-import { renderAll } from '../src/render/render-all.js';
 import { ensureTools } from '../test/support/apiserver.js';
-import { startKubeWorld } from '../test/support/kube-world.js';
+import { sha256 } from '../test/support/hash.js';
 import { waitFor } from '../test/support/process.js';
 import { rawCommand } from '../test/support/servers.js';
-import { cluster, guideMenu, role } from '../test/support/objects.js';
-import { ClusterWriter } from '../test/support/controller/cluster-writer.js';
+import { cluster, role } from '../test/support/objects.js';
 import { prepareWorld } from '../test/support/controller/api-world.js';
+import {
+  appUserAcl,
+  appWriter,
+  maxmemoryOf,
+  renderClusterObjects,
+  startDay2World,
+  startKubeController,
+} from '../test/support/controller/day2-world.js';
 
 const NS = 'bench';
 const NAME = 'sessions';
@@ -33,7 +30,6 @@ const CONTROLLER_PASSWORD = 'controller-password-for-bench';
 const REPLICATION_PASSWORD = 'replication-password-for-bench';
 const APP = 'app-password';
 const SYNC_DELAY_MS = 3_000;
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 type Obj = {
   kind: string;
   metadata: { name: string };
@@ -43,57 +39,29 @@ type Obj = {
 
 await ensureTools();
 const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
-const world = await startKubeWorld({
+const world = await startDay2World({
   images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build },
   configSyncDelayMs: SYNC_DELAY_MS,
-  probePeriodMs: 300,
+  namespace: NS,
+  replicationPassword: REPLICATION_PASSWORD,
 });
 try {
   const prepared = await prepareWorld(world.api);
-  await world.createNamespace(NS);
-  await world.apply([
-    {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'valkey-replication', namespace: NS },
-      stringData: { password: REPLICATION_PASSWORD },
-    },
+  const objects = renderClusterObjects<Obj>({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [
+    role('reader'),
+    cluster(NAME, { shards: SHARDS, replicasPerShard: REPLICAS }, NS),
   ]);
-  const rc = renderConfigSpec().parse({
-    systemUsers: { replication: { passwordHash: sha256(REPLICATION_PASSWORD) }, controller: { passwordHash: sha256(CONTROLLER_PASSWORD) } },
-  });
-  const objects = renderAll([...guideMenu(), role('reader'), cluster(NAME, { shards: SHARDS, replicasPerShard: REPLICAS }, NS)], rc)
-    .clusters[0]?.objects as unknown as Obj[];
   const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
-  cm.data = {
-    ...cm.data,
-    'users.acl': `${cm.data?.['users.acl']}user app on #${sha256(APP)} resetchannels ~app:* -@all +@read +@write +ping\n`,
-  };
+  cm.data = { ...cm.data, 'users.acl': `${cm.data?.['users.acl']}${appUserAcl([APP])}` };
   await world.apply([...(objects as unknown[]), cluster(NAME, { shards: SHARDS, replicasPerShard: REPLICAS }, NS)]);
 
-  const kc = new KubeConfig();
-  kc.loadFromFile(prepared.controllerKubeconfig);
   const metrics = controllerMetrics();
-  const app = await startApp({
-    client: await kubeClientFromConfig(kc),
+  const app = await startKubeController({
+    controllerKubeconfig: prepared.controllerKubeconfig,
     namespace: NS,
-    policy: strictPolicy,
-    endpointOf: podEndpoint,
-    open: sessionOpener(async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }), {
-      connectMs: 1000,
-      commandMs: 2000,
-    }),
-    clusterDomain: 'cluster.local',
-    concurrency: 4,
-    maxConcurrentRolls: 1,
-    timing: { progressMs: 300, resyncMs: 2_000, failedResyncMs: 2_000 },
-    watchBackoff: { initialMs: 100, maxMs: 1_000 },
-    retryBackoff: { initialMs: 300, maxMs: 3_000 },
-    clock: systemClock,
+    controllerPassword: CONTROLLER_PASSWORD,
     log: jsonLogger({ level: 'error' }),
     metrics,
-    leaderElection: false,
-    http: false,
   });
   const get = async <T>(path: string): Promise<T> => JSON.parse((await world.api.request('GET', path)).body) as T;
   type PodObj = { metadata: { name: string }; spec: { containers: { image: string }[] }; status?: { podIP?: string } };
@@ -109,10 +77,10 @@ try {
     ((await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name)?.values ?? []).reduce((n, v) => n + Number(v.value), 0);
 
   // The roll.
-  const writer = new ClusterWriter({
-    seeds: async () => (await pods()).flatMap((p) => (p.status?.podIP ? [p.status.podIP] : [])),
-    admin: { username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD },
-    app: { username: 'app', password: APP },
+  const writer = appWriter({
+    podIps: async () => (await pods()).flatMap((p) => (p.status?.podIP ? [p.status.podIP] : [])),
+    controllerPassword: CONTROLLER_PASSWORD,
+    appPassword: APP,
     shards: SHARDS,
     prefix: 'app:bench',
   });
@@ -143,18 +111,7 @@ try {
   cm.data = { ...cm.data, 'valkey.conf': (cm.data?.['valkey.conf'] ?? '').replace('maxmemory 1500mb', 'maxmemory 1200mb') };
   const t1 = performance.now();
   await world.apply([cm]);
-  const maxmemory = (ip: string) =>
-    rawCommand(
-      6379,
-      [
-        ['AUTH', SYSTEM_USERNAMES.controller, CONTROLLER_PASSWORD],
-        ['CONFIG', 'GET', 'maxmemory'],
-      ],
-      {
-        host: ip,
-        done: (x) => x.startsWith('-') || /maxmemory\r\n\$\d+\r\n[^\r]*\r\n$/.test(x),
-      },
-    );
+  const maxmemory = (ip: string) => maxmemoryOf(ip, CONTROLLER_PASSWORD);
   await waitFor('maxmemory live', async () => (await Promise.all(ips.map(maxmemory))).every((x) => x.includes('1258291200')), {
     timeoutMs: 60_000,
     intervalMs: 20,

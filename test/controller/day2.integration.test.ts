@@ -3,27 +3,27 @@
 // real Valkey pods, and the controller in-process as its ServiceAccount (deploy/controller/rbac.yaml).
 // A client writes and reads through the cluster for the whole run; every test prints the
 // acknowledged writes lost and the longest time a shard refused writes.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_USERNAMES, renderConfigSpec } from '../../src/api/index.js';
-import { startApp, type App } from '../../src/controller/app.js';
-import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
-import { kubeClientFromConfig } from '../../src/controller/kube/client.js';
-import { podEndpoint } from '../../src/controller/main.js';
-import { systemClock } from '../../src/controller/runtime/clock.js';
+import type { App } from '../../src/controller/app.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
-import { sessionOpener } from '../../src/controller/valkey/node-session.js';
-import { renderAll } from '../../src/render/render-all.js';
 import { ensureTools } from '../support/apiserver.js';
-import { startKubeWorld, type KubeWorld } from '../support/kube-world.js';
+import { sha256 } from '../support/hash.js';
+import type { KubeWorld } from '../support/kube-world.js';
 import { waitFor } from '../support/process.js';
 import { rawCommand } from '../support/servers.js';
-import { cluster, guideMenu, role } from '../support/objects.js';
-import { ClusterWriter, type WriterReport } from '../support/controller/cluster-writer.js';
+import { cluster, role } from '../support/objects.js';
+import type { WriterReport } from '../support/controller/cluster-writer.js';
 import { prepareWorld } from '../support/controller/api-world.js';
+import {
+  appUserAcl,
+  appWriter,
+  maxmemoryOf,
+  renderClusterObjects,
+  startDay2World,
+  startKubeController,
+} from '../support/controller/day2-world.js';
 
 const NS = 'day2';
 const NAME = 'sessions';
@@ -35,7 +35,6 @@ const APP_OLD = 'app-password-old';
 const APP_NEW = 'app-password-new';
 const CONFIG_SYNC_DELAY_MS = 3_000;
 const TEST_TIMEOUT_MS = 240_000;
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 type Obj = Record<string, unknown> & {
   kind: string;
@@ -52,19 +51,15 @@ interface ClusterObject {
 }
 
 function rendered(name: string, shards: number, replicasPerShard: number): Obj[] {
-  const renderConfig = renderConfigSpec().parse({
-    systemUsers: { replication: { passwordHash: sha256(REPLICATION_PASSWORD) }, controller: { passwordHash: sha256(CONTROLLER_PASSWORD) } },
-  });
-  const result = renderAll([...guideMenu(), role('reader'), cluster(name, { shards, replicasPerShard }, NS)], renderConfig);
-  const objects = result.clusters[0]?.objects as unknown as Obj[] | undefined;
-  if (!objects) throw new Error(`render failed: ${JSON.stringify(result.problems)}`);
+  const objects = renderClusterObjects<Obj>({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [
+    role('reader'),
+    cluster(name, { shards, replicasPerShard }, NS),
+  ]);
   // An application user, as a ValkeyCluster's acl would render it: the test writes as this user.
   const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
-  cm.data = { ...cm.data, 'users.acl': `${cm.data?.['users.acl'] ?? ''}${appUser([APP_OLD])}` };
+  cm.data = { ...cm.data, 'users.acl': `${cm.data?.['users.acl'] ?? ''}${appUserAcl([APP_OLD])}` };
   return objects;
 }
-const appUser = (passwords: string[]): string =>
-  `user app on ${passwords.map((p) => `#${sha256(p)}`).join(' ')} resetchannels ~app:* -@all +@read +@write +ping\n`;
 
 describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', () => {
   let world: KubeWorld;
@@ -84,19 +79,6 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
   const clusterObject = (name = NAME) =>
     request<ClusterObject>('GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${name}`);
   const condition = (c: ClusterObject, type: string) => c.status?.conditions?.find((x) => x.type === type);
-  /** CONFIG GET maxmemory as the controller user: the whole reply. */
-  const maxmemoryOf = (ip: string): Promise<string> =>
-    rawCommand(
-      6379,
-      [
-        ['AUTH', SYSTEM_USERNAMES.controller, CONTROLLER_PASSWORD],
-        ['CONFIG', 'GET', 'maxmemory'],
-      ],
-      {
-        host: ip,
-        done: (r) => r.startsWith('-') || /maxmemory\r\n\$\d+\r\n[^\r]*\r\n$/.test(r),
-      },
-    );
   const waitState = (state: string, name = NAME, timeoutMs = 120_000, also: (c: ClusterObject) => boolean = () => true) =>
     waitFor(
       `${name} ${state}`,
@@ -110,41 +92,23 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
     condition(c, 'RollInProgress')?.status !== 'True' && condition(c, 'LiveConfigApplied')?.status !== 'False';
 
   const startController = async (): Promise<void> => {
-    const kc = new KubeConfig();
-    kc.loadFromFile(controllerKubeconfig);
     metrics = controllerMetrics();
     logs = [];
-    app = await startApp({
-      client: await kubeClientFromConfig(kc),
+    app = await startKubeController({
+      controllerKubeconfig,
       namespace: NS,
-      policy: strictPolicy,
-      endpointOf: podEndpoint,
-      open: sessionOpener(
-        async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }),
-        { connectMs: 1000, commandMs: 2000 },
-        metrics.timeNodeCommand,
-      ),
-      clusterDomain: 'cluster.local',
-      concurrency: 4,
-      maxConcurrentRolls: 1,
-      timing: { progressMs: 300, resyncMs: 2_000, failedResyncMs: 2_000 },
-      watchBackoff: { initialMs: 100, maxMs: 1_000 },
-      retryBackoff: { initialMs: 300, maxMs: 3_000 },
-      watchTimeoutSeconds: 60,
-      clock: systemClock,
+      controllerPassword: CONTROLLER_PASSWORD,
       log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
       metrics,
-      leaderElection: false,
-      http: false,
     });
   };
   let controllerKubeconfig = '';
 
   const writer = (prefix: string) =>
-    new ClusterWriter({
-      seeds: async () => (await pods()).flatMap((p) => (p.status?.podIP ? [p.status.podIP] : [])),
-      admin: { username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD },
-      app: { username: 'app', password: APP_OLD },
+    appWriter({
+      podIps: async () => (await pods()).flatMap((p) => (p.status?.podIP ? [p.status.podIP] : [])),
+      controllerPassword: CONTROLLER_PASSWORD,
+      appPassword: APP_OLD,
       shards: SHARDS,
       prefix: `app:${prefix}`,
     });
@@ -163,22 +127,13 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
 
   beforeAll(async () => {
     const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
-    world = await startKubeWorld({
+    world = await startDay2World({
       images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build, 'valkey/valkey:8.0.1': { build: '8.0.1' } },
       configSyncDelayMs: CONFIG_SYNC_DELAY_MS,
-      probePeriodMs: 300,
+      namespace: NS,
+      replicationPassword: REPLICATION_PASSWORD,
     });
-    const prepared = await prepareWorld(world.api);
-    controllerKubeconfig = prepared.controllerKubeconfig;
-    await world.createNamespace(NS);
-    await world.apply([
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'valkey-replication', namespace: NS },
-        stringData: { password: REPLICATION_PASSWORD },
-      },
-    ]);
+    controllerKubeconfig = (await prepareWorld(world.api)).controllerKubeconfig;
     objects = rendered(NAME, SHARDS, 1);
     await world.apply([...objects, cluster(NAME, { shards: SHARDS, replicasPerShard: 1 }, NS)]);
     await startController();
@@ -208,7 +163,7 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
         'maxmemory 1200mb live on every node',
         async () => {
           if (!fileAt && (await readFile(file, 'utf8')).includes('maxmemory 1200mb')) fileAt = Date.now();
-          const replies = await Promise.all(before.map((p) => maxmemoryOf(p.status?.podIP as string)));
+          const replies = await Promise.all(before.map((p) => maxmemoryOf(p.status?.podIP as string, CONTROLLER_PASSWORD)));
           return replies.every((r) => r.includes('1258291200'));
         },
         { timeoutMs: 30_000, intervalMs: 50 },
@@ -235,8 +190,8 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
       const pids = before.map((p) => world.kubelet.pod(NS, p.metadata.name)?.pid);
       const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
       const acl = (cm.data?.['users.acl'] ?? '').replace(
-        appUser([APP_OLD]),
-        `${appUser([APP_OLD, APP_NEW])}user reporting on #${sha256('r')} resetchannels ~report:* -@all +@read\n`,
+        appUserAcl([APP_OLD]),
+        `${appUserAcl([APP_OLD, APP_NEW])}user reporting on #${sha256('r')} resetchannels ~report:* -@all +@read\n`,
       );
       cm.data = { ...cm.data, 'users.acl': acl };
       const t0 = Date.now();

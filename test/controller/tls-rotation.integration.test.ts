@@ -4,24 +4,18 @@
 // controller reloads them with `CONFIG SET tls-cert-file` (tls-reload.ts). The test checks with its
 // own TLS handshakes, not the controller's, that every node serves the new certificate, that no pod
 // was replaced or restarted, and that the controller said so (Event and metric).
-import { X509Certificate, createHash } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_USERNAMES, podFqdn, renderConfigSpec } from '../../src/api/index.js';
-import { startApp, type App } from '../../src/controller/app.js';
-import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
-import { kubeClientFromConfig } from '../../src/controller/kube/client.js';
-import { podEndpoint } from '../../src/controller/main.js';
-import { systemClock } from '../../src/controller/runtime/clock.js';
+import { podFqdn } from '../../src/api/index.js';
+import type { App } from '../../src/controller/app.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
-import { sessionOpener } from '../../src/controller/valkey/node-session.js';
-import { renderAll } from '../../src/render/render-all.js';
 import { ensureTools } from '../support/apiserver.js';
 import { prepareWorld } from '../support/controller/api-world.js';
-import { startKubeWorld, type KubeWorld } from '../support/kube-world.js';
-import { cluster, guideMenu } from '../support/objects.js';
+import { renderClusterObjects, startDay2World, startKubeController } from '../support/controller/day2-world.js';
+import type { KubeWorld } from '../support/kube-world.js';
+import { cluster } from '../support/objects.js';
 import { waitFor } from '../support/process.js';
 import { makePki, type TestPki } from '../support/tls.js';
 
@@ -32,7 +26,6 @@ const POD_NAMES = [`${NAME}-0-0`, `${NAME}-0-1`];
 const REPLICATION_PASSWORD = 'replication-password-for-tls';
 const CONTROLLER_PASSWORD = 'controller-password-for-tls';
 const SECRET_SYNC_DELAY_MS = 2_000;
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const spec = { shards: 1, replicasPerShard: 1, tls: { secretRef: SECRET } };
 
 interface PodObject {
@@ -45,15 +38,8 @@ interface EventObject {
   involvedObject: { kind: string; name: string };
 }
 
-function rendered(): unknown[] {
-  const renderConfig = renderConfigSpec().parse({
-    systemUsers: { replication: { passwordHash: sha256(REPLICATION_PASSWORD) }, controller: { passwordHash: sha256(CONTROLLER_PASSWORD) } },
-  });
-  const result = renderAll([...guideMenu(), cluster(NAME, spec, NS)], renderConfig);
-  const objects = result.clusters[0]?.objects;
-  if (!objects) throw new Error(`render failed: ${JSON.stringify(result.problems)}`);
-  return objects;
-}
+const rendered = (): unknown[] =>
+  renderClusterObjects({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [cluster(NAME, spec, NS)]);
 
 const tlsSecret = (ca: string, cert: string, key: string) => ({
   apiVersion: 'v1',
@@ -118,47 +104,23 @@ describe('TLS certificate rotation in the kube world', () => {
 
   beforeAll(async () => {
     pki = makePki(POD_NAMES.map((p) => podFqdn(p, NAME, NS, 'cluster.local')));
-    world = await startKubeWorld({
+    world = await startDay2World({
       images: { 'valkey/valkey:9.0.1': { build: 'unstable-2024-10', dropSyncslotsAclRule: true } },
       configSyncDelayMs: SECRET_SYNC_DELAY_MS,
-      probePeriodMs: 300,
+      namespace: NS,
+      replicationPassword: REPLICATION_PASSWORD,
+      secrets: [tlsSecret(pki.ca, pki.cert, pki.key)],
     });
     const prepared = await prepareWorld(world.api);
-    await world.createNamespace(NS);
-    await world.apply([
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'valkey-replication', namespace: NS },
-        stringData: { password: REPLICATION_PASSWORD },
-      },
-      tlsSecret(pki.ca, pki.cert, pki.key),
-    ]);
     await world.apply([...rendered(), cluster(NAME, spec, NS)]);
-    const kc = new KubeConfig();
-    kc.loadFromFile(prepared.controllerKubeconfig);
-    app = await startApp({
-      client: await kubeClientFromConfig(kc),
+    app = await startKubeController({
+      controllerKubeconfig: prepared.controllerKubeconfig,
       namespace: NS,
-      policy: strictPolicy,
-      endpointOf: podEndpoint,
-      open: sessionOpener(
-        async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }),
-        { connectMs: 1000, commandMs: 2000 },
-        metrics.timeNodeCommand,
-      ),
-      clusterDomain: 'cluster.local',
-      concurrency: 2,
-      maxConcurrentRolls: 1,
-      timing: { progressMs: 300, resyncMs: 1_000, failedResyncMs: 2_000 },
-      watchBackoff: { initialMs: 100, maxMs: 1_000 },
-      retryBackoff: { initialMs: 300, maxMs: 3_000 },
-      watchTimeoutSeconds: 60,
-      clock: systemClock,
+      controllerPassword: CONTROLLER_PASSWORD,
       log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
       metrics,
-      leaderElection: false,
-      http: false,
+      concurrency: 2,
+      resyncMs: 1_000,
     });
     await waitFor('the TLS cluster Active', async () => (await clusterState()) === 'Active', { timeoutMs: 120_000, intervalMs: 250 });
   }, 300_000);

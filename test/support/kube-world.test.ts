@@ -7,13 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderConfigSpec } from '../../src/api/index.js';
-import { renderAll } from '../../src/render/render-all.js';
-import { cluster, guideMenu, role } from './objects.js';
+import { cluster, role } from './objects.js';
 import { ensureTools } from './apiserver.js';
-import { startKubeWorld, type KubeWorld } from './kube-world.js';
+import { renderClusterObjects, startDay2World } from './controller/day2-world.js';
+import type { KubeWorld } from './kube-world.js';
 import { ping } from './kubelet/ping.js';
-import { sha256 } from './hash.js';
 import { waitFor } from './process.js';
 import { rawCommand } from './servers.js';
 
@@ -56,13 +54,10 @@ interface PodObject {
 
 /** The cluster's objects as render-valkey renders them. */
 function renderedObjects(): Record<string, unknown>[] {
-  const renderConfig = renderConfigSpec().parse({
-    systemUsers: { replication: { passwordHash: sha256(REPLICATION_PASSWORD) }, controller: { passwordHash: sha256(CONTROLLER_PASSWORD) } },
-  });
-  const result = renderAll([...guideMenu(), role('reader'), cluster(NAME, { shards: 1, replicasPerShard: 2 }, NS)], renderConfig);
-  const objects = result.clusters[0]?.objects;
-  if (objects === undefined) throw new Error(`render failed: ${JSON.stringify(result.problems)}`);
-  return objects as unknown as Record<string, unknown>[];
+  return renderClusterObjects({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [
+    role('reader'),
+    cluster(NAME, { shards: 1, replicasPerShard: 2 }, NS),
+  ]);
 }
 
 describe('kube world: real API server, controller-manager and Valkey processes', () => {
@@ -106,23 +101,15 @@ describe('kube world: real API server, controller-manager and Valkey processes',
   }, 45 * 60_000);
 
   beforeAll(async () => {
-    world = await startKubeWorld({
+    world = await startDay2World({
       images: {
         'valkey/valkey:9.0.1': { build: 'unstable-2024-10', dropSyncslotsAclRule: true },
         'valkey/valkey:8.0.1': { build: '8.0.1' },
       },
       configSyncDelayMs: CONFIG_SYNC_DELAY_MS,
-      probePeriodMs: 300,
+      namespace: NS,
+      replicationPassword: REPLICATION_PASSWORD,
     });
-    await world.createNamespace(NS);
-    await world.apply([
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'valkey-replication', namespace: NS },
-        stringData: { password: REPLICATION_PASSWORD },
-      },
-    ]);
     objects = renderedObjects();
     await world.apply(objects);
   }, 120_000);

@@ -1,0 +1,140 @@
+// Day-2 work in the kube world (DESIGN §8), set up the same way by every test and benchmark that
+// does it: the kube world with a namespace and its replication Secret, a cluster rendered by the
+// function (the guide menu) and applied, the controller in-process as its ServiceAccount dialling
+// pod IPs as production does, and a client writing through the cluster as the application user.
+import { SYSTEM_USERNAMES, renderConfigSpec } from '../../../src/api/index.js';
+import type { App } from '../../../src/controller/app.js';
+import { podEndpoint } from '../../../src/controller/main.js';
+import type { Logger } from '../../../src/controller/runtime/log.js';
+import type { ControllerMetrics } from '../../../src/controller/runtime/metrics.js';
+import { renderAll } from '../../../src/render/render-all.js';
+import { sha256 } from '../hash.js';
+import { startKubeWorld, type KubeWorld } from '../kube-world.js';
+import type { KubeletOptions } from '../kubelet.js';
+import { guideMenu } from '../objects.js';
+import { rawCommand } from '../servers.js';
+import { ClusterWriter } from './cluster-writer.js';
+import { startInProcessApp, type ControllerTuning } from './test-controller.js';
+
+/** The system users' passwords a rendered cluster's users.acl hashes. */
+export interface SystemPasswords {
+  replication: string;
+  controller: string;
+}
+
+export interface Day2WorldOptions {
+  images: KubeletOptions['images'];
+  /** Delay before a ConfigMap/Secret change shows in the pods' files. */
+  configSyncDelayMs: number;
+  namespace: string;
+  replicationPassword: string;
+  /** Other objects applied with the replication Secret (a TLS Secret, for instance). */
+  secrets?: readonly unknown[];
+}
+
+/**
+ * The kube world (fast probes) with one namespace holding the replication Secret the rendered pods
+ * read; stopped again if any of that fails.
+ */
+export async function startDay2World(o: Day2WorldOptions): Promise<KubeWorld> {
+  const world = await startKubeWorld({ images: o.images, configSyncDelayMs: o.configSyncDelayMs, probePeriodMs: 300 });
+  try {
+    await world.createNamespace(o.namespace);
+    await world.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'valkey-replication', namespace: o.namespace },
+        stringData: { password: o.replicationPassword },
+      },
+      ...(o.secrets ?? []),
+    ]);
+    return world;
+  } catch (e) {
+    await world.stop();
+    throw e;
+  }
+}
+
+/** What the function renders for the guide menu plus `resources` (roles, one cluster): that cluster's objects. */
+export function renderClusterObjects<T = Record<string, unknown>>(passwords: SystemPasswords, resources: readonly unknown[]): T[] {
+  const renderConfig = renderConfigSpec().parse({
+    systemUsers: {
+      replication: { passwordHash: sha256(passwords.replication) },
+      controller: { passwordHash: sha256(passwords.controller) },
+    },
+  });
+  const result = renderAll([...guideMenu(), ...resources], renderConfig);
+  const objects = result.clusters[0]?.objects;
+  if (objects === undefined) throw new Error(`render failed: ${JSON.stringify(result.problems)}`);
+  return objects as unknown as T[];
+}
+
+/** The application user's users.acl line, as a ValkeyCluster's acl would render it: the test writes as this user. */
+export const appUserAcl = (passwords: readonly string[]): string =>
+  `user app on ${passwords.map((p) => `#${sha256(p)}`).join(' ')} resetchannels ~app:* -@all +@read +@write +ping\n`;
+
+export interface KubeControllerOptions {
+  controllerKubeconfig: string;
+  namespace: string;
+  controllerPassword: string;
+  log: Logger;
+  metrics: ControllerMetrics;
+  /** Clusters reconciled at once (default 4). */
+  concurrency?: number;
+  /** Resync of a healthy cluster (default 2 000 ms). */
+  resyncMs?: number;
+}
+
+/** The controller in-process on day-2 timings, dialling pods at their IP:6379 as in production. */
+export function startKubeController(o: KubeControllerOptions): Promise<App> {
+  const tuning: ControllerTuning = {
+    concurrency: o.concurrency ?? 4,
+    maxConcurrentRolls: 1,
+    timing: { progressMs: 300, resyncMs: o.resyncMs ?? 2_000, failedResyncMs: 2_000 },
+    retryBackoff: { initialMs: 300, maxMs: 3_000 },
+  };
+  return startInProcessApp({
+    kubeconfig: o.controllerKubeconfig,
+    namespace: o.namespace,
+    password: o.controllerPassword,
+    endpointOf: podEndpoint,
+    timeouts: { connectMs: 1000, commandMs: 2000 },
+    tuning,
+    log: o.log,
+    metrics: o.metrics,
+  });
+}
+
+export interface AppWriterOptions {
+  /** The pod IPs to discover the cluster from. */
+  podIps: () => Promise<string[]>;
+  controllerPassword: string;
+  appPassword: string;
+  shards: number;
+  prefix: string;
+}
+
+/** A client writing through the cluster as the application user, checking as the controller user. */
+export const appWriter = (o: AppWriterOptions): ClusterWriter =>
+  new ClusterWriter({
+    seeds: o.podIps,
+    admin: { username: SYSTEM_USERNAMES.controller, password: o.controllerPassword },
+    app: { username: 'app', password: o.appPassword },
+    shards: o.shards,
+    prefix: o.prefix,
+  });
+
+/** CONFIG GET maxmemory on a pod as the controller user: the whole reply. */
+export const maxmemoryOf = (ip: string, controllerPassword: string): Promise<string> =>
+  rawCommand(
+    6379,
+    [
+      ['AUTH', SYSTEM_USERNAMES.controller, controllerPassword],
+      ['CONFIG', 'GET', 'maxmemory'],
+    ],
+    {
+      host: ip,
+      done: (r) => r.startsWith('-') || /maxmemory\r\n\$\d+\r\n[^\r]*\r\n$/.test(r),
+    },
+  );
