@@ -43,6 +43,13 @@ describe('live settings', () => {
     expect(names).toEqual(['maxmemory', 'maxmemory-policy', 'notify-keyspace-events', 'save', 'shutdown-on-sigterm']);
   });
 
+  it('never takes a setting valkey-krm manages, even one Valkey would set live', () => {
+    const conf = parseValkeyConf(
+      'protected-mode no\ncluster-allow-replica-migration no\ncluster-preferred-endpoint-type ip\nmaxmemory 1mb\n',
+    );
+    expect(desiredLiveSettings(conf).map((d) => d.name)).toEqual(['maxmemory']);
+  });
+
   it.each([
     ['maxmemory', '1500mb', '1572864000'],
     ['maxmemory', '1gb', '1073741824'],
