@@ -164,6 +164,12 @@ functionConfig:
     expect(rejected).toBeGreaterThan(600);
   }, 120_000); // some 20 s alone; on a busy machine it passed the default 30 s
 
+  it("reads a comment at the dash's column between items (render-valkey's file header) as the next item's, like the full parser", () => {
+    const text = `${HEADER}- kind: X\n# GENERATED a\n# GENERATED b\n- kind: Z\n`;
+    expect(fastParse(text)?.itemTexts).toEqual(['- kind: X\n', '# GENERATED a\n# GENERATED b\n- kind: Z\n']);
+    expect(agree(text)).toBe(true);
+  });
+
   it('gives up on what it does not cover', () => {
     for (const body of [
       '  data: {a: 1}',
@@ -186,7 +192,8 @@ functionConfig:
     }
     expect(fastParse(`${HEADER}- kind: X\n  data: ok\n`)).toBeDefined();
     expect(fastParse(`${HEADER}- kind: X\n\n- kind: Y\n`)).toBeUndefined(); // blank line between items
-    expect(fastParse(`${HEADER}- kind: X\n# c\n- kind: Y\n`)).toBeUndefined();
+    expect(fastParse(`${HEADER}- kind: X\n  # c\n- kind: Y\n`)).toBeUndefined(); // a comment off the dash's column
+    expect(fastParse(`${HEADER}- kind: X\n# c\nfunctionConfig: {}\n`)).toBeUndefined(); // after the last item
     expect(fastParse(`${HEADER}- kind: X\r\n`)).toBeUndefined();
     expect(fastParse(`---\n${HEADER}- kind: X\n`)).toBeUndefined();
   });

@@ -397,6 +397,20 @@ class Reader {
     return value;
   }
 
+  /** Whether every line in [from, to) is a comment starting at column `column`. */
+  private onlyCommentsAt(from: number, to: number, column: number): boolean {
+    const s = this.s;
+    let line = from;
+    while (line < to) {
+      for (let c = 0; c < column; c++) if (s.charCodeAt(line + c) !== SPACE) return false;
+      if (s.charCodeAt(line + column) !== HASH) return false;
+      const end = s.indexOf('\n', line);
+      if (end === -1 || end >= to) return end === -1 ? false : end + 1 === to;
+      line = end + 1;
+    }
+    return true;
+  }
+
   /** A block sequence whose `-` are at column `indent`; `records` keeps each entry's text in `itemTexts`. */
   private sequence(indent: number, records: boolean): unknown[] {
     const s = this.s;
@@ -423,11 +437,18 @@ class Reader {
       }
       const next = this.peek();
       if (records) {
-        if (this.pos !== this.lastContentEnd) throw BAIL; // a comment or blank line between items
         let text = s.slice(itemStart, this.lastContentEnd);
         if (!text.endsWith('\n')) text += '\n';
         this.itemTexts.push(text);
         itemStart = this.pos;
+        if (this.pos !== this.lastContentEnd) {
+          // Comment lines at the dash's column between two items (the header render-valkey writes
+          // before each rendered file's first object) belong to the next item's text, as the full
+          // parser has it; anything else in the gap (a blank line, a comment elsewhere, a comment
+          // after the last item) goes to the full parser.
+          if (next !== indent || !this.isDash(this.pos + next) || !this.onlyCommentsAt(this.lastContentEnd, this.pos, indent)) throw BAIL;
+          itemStart = this.lastContentEnd;
+        }
       }
       if (next > indent && next !== -1) throw BAIL;
       // At this column, anything but `-` is the next key of the mapping this sequence is a value of.
