@@ -37,6 +37,8 @@ export interface ControllerOptions {
   metrics: ControllerMetrics;
   /** Clusters that may roll at once, fleet-wide (default 1). */
   maxConcurrentRolls?: number;
+  /** Slots moved per rebalance step, one step per pass (default: the planner's 64). */
+  rebalanceBatchSlots?: number;
 }
 
 const IMAGES_KEY = 'images';
@@ -58,6 +60,8 @@ export class Controller {
   private readonly aclRetry: RetryGate;
   /** Clusters whose last pass took a roll step: with the statuses, what --max-concurrent-rolls counts. */
   private readonly rollingNow = new Set<string>();
+  /** Slots each cluster's scaling had to move when it started: "n of m" in status. */
+  private readonly scalingTotals = new Map<string, number>();
   private readonly images: Informer<KubeObject>;
   private readonly queue: WorkQueue;
 
@@ -218,6 +222,8 @@ export class Controller {
       events: this.events,
       mayStartRoll: (cluster) => this.mayStartRoll(cluster),
       aclRetry: this.aclRetry,
+      scalingTotals: this.scalingTotals,
+      ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       open: o.open,
       policy: o.policy,
       endpointOf: o.endpointOf,

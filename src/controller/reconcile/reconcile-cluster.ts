@@ -1,6 +1,7 @@
 import { ANNOTATIONS, podFqdn, valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../../api/index.js';
 import { planFormation } from '../cluster/formation.js';
-import { isAnswered, type Member, type NodeObservation } from '../cluster/observation.js';
+import { isAnswered, type Answered, type Member, type NodeObservation } from '../cluster/observation.js';
+import { primaryObservations, shareProblems } from '../cluster/scaling.js';
 import { buildStatus, type Declared } from '../cluster/status.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import type { KubeObject, Pod, Secret, StatefulSet } from '../kube/types.js';
@@ -14,6 +15,8 @@ import type { NodeSession, OpenSession } from '../valkey/node-session.js';
 import { observeNode, podPlace, type EndpointOf } from '../valkey/observe-node.js';
 import type { TlsOptions } from '../valkey/resp-connection.js';
 import { runDay2, type Day2Deps } from './day2.js';
+import { rebalanceCluster, type RebalanceDeps } from './rebalance-cluster.js';
+import type { ScalingStatus } from '../cluster/status.js';
 import { statusEquals } from './status-equals.js';
 import { TOTAL_SLOTS } from '../cluster/slots.js';
 import { compareStrings } from '../../api/order.js';
@@ -27,7 +30,9 @@ export interface ReconcileTiming {
   failedResyncMs: number;
 }
 
-export interface ClusterReconcilerDeps extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'> {
+export interface ClusterReconcilerDeps
+  extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'>,
+    Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots'> {
   cluster(key: string): KubeObject | undefined;
   pods(namespace: string, cluster: string): Pod[];
   statefulSets(namespace: string, cluster: string): StatefulSet[];
@@ -145,7 +150,18 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     const unreachable = observations.filter((o) => o.state === 'unreachable').length;
     if (unreachable) deps.metrics.reconcileErrors.inc({ kind: 'node' }, unreachable);
 
+    const scaling = await rebalanceStep({
+      key,
+      cluster,
+      answered: observations.filter(isAnswered),
+      formationIdle: plan.actions.length === 0 && plan.waiting.length === 0 && actionErrors.length === 0 && allPodsObserved,
+      rolling: previous?.conditions?.some((c) => c.type === 'RollInProgress' && c.status === 'True') ?? false,
+      sessions,
+      deps,
+      log,
+    });
     const clusterProblems = [
+      ...(scaling ? [`slot rebalancing: ${scaling.message}`] : []),
       ...actionErrors,
       ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []),
       ...plan.waiting,
@@ -176,6 +192,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       observations,
       plan,
       actionErrors,
+      ...(scaling ? { scaling } : {}),
       ...declaredOf(deps, namespace, name),
       ...(previous ? { previous } : {}),
       now: rfc3339(deps.clock.now()),
@@ -193,12 +210,59 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     // A held roll waits for a person (a fixed image, an opt-in): pod and StatefulSet events wake it.
     if (day2.roll?.held) return { requeueAfterMs: timing.failedResyncMs };
     if (day2.reloads.length) return { requeueAfterMs: timing.progressMs };
+    if (scaling?.phase === 'held') return { requeueAfterMs: timing.failedResyncMs };
     if (status.state === 'Active' && plan.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
     return { requeueAfterMs: timing.progressMs };
   } finally {
     for (const s of sessions.values()) s.close();
   }
 }
+
+/**
+ * Slots move only once formation has nothing left to do and no roll is under way (a roll evicts
+ * pods; both at once would make each other's steps fail). One decision per pass.
+ */
+async function rebalanceStep(args: {
+  key: string;
+  cluster: ValkeyCluster;
+  answered: readonly Answered[];
+  formationIdle: boolean;
+  rolling: boolean;
+  sessions: ReadonlyMap<string, NodeSession>;
+  deps: ClusterReconcilerDeps;
+  log: Logger;
+}): Promise<ScalingStatus | undefined> {
+  const { cluster, deps } = args;
+  if (!args.formationIdle) return undefined;
+  const about = {
+    apiVersion: cluster.apiVersion,
+    kind: 'ValkeyCluster',
+    namespace: cluster.metadata.namespace as string,
+    name: cluster.metadata.name,
+    ...(typeof cluster.metadata.uid === 'string' ? { uid: cluster.metadata.uid } : {}),
+  };
+  const { answered } = args;
+  if (args.rolling) {
+    const unbalanced = shareProblems(cluster.spec.shards, primaryObservations(answered));
+    return unbalanced.length ? { phase: 'waiting', message: `slots move once the roll is finished (${unbalanced[0]})` } : undefined;
+  }
+  return rebalanceCluster(
+    {
+      key: args.key,
+      about,
+      shards: cluster.spec.shards,
+      replicasPerShard: cluster.spec.replicasPerShard,
+      answered,
+      sessions: args.sessions,
+    },
+    { events: deps.events, clock: deps.clock, log: args.log, metrics: deps.metrics, ...pickDefined(deps) },
+  );
+}
+
+const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots'> => ({
+  ...(deps.scalingTotals ? { scalingTotals: deps.scalingTotals } : {}),
+  ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
+});
 
 /** A fresh session to a pod, for a new TLS handshake after a reload. */
 function reopener(
