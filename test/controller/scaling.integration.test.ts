@@ -54,7 +54,7 @@ function rendered(shards: number, replicasPerShard: number): Obj[] {
   const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
   cm.data = {
     ...cm.data,
-    'users.acl': `${cm.data?.['users.acl'] ?? ''}user app on #${sha256(APP_PASSWORD)} resetchannels ~key:* -@all +@read +@write +ping +cluster|slots +cluster|nodes +cluster|shards +cluster|info +info\n`,
+    'users.acl': `${cm.data?.['users.acl'] ?? ''}user app on #${sha256(APP_PASSWORD)} resetchannels ~key:* -@all +@read +@write +ping +asking +cluster|slots +cluster|nodes +cluster|shards +cluster|info +info\n`,
   };
   return objects;
 }
