@@ -1,4 +1,4 @@
-import { LABELS, MANAGED_BY, type ValkeyClusterStatus } from '../api/index.js';
+import { LABELS, MANAGED_BY, shardName, type ValkeyClusterStatus } from '../api/index.js';
 import type { VersionPolicy } from './cluster/version-gate.js';
 import type { KubeClient } from './kube/client.js';
 import { Informer, type InformerError, type InformerEvent } from './kube/informer.js';
@@ -193,6 +193,21 @@ export class Controller {
     }
   }
 
+  /**
+   * Shards in: a drained, forgotten shard's StatefulSet and PDB go (the renderer stopped rendering
+   * them; prune protection kept them until now). A 404 means an earlier pass got there.
+   */
+  private async deleteShard(namespace: string, cluster: string, shard: number): Promise<void> {
+    const name = shardName(cluster, shard);
+    for (const path of [`${paths.statefulSets(namespace)}/${name}`, `${paths.podDisruptionBudgets(namespace)}/${name}`]) {
+      try {
+        await this.opts.client.request('DELETE', path, { body: { propagationPolicy: 'Background' } });
+      } catch (e) {
+        if (!isApiError(e, 404)) throw e;
+      }
+    }
+  }
+
   /** Rolls already running (status says so, or a pass of this process just took a step) bound new ones. */
   private mayStartRoll(cluster: string): boolean {
     const rolling = new Set(this.rollingNow);
@@ -223,6 +238,7 @@ export class Controller {
       mayStartRoll: (cluster) => this.mayStartRoll(cluster),
       aclRetry: this.aclRetry,
       scalingTotals: this.scalingTotals,
+      deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       open: o.open,
       policy: o.policy,

@@ -1,6 +1,6 @@
 import { ANNOTATIONS, podFqdn, valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../../api/index.js';
 import { planFormation } from '../cluster/formation.js';
-import { isAnswered, type Answered, type Member, type NodeObservation } from '../cluster/observation.js';
+import { isAnswered, type Answered, type Member, type NodeObservation, type PodPlace } from '../cluster/observation.js';
 import { primaryObservations, shareProblems } from '../cluster/scaling.js';
 import { buildStatus, type Declared } from '../cluster/status.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
@@ -16,6 +16,7 @@ import { observeNode, podPlace, type EndpointOf } from '../valkey/observe-node.j
 import type { TlsOptions } from '../valkey/resp-connection.js';
 import { runDay2, type Day2Deps } from './day2.js';
 import { rebalanceCluster, type RebalanceDeps } from './rebalance-cluster.js';
+import { retireShards, type RetireDeps } from './retire-shards.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import { statusEquals } from './status-equals.js';
 import { TOTAL_SLOTS } from '../cluster/slots.js';
@@ -46,6 +47,8 @@ export interface ClusterReconcilerDeps
   log: Logger;
   metrics: ControllerMetrics;
   timing: ReconcileTiming;
+  /** Deletes a retired shard's StatefulSet and PDB (shards in); absent: drained shards are kept. */
+  deleteShard?: RetireDeps['deleteShard'];
 }
 
 /** Pods of one cluster asked at once; each is bounded by the node timeouts. */
@@ -125,9 +128,13 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     }
   }
 
+  const statefulSetShards = shardsWithStatefulSet(deps.statefulSets(namespace, name), name);
+  // A retired shard's pods (their StatefulSet deleted, shard at or above spec.shards) are on their
+  // way out: formation must not meet them again after they were forgotten.
+  const retired = (shard: number): boolean => shard >= cluster.spec.shards && !statefulSetShards.includes(shard);
   const pods = deps.pods(namespace, name).flatMap((pod) => {
     const place = podPlace(pod);
-    return place ? [{ pod, place }] : [];
+    return place && !retired(place.shard) ? [{ pod, place }] : [];
   });
   const context = { open, policy: deps.policy, endpointOf: deps.endpointOf, ...(tls ? { tls } : {}) };
   const observed = await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context));
@@ -154,6 +161,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       key,
       cluster,
       answered: observations.filter(isAnswered),
+      places: pods.map((p) => p.place),
+      statefulSetShards,
       formationIdle: plan.actions.length === 0 && plan.waiting.length === 0 && actionErrors.length === 0 && allPodsObserved,
       rolling: previous?.conditions?.some((c) => c.type === 'RollInProgress' && c.status === 'True') ?? false,
       sessions,
@@ -226,6 +235,8 @@ async function rebalanceStep(args: {
   key: string;
   cluster: ValkeyCluster;
   answered: readonly Answered[];
+  places: readonly PodPlace[];
+  statefulSetShards: readonly number[];
   formationIdle: boolean;
   rolling: boolean;
   sessions: ReadonlyMap<string, NodeSession>;
@@ -263,6 +274,15 @@ const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingT
   ...(deps.scalingTotals ? { scalingTotals: deps.scalingTotals } : {}),
   ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
 });
+
+/** Shard numbers whose StatefulSet (`<cluster>-<shard>`) exists. */
+function shardsWithStatefulSet(sets: readonly StatefulSet[], cluster: string): number[] {
+  const prefix = `${cluster}-`;
+  return sets.flatMap((s) => {
+    const rest = s.metadata.name.startsWith(prefix) ? s.metadata.name.slice(prefix.length) : '';
+    return /^\d+$/.test(rest) ? [Number(rest)] : [];
+  });
+}
 
 /** A fresh session to a pod, for a new TLS handshake after a reload. */
 function reopener(

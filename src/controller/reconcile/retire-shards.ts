@@ -76,7 +76,12 @@ export async function retireShards(input: RetireShardsInput, deps: RetireDeps): 
     try {
       await deps.deleteShard(input.about.namespace, input.about.name, shard);
     } catch (e) {
-      deps.events.record(input.about, 'Warning', 'ShardRetireFailed', `Deleting shard ${shard}'s StatefulSet and PDB failed: ${message(e)}`);
+      deps.events.record(
+        input.about,
+        'Warning',
+        'ShardRetireFailed',
+        `Deleting shard ${shard}'s StatefulSet and PDB failed: ${message(e)}`,
+      );
       return { phase: 'retiring', message: `deleting shard ${shard}'s StatefulSet failed, retrying: ${message(e)}` };
     }
     deps.events.record(input.about, 'Normal', 'ShardRetired', `Shard ${shard} holds no slot and no key: deleted its StatefulSet and PDB`);
