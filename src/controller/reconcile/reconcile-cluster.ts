@@ -257,7 +257,7 @@ async function rebalanceStep(args: {
     const unbalanced = shareProblems(cluster.spec.shards, primaryObservations(answered));
     return unbalanced.length ? { phase: 'waiting', message: `slots move once the roll is finished (${unbalanced[0]})` } : undefined;
   }
-  return rebalanceCluster(
+  const moving = await rebalanceCluster(
     {
       key: args.key,
       about,
@@ -267,6 +267,12 @@ async function rebalanceStep(args: {
       sessions: args.sessions,
     },
     { events: deps.events, clock: deps.clock, log: args.log, metrics: deps.metrics, ...pickDefined(deps) },
+  );
+  if (moving || !deps.deleteShard) return moving;
+  // Balanced: the removed shards hold no slot any more; retire them.
+  return retireShards(
+    { about, shards: cluster.spec.shards, statefulSetShards: args.statefulSetShards, pods: args.places, answered, sessions: args.sessions },
+    { events: deps.events, log: args.log, deleteShard: deps.deleteShard },
   );
 }
 
