@@ -35,7 +35,7 @@ export interface StatusInput {
 /** What rebalancing did or waits for in this pass. */
 export interface ScalingStatus {
   /** moving: a batch of slots moved; healing: interrupted slots settled; waiting: for replicas or gossip; held: a shrink that would not fit. */
-  phase: 'moving' | 'healing' | 'waiting' | 'held' | 'retiring';
+  phase: 'moving' | 'healing' | 'waiting' | 'held' | 'retiring' | 'failback';
   message: string;
 }
 
@@ -336,7 +336,14 @@ function slotMigrationCondition(
       },
     ];
   }
-  const reason = { moving: 'Migrating', healing: 'Healing', waiting: 'Waiting', held: 'Held', retiring: 'Retiring' }[scaling.phase];
+  const reason = {
+    moving: 'Migrating',
+    healing: 'Healing',
+    waiting: 'Waiting',
+    held: 'Held',
+    retiring: 'Retiring',
+    failback: 'PrimaryFailback',
+  }[scaling.phase];
   return [
     { type: 'SlotMigration', status: scaling.phase === 'held' ? 'False' : 'True', reason, message: scaling.message, observedGeneration: g },
   ];

@@ -17,6 +17,9 @@ import type { TlsOptions } from '../valkey/resp-connection.js';
 import { runDay2, type Day2Deps } from './day2.js';
 import { rebalanceCluster, type RebalanceDeps } from './rebalance-cluster.js';
 import { retireShards, type RetireDeps } from './retire-shards.js';
+import { failoverAndConfirm } from './roll-cluster.js';
+import { planFailback } from '../cluster/failback.js';
+import type { InvolvedObject } from '../kube/event-recorder.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import { statusEquals } from './status-equals.js';
 import { TOTAL_SLOTS } from '../cluster/slots.js';
@@ -268,12 +271,53 @@ async function rebalanceStep(args: {
     },
     { events: deps.events, clock: deps.clock, log: args.log, metrics: deps.metrics, ...pickDefined(deps) },
   );
-  if (moving || !deps.deleteShard) return moving;
+  if (moving) return moving;
   // Balanced: the removed shards hold no slot any more; retire them.
-  return retireShards(
-    { about, shards: cluster.spec.shards, statefulSetShards: args.statefulSetShards, pods: args.places, answered, sessions: args.sessions },
-    { events: deps.events, log: args.log, deleteShard: deps.deleteShard },
+  const retiring = deps.deleteShard
+    ? await retireShards(
+        {
+          about,
+          shards: cluster.spec.shards,
+          statefulSetShards: args.statefulSetShards,
+          pods: args.places,
+          answered,
+          sessions: args.sessions,
+        },
+        { events: deps.events, log: args.log, deleteShard: deps.deleteShard },
+      )
+    : undefined;
+  return retiring ?? failBack(about, cluster.spec.shards, answered, args.sessions, deps, args.log);
+}
+
+/** Keeps each shard's primary at ordinal 0, which lowering replicasPerShard never removes. */
+async function failBack(
+  about: InvolvedObject,
+  shards: number,
+  answered: readonly Answered[],
+  sessions: ReadonlyMap<string, NodeSession>,
+  deps: ClusterReconcilerDeps,
+  log: Logger,
+): Promise<ScalingStatus | undefined> {
+  const decision = planFailback(shards, answered);
+  if (decision.kind === 'none') return undefined;
+  if (decision.kind === 'wait') return { phase: 'failback', message: decision.reason };
+  const session = sessions.get(decision.on);
+  const what = `${decision.on} takes shard ${decision.shard}'s primary back from ${decision.from}`;
+  if (!session) return { phase: 'failback', message: `${what}: no connection to ${decision.on}` };
+  try {
+    const result = await failoverAndConfirm(session, (ms) => deps.clock.sleep(ms));
+    if (result !== 'ok') return { phase: 'failback', message: `${what}: CLUSTER FAILOVER did not complete in time; retrying` };
+  } catch (e) {
+    return { phase: 'failback', message: `${what}: CLUSTER FAILOVER failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  deps.events.record(
+    about,
+    'Normal',
+    'FailedBack',
+    `CLUSTER FAILOVER: ${what} (in sync), so removing the highest ordinals never removes a primary`,
   );
+  log.info('failed back to ordinal 0', { shard: decision.shard, pod: decision.on });
+  return { phase: 'failback', message: what };
 }
 
 const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots'> => ({
