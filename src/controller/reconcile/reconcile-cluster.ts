@@ -52,6 +52,8 @@ export interface ClusterReconcilerDeps
   timing: ReconcileTiming;
   /** Deletes a retired shard's StatefulSet and PDB (shards in); absent: drained shards are kept. */
   deleteShard?: RetireDeps['deleteShard'];
+  /** Fail each shard's primary back to ordinal 0 after a failover (replicas down); off unless set. */
+  primaryFailback?: boolean;
 }
 
 /** Pods of one cluster asked at once; each is bounded by the node timeouts. */
@@ -286,7 +288,8 @@ async function rebalanceStep(args: {
         { events: deps.events, log: args.log, deleteShard: deps.deleteShard },
       )
     : undefined;
-  return retiring ?? failBack(about, cluster.spec.shards, answered, args.sessions, deps, args.log);
+  if (retiring || !deps.primaryFailback) return retiring;
+  return failBack(about, cluster.spec.shards, answered, args.sessions, deps, args.log);
 }
 
 /** Keeps each shard's primary at ordinal 0, which lowering replicasPerShard never removes. */
