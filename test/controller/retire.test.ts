@@ -72,4 +72,19 @@ describe('retiring drained shards', () => {
       reason: 'shard(s) 2, 3 are retired once c-3-0 answer',
     });
   });
+
+  it('never retires a shard that may be a new one: kept StatefulSets not yet rendered for the new count, or no pod yet', () => {
+    // Growing 3 -> 5, the new StatefulSets arrived before the ValkeyCluster's change: spec still says 2 here.
+    const rendered = [0, 1, 2, 3].map((shard) => ({ shard, shards: 4 }));
+    expect(planRetirement(input({ renderedShards: rendered }))).toEqual({
+      kind: 'wait',
+      reason: 'StatefulSets of shard(s) 0, 1 were not rendered for 2 shards yet',
+    });
+    const shrunk = [0, 1].map((shard) => ({ shard, shards: 2 })).concat([2, 3].map((shard) => ({ shard, shards: 4 })));
+    expect(planRetirement(input({ renderedShards: shrunk })).kind).toBe('retire');
+    expect(planRetirement(input({ pods: [], answered: drained.slice(0, 2) }))).toEqual({
+      kind: 'wait',
+      reason: 'shard(s) 2, 3 have no pod to drain and check',
+    });
+  });
 });

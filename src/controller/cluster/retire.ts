@@ -13,6 +13,8 @@ export interface RetireInput {
   shards: number;
   /** Shard numbers whose StatefulSet still exists. */
   statefulSetShards: readonly number[];
+  /** Each StatefulSet's `valkey.gomomento.com/shards` annotation: the shard count it was rendered for. */
+  renderedShards?: readonly { shard: number; shards: number }[];
   /** Every pod of the cluster, with its observation when it answered. */
   pods: readonly PodPlace[];
   answered: readonly Answered[];
@@ -42,7 +44,15 @@ export function keysInKeyspace(info: string): number {
 export function planRetirement(input: RetireInput): RetireDecision {
   const removed = [...new Set(input.statefulSetShards.filter((s) => s >= input.shards))].sort((a, b) => a - b);
   if (removed.length === 0) return { kind: 'none' };
+  // The renderer writes `shards` on every StatefulSet it renders: the kept ones must already carry
+  // the new count. Otherwise git is mid-apply, and a shard above spec.shards may be a new one whose
+  // ValkeyCluster change has not arrived yet, not a removed one.
+  const stale = (input.renderedShards ?? []).filter((r) => r.shard < input.shards && r.shards !== input.shards).map((r) => r.shard);
+  if (stale.length)
+    return { kind: 'wait', reason: `StatefulSets of shard(s) ${stale.join(', ')} were not rendered for ${input.shards} shards yet` };
   const removedPods = input.pods.filter((p) => removed.includes(p.shard));
+  const podless = removed.filter((s) => !removedPods.some((p) => p.shard === s));
+  if (podless.length) return { kind: 'wait', reason: `shard(s) ${podless.join(', ')} have no pod to drain and check` };
   const byPod = new Map(input.answered.map((o) => [o.pod, o]));
   const silent = removedPods.filter((p) => !byPod.has(p.pod)).map((p) => p.pod);
   if (silent.length) return { kind: 'wait', reason: `shard(s) ${removed.join(', ')} are retired once ${silent.join(', ')} answer` };

@@ -168,6 +168,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       answered: observations.filter(isAnswered),
       places: pods.map((p) => p.place),
       statefulSetShards,
+      renderedShards: renderedShardCounts(deps.statefulSets(namespace, name), name),
       formationIdle: plan.actions.length === 0 && plan.waiting.length === 0 && actionErrors.length === 0 && allPodsObserved,
       rolling: previous?.conditions?.some((c) => c.type === 'RollInProgress' && c.status === 'True') ?? false,
       sessions,
@@ -242,6 +243,7 @@ async function rebalanceStep(args: {
   answered: readonly Answered[];
   places: readonly PodPlace[];
   statefulSetShards: readonly number[];
+  renderedShards: readonly { shard: number; shards: number }[];
   formationIdle: boolean;
   rolling: boolean;
   sessions: ReadonlyMap<string, NodeSession>;
@@ -281,6 +283,7 @@ async function rebalanceStep(args: {
           about,
           shards: cluster.spec.shards,
           statefulSetShards: args.statefulSetShards,
+          renderedShards: args.renderedShards,
           pods: args.places,
           answered,
           sessions: args.sessions,
@@ -330,10 +333,15 @@ const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingT
 
 /** Shard numbers whose StatefulSet (`<cluster>-<shard>`) exists. */
 function shardsWithStatefulSet(sets: readonly StatefulSet[], cluster: string): number[] {
+  return renderedShardCounts(sets, cluster).map((r) => r.shard);
+}
+
+/** Each shard StatefulSet with the shard count it was rendered for (NaN when it carries none). */
+function renderedShardCounts(sets: readonly StatefulSet[], cluster: string): { shard: number; shards: number }[] {
   const prefix = `${cluster}-`;
   return sets.flatMap((s) => {
     const rest = s.metadata.name.startsWith(prefix) ? s.metadata.name.slice(prefix.length) : '';
-    return /^\d+$/.test(rest) ? [Number(rest)] : [];
+    return /^\d+$/.test(rest) ? [{ shard: Number(rest), shards: Number(s.metadata.annotations?.[ANNOTATIONS.shards]) }] : [];
   });
 }
 

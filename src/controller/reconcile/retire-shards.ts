@@ -17,6 +17,7 @@ export interface RetireShardsInput {
   about: InvolvedObject;
   shards: number;
   statefulSetShards: readonly number[];
+  renderedShards: readonly { shard: number; shards: number }[];
   pods: readonly PodPlace[];
   answered: readonly Answered[];
   sessions: ReadonlyMap<string, NodeSession>;
