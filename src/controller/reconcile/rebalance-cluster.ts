@@ -1,6 +1,6 @@
 import type { Answered } from '../cluster/observation.js';
 import { planRebalance, slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
-import { describeMove, primaryObservations } from '../cluster/scaling.js';
+import { describeMove, primaryObservations, shareProblems } from '../cluster/scaling.js';
 import { countSlots } from '../cluster/slots.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
@@ -138,6 +138,9 @@ export async function rebalanceCluster(input: RebalanceInput, deps: RebalanceDep
           deps.events.record(input.about, 'Normal', 'SlotsBalanced', `Every shard primary holds its share of the slots`);
         return undefined;
       case 'wait':
+        // A cluster still settling (cluster_state, gossip) with its slots already spread as asked
+        // has nothing to scale: formation's own status says why it is not Active.
+        if (shareProblems(input.shards, primaries).length === 0) return undefined;
         return { phase: 'waiting', message: decision.reason };
       case 'hold':
         return { phase: 'held', message: decision.reason };
