@@ -149,7 +149,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   const observations = observed.map((o) => o.observation);
 
   try {
-    const members: Member[] = keptShardMembers(observations.filter(isAnswered), cluster.spec.shards);
+    const members: Member[] = leavingShardsSeeOnlyMembers(observations.filter(isAnswered), cluster.spec.shards);
     const allPodsObserved = observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
     const plan = planFormation({ shards: cluster.spec.shards, members, allPodsObserved });
     const outcomes = await executeActions(plan.actions, sessions);
@@ -333,13 +333,13 @@ const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingT
 });
 
 /**
- * Formation forms the kept shards only. A removed shard's nodes are leaving (rebalancing drains
- * them, retirement forgets them): they are not members, and the kept nodes' lines about them are
- * left out, so formation neither meets them again nor waits for them to fail.
+ * A removed shard's nodes are leaving: their view of nodes that belong to no pod (a shard retired
+ * before them, which they were never told to forget) must not hold formation up; the remaining
+ * nodes' views still count.
  */
-function keptShardMembers(answered: readonly Answered[], shards: number): Member[] {
-  const leaving = new Set(answered.filter((o) => o.shard >= shards).flatMap((o) => o.view.filter(isMyself).map((n) => n.id)));
-  return answered.filter((o) => o.shard < shards).map((o) => ({ ...o, view: o.view.filter((n) => !leaving.has(n.id)) }));
+function leavingShardsSeeOnlyMembers(answered: readonly Answered[], shards: number): Member[] {
+  const memberIds = new Set(answered.flatMap((o) => o.view.filter(isMyself).map((n) => n.id)));
+  return answered.map((o) => (o.shard < shards ? o : { ...o, view: o.view.filter((n) => isMyself(n) || memberIds.has(n.id)) }));
 }
 
 /** Shard numbers whose StatefulSet (`<cluster>-<shard>`) exists. */
