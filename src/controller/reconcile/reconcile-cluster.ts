@@ -2,7 +2,6 @@ import { ANNOTATIONS, podFqdn, valkeyCluster, valkeyClusterStatus, type ValkeyCl
 import { planFormation } from '../cluster/formation.js';
 import { isAnswered, type Answered, type Member, type NodeObservation, type PodPlace } from '../cluster/observation.js';
 import { primaryObservations, shareProblems } from '../cluster/scaling.js';
-import { isMyself } from '../cluster/cluster-view.js';
 import { buildStatus, type Declared } from '../cluster/status.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import type { KubeObject, Pod, Secret, StatefulSet } from '../kube/types.js';
@@ -149,7 +148,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   const observations = observed.map((o) => o.observation);
 
   try {
-    const members: Member[] = leavingShardsSeeOnlyMembers(observations.filter(isAnswered), cluster.spec.shards);
+    const members: Member[] = observations.filter(isAnswered);
     const allPodsObserved = observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
     const plan = planFormation({ shards: cluster.spec.shards, members, allPodsObserved });
     const outcomes = await executeActions(plan.actions, sessions);
@@ -331,16 +330,6 @@ const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingT
   ...(deps.scalingTotals ? { scalingTotals: deps.scalingTotals } : {}),
   ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
 });
-
-/**
- * A removed shard's nodes are leaving: their view of nodes that belong to no pod (a shard retired
- * before them, which they were never told to forget) must not hold formation up; the remaining
- * nodes' views still count.
- */
-function leavingShardsSeeOnlyMembers(answered: readonly Answered[], shards: number): Member[] {
-  const memberIds = new Set(answered.flatMap((o) => o.view.filter(isMyself).map((n) => n.id)));
-  return answered.map((o) => (o.shard < shards ? o : { ...o, view: o.view.filter((n) => isMyself(n) || memberIds.has(n.id)) }));
-}
 
 /** Shard numbers whose StatefulSet (`<cluster>-<shard>`) exists. */
 function shardsWithStatefulSet(sets: readonly StatefulSet[], cluster: string): number[] {
