@@ -62,6 +62,18 @@ export async function retireShards(input: RetireShardsInput, deps: RetireDeps): 
       }
     }),
   );
+  // The removed nodes forget each other too (best effort): one that outlives another's deletion
+  // must not keep a node no pod has in its view, which would hold formation up.
+  await Promise.all(
+    input.answered
+      .filter((o) => o.shard >= input.shards)
+      .map(async (o) => {
+        const self = o.view.find((n) => n.flags.has('myself'));
+        const session = input.sessions.get(o.pod);
+        if (!self || !session) return;
+        for (const id of decision.nodeIds) if (id !== self.id && id !== self.primaryId) await session.forget(id).catch(() => undefined);
+      }),
+  );
   const what = `shard(s) ${decision.shards.join(', ')}`;
   if (errors.length) {
     deps.events.record(input.about, 'Warning', 'ShardRetireFailed', `Forgetting the nodes of ${what} failed: ${errors.join('; ')}`);
