@@ -1,4 +1,4 @@
-import { LABELS, MANAGED_BY, type ValkeyClusterStatus } from '../api/index.js';
+import { LABELS, MANAGED_BY, shardName, type ValkeyClusterStatus } from '../api/index.js';
 import type { VersionPolicy } from './cluster/version-gate.js';
 import type { KubeClient } from './kube/client.js';
 import { Informer, type InformerError, type InformerEvent } from './kube/informer.js';
@@ -37,6 +37,14 @@ export interface ControllerOptions {
   metrics: ControllerMetrics;
   /** Clusters that may roll at once, fleet-wide (default 1). */
   maxConcurrentRolls?: number;
+  /** Slots moved per rebalance step, one step per pass (default: the planner's 64). */
+  rebalanceBatchSlots?: number;
+  /**
+   * Keep each shard's primary at ordinal 0 (a graceful failback after any failover), so lowering
+   * replicasPerShard never removes a primary. Off by default for now: it changes who is primary
+   * after every node loss and roll (docs/controller.md, Changing replicasPerShard).
+   */
+  primaryFailback?: boolean;
 }
 
 const IMAGES_KEY = 'images';
@@ -58,6 +66,8 @@ export class Controller {
   private readonly aclRetry: RetryGate;
   /** Clusters whose last pass took a roll step: with the statuses, what --max-concurrent-rolls counts. */
   private readonly rollingNow = new Set<string>();
+  /** Slots each cluster's scaling had to move when it started: "n of m" in status. */
+  private readonly scalingTotals = new Map<string, number>();
   private readonly images: Informer<KubeObject>;
   private readonly queue: WorkQueue;
 
@@ -189,6 +199,21 @@ export class Controller {
     }
   }
 
+  /**
+   * Shards in: a drained, forgotten shard's StatefulSet and PDB go (the renderer stopped rendering
+   * them; prune protection kept them until now). A 404 means an earlier pass got there.
+   */
+  private async deleteShard(namespace: string, cluster: string, shard: number): Promise<void> {
+    const name = shardName(cluster, shard);
+    for (const path of [`${paths.statefulSets(namespace)}/${name}`, `${paths.podDisruptionBudgets(namespace)}/${name}`]) {
+      try {
+        await this.opts.client.request('DELETE', path, { body: { propagationPolicy: 'Background' } });
+      } catch (e) {
+        if (!isApiError(e, 404)) throw e;
+      }
+    }
+  }
+
   /** Rolls already running (status says so, or a pass of this process just took a step) bound new ones. */
   private mayStartRoll(cluster: string): boolean {
     const rolling = new Set(this.rollingNow);
@@ -218,6 +243,10 @@ export class Controller {
       events: this.events,
       mayStartRoll: (cluster) => this.mayStartRoll(cluster),
       aclRetry: this.aclRetry,
+      scalingTotals: this.scalingTotals,
+      deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
+      ...(o.primaryFailback ? { primaryFailback: true } : {}),
+      ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       open: o.open,
       policy: o.policy,
       endpointOf: o.endpointOf,

@@ -23,8 +23,11 @@ export interface Workload {
   stop(): Promise<WorkloadReport>;
 }
 
-export function clusterClient(port: number, password: string, autoPipelining = false): Cluster {
-  return new Cluster([{ host: '127.0.0.1', port }], {
+/** A seed node: a port on 127.0.0.1, or a host and port (a pod IP in the kube world). */
+export type Seed = number | { host: string; port: number };
+
+export function clusterClient(seed: Seed, password: string, autoPipelining = false): Cluster {
+  return new Cluster([typeof seed === 'number' ? { host: '127.0.0.1', port: seed } : seed], {
     redisOptions: { username: APP_USER, password },
     enableAutoPipelining: autoPipelining,
     maxRedirections: 64,
@@ -46,7 +49,7 @@ export async function loadKeys(client: Cluster, count: number, chunk = 5_000): P
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function startWorkload(port: number, password: string, keyCount: number, writers = 4): Workload {
+export function startWorkload(port: Seed, password: string, keyCount: number, writers = 4): Workload {
   const client = clusterClient(port, password);
   const acked = new Int32Array(keyCount);
   const report: WorkloadReport = { writes: 0, reads: 0, lostWrites: 0, staleReads: 0, errors: {}, maxPauseMs: 0 };

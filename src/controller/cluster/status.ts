@@ -3,6 +3,7 @@ import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import { withTransitions, type DesiredCondition } from './conditions.js';
 import type { Plan } from './formation.js';
 import { byPosition, isAnswered, isRejected, type Answered, type NodeObservation, type Rejected } from './observation.js';
+import { shareProblems, primaryObservations } from './scaling.js';
 import { TOTAL_SLOTS, countSlots } from './slots.js';
 import { rejectionMessage } from './version-gate.js';
 
@@ -27,6 +28,15 @@ export interface StatusInput {
   now: string;
   /** Day-2 work of this pass (rolls, live settings, ACL loads); absent: no such conditions. */
   day2?: Day2Status;
+  /** Slot rebalancing of this pass (controller/reconcile/rebalance-cluster.ts); absent: slots spread as asked, or not looked at. */
+  scaling?: ScalingStatus;
+}
+
+/** What rebalancing did or waits for in this pass. */
+export interface ScalingStatus {
+  /** moving: a batch of slots moved; healing: interrupted slots settled; waiting: for replicas or gossip; held: a shrink that would not fit. */
+  phase: 'moving' | 'healing' | 'waiting' | 'held' | 'retiring' | 'failback';
+  message: string;
 }
 
 /** What the roll and the reloads found in this pass, as status reads it. */
@@ -190,17 +200,21 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   if (missing > 0) notReady.push(`${missing} of ${expected} pods do not exist yet`);
 
   const shape = shapeProblems(input, answered);
+  // A new shard's primary with no slots, or a removed shard's still holding some, is formed but not Active.
+  const unbalanced = shape.length === 0 ? shareProblems(input.shards, primaryObservations(answered)) : [];
   const formed = shape.length === 0 && plan.actions.length === 0 && plan.waiting.length === 0 && input.actionErrors.length === 0;
-  const healthy = formed && notReady.length === 0 && rejected.length === 0 && nodes.every((n) => n.health === 'online');
+  const healthy =
+    formed && unbalanced.length === 0 && notReady.length === 0 && rejected.length === 0 && nodes.every((n) => n.health === 'online');
 
   // Once every slot has had an owner the cluster exists, and later gaps are updates, not creation.
   const wasFormed =
     input.previous?.state === 'Active' || input.previous?.state === 'Updating' || assignedAnywhere(answered) === TOTAL_SLOTS;
   const day2 = input.day2;
-  const day2Busy = day2 !== undefined && (day2.roll !== undefined || day2.reloads.length > 0);
+  const day2Busy = (day2 !== undefined && (day2.roll !== undefined || day2.reloads.length > 0)) || input.scaling !== undefined;
   const state = rejected.length ? 'Failed' : healthy && !day2Busy ? 'Active' : wasFormed || day2Busy ? 'Updating' : 'Creating';
 
   const reasons = [
+    ...(input.scaling ? [input.scaling.phase === 'held' ? `scaling held: ${input.scaling.message}` : input.scaling.message] : []),
     ...(day2?.roll ? [day2.roll.held ? `roll held: ${day2.roll.message}` : day2.roll.message] : []),
     ...(day2?.reloads ?? []),
     ...input.actionErrors,
@@ -208,6 +222,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     ...plan.waiting,
     ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []),
     ...shape,
+    ...(input.scaling ? [] : unbalanced),
   ];
   const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
   const message =
@@ -242,7 +257,14 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     observedGeneration: g,
     nodes,
     conditions: withTransitions(
-      [versionCheck, versionMatch, formedCondition, ready, ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : [])],
+      [
+        versionCheck,
+        versionMatch,
+        formedCondition,
+        ready,
+        ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : []),
+        ...slotMigrationCondition(input.scaling, g, input.previous?.conditions),
+      ],
       input.previous?.conditions,
       input.now,
     ),
@@ -291,4 +313,38 @@ function allDay2Conditions(day2: Day2Status, g: number): DesiredCondition[] {
         observedGeneration: g,
       };
   return [rolling, held, applied];
+}
+
+/**
+ * `SlotMigration` appears once rebalancing has something to say and stays afterwards, at rest
+ * (False, Balanced), so the end of a scaling is visible too.
+ */
+function slotMigrationCondition(
+  scaling: ScalingStatus | undefined,
+  g: number,
+  previous: readonly { type: string }[] | undefined,
+): DesiredCondition[] {
+  if (!scaling) {
+    if (!previous?.some((p) => p.type === 'SlotMigration')) return [];
+    return [
+      {
+        type: 'SlotMigration',
+        status: 'False',
+        reason: 'Balanced',
+        message: 'Every shard primary holds its share of the slots',
+        observedGeneration: g,
+      },
+    ];
+  }
+  const reason = {
+    moving: 'Migrating',
+    healing: 'Healing',
+    waiting: 'Waiting',
+    held: 'Held',
+    retiring: 'Retiring',
+    failback: 'PrimaryFailback',
+  }[scaling.phase];
+  return [
+    { type: 'SlotMigration', status: scaling.phase === 'held' ? 'False' : 'True', reason, message: scaling.message, observedGeneration: g },
+  ];
 }

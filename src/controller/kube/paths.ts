@@ -12,6 +12,7 @@ export const paths = {
   valkeyImage: (name: string) => `${crd('valkeyimages')}/${name}`,
   pods: (namespace?: string) => `/api/v1${ns(namespace)}/pods`,
   statefulSets: (namespace?: string) => `/apis/apps/v1${ns(namespace)}/statefulsets`,
+  podDisruptionBudgets: (namespace: string) => `/apis/policy/v1${ns(namespace)}/poddisruptionbudgets`,
   configMaps: (namespace?: string) => `/api/v1${ns(namespace)}/configmaps`,
   eviction: (namespace: string, pod: string) => `/api/v1/namespaces/${namespace}/pods/${pod}/eviction`,
   events: (namespace: string) => `/api/v1/namespaces/${namespace}/events`,

@@ -1,6 +1,7 @@
 import { ANNOTATIONS, podFqdn, valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../../api/index.js';
 import { planFormation } from '../cluster/formation.js';
-import { isAnswered, type Member, type NodeObservation } from '../cluster/observation.js';
+import { isAnswered, type Answered, type Member, type NodeObservation, type PodPlace } from '../cluster/observation.js';
+import { primaryObservations, shareProblems } from '../cluster/scaling.js';
 import { buildStatus, type Declared } from '../cluster/status.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import type { KubeObject, Pod, Secret, StatefulSet } from '../kube/types.js';
@@ -14,6 +15,12 @@ import type { NodeSession, OpenSession } from '../valkey/node-session.js';
 import { observeNode, podPlace, type EndpointOf } from '../valkey/observe-node.js';
 import type { TlsOptions } from '../valkey/resp-connection.js';
 import { runDay2, type Day2Deps } from './day2.js';
+import { rebalanceCluster, type RebalanceDeps } from './rebalance-cluster.js';
+import { retireShards, type RetireDeps } from './retire-shards.js';
+import { failoverAndConfirm } from './roll-cluster.js';
+import { planFailback } from '../cluster/failback.js';
+import type { InvolvedObject } from '../kube/event-recorder.js';
+import type { ScalingStatus } from '../cluster/status.js';
 import { statusEquals } from './status-equals.js';
 import { TOTAL_SLOTS } from '../cluster/slots.js';
 import { compareStrings } from '../../api/order.js';
@@ -27,7 +34,9 @@ export interface ReconcileTiming {
   failedResyncMs: number;
 }
 
-export interface ClusterReconcilerDeps extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'> {
+export interface ClusterReconcilerDeps
+  extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'>,
+    Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots'> {
   cluster(key: string): KubeObject | undefined;
   pods(namespace: string, cluster: string): Pod[];
   statefulSets(namespace: string, cluster: string): StatefulSet[];
@@ -41,6 +50,10 @@ export interface ClusterReconcilerDeps extends Omit<Day2Deps, 'clock' | 'log' | 
   log: Logger;
   metrics: ControllerMetrics;
   timing: ReconcileTiming;
+  /** Deletes a retired shard's StatefulSet and PDB (shards in); absent: drained shards are kept. */
+  deleteShard?: RetireDeps['deleteShard'];
+  /** Fail each shard's primary back to ordinal 0 after a failover (replicas down); off unless set. */
+  primaryFailback?: boolean;
 }
 
 /** Pods of one cluster asked at once; each is bounded by the node timeouts. */
@@ -120,9 +133,13 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     }
   }
 
+  const statefulSetShards = shardsWithStatefulSet(deps.statefulSets(namespace, name), name);
+  // A retired shard's pods (their StatefulSet deleted, shard at or above spec.shards) are on their
+  // way out: formation must not meet them again after they were forgotten.
+  const retired = (shard: number): boolean => shard >= cluster.spec.shards && !statefulSetShards.includes(shard);
   const pods = deps.pods(namespace, name).flatMap((pod) => {
     const place = podPlace(pod);
-    return place ? [{ pod, place }] : [];
+    return place && !retired(place.shard) ? [{ pod, place }] : [];
   });
   const context = { open, policy: deps.policy, endpointOf: deps.endpointOf, ...(tls ? { tls } : {}) };
   const observed = await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context));
@@ -145,7 +162,21 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     const unreachable = observations.filter((o) => o.state === 'unreachable').length;
     if (unreachable) deps.metrics.reconcileErrors.inc({ kind: 'node' }, unreachable);
 
+    const scaling = await rebalanceStep({
+      key,
+      cluster,
+      answered: observations.filter(isAnswered),
+      places: pods.map((p) => p.place),
+      statefulSetShards,
+      renderedShards: renderedShardCounts(deps.statefulSets(namespace, name), name),
+      formationIdle: plan.actions.length === 0 && plan.waiting.length === 0 && actionErrors.length === 0 && allPodsObserved,
+      rolling: previous?.conditions?.some((c) => c.type === 'RollInProgress' && c.status === 'True') ?? false,
+      sessions,
+      deps,
+      log,
+    });
     const clusterProblems = [
+      ...(scaling ? [`slot rebalancing: ${scaling.message}`] : []),
       ...actionErrors,
       ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []),
       ...plan.waiting,
@@ -176,6 +207,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       observations,
       plan,
       actionErrors,
+      ...(scaling ? { scaling } : {}),
       ...declaredOf(deps, namespace, name),
       ...(previous ? { previous } : {}),
       now: rfc3339(deps.clock.now()),
@@ -193,11 +225,124 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     // A held roll waits for a person (a fixed image, an opt-in): pod and StatefulSet events wake it.
     if (day2.roll?.held) return { requeueAfterMs: timing.failedResyncMs };
     if (day2.reloads.length) return { requeueAfterMs: timing.progressMs };
+    if (scaling?.phase === 'held') return { requeueAfterMs: timing.failedResyncMs };
     if (status.state === 'Active' && plan.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
     return { requeueAfterMs: timing.progressMs };
   } finally {
     for (const s of sessions.values()) s.close();
   }
+}
+
+/**
+ * Slots move only once formation has nothing left to do and no roll is under way (a roll evicts
+ * pods; both at once would make each other's steps fail). One decision per pass.
+ */
+async function rebalanceStep(args: {
+  key: string;
+  cluster: ValkeyCluster;
+  answered: readonly Answered[];
+  places: readonly PodPlace[];
+  statefulSetShards: readonly number[];
+  renderedShards: readonly { shard: number; shards: number }[];
+  formationIdle: boolean;
+  rolling: boolean;
+  sessions: ReadonlyMap<string, NodeSession>;
+  deps: ClusterReconcilerDeps;
+  log: Logger;
+}): Promise<ScalingStatus | undefined> {
+  const { cluster, deps } = args;
+  if (!args.formationIdle) return undefined;
+  const about = {
+    apiVersion: cluster.apiVersion,
+    kind: 'ValkeyCluster',
+    namespace: cluster.metadata.namespace as string,
+    name: cluster.metadata.name,
+    ...(typeof cluster.metadata.uid === 'string' ? { uid: cluster.metadata.uid } : {}),
+  };
+  const { answered } = args;
+  if (args.rolling) {
+    const unbalanced = shareProblems(cluster.spec.shards, primaryObservations(answered));
+    return unbalanced.length ? { phase: 'waiting', message: `slots move once the roll is finished (${unbalanced[0]})` } : undefined;
+  }
+  const moving = await rebalanceCluster(
+    {
+      key: args.key,
+      about,
+      shards: cluster.spec.shards,
+      replicasPerShard: cluster.spec.replicasPerShard,
+      answered,
+      sessions: args.sessions,
+    },
+    { events: deps.events, clock: deps.clock, log: args.log, metrics: deps.metrics, ...pickDefined(deps) },
+  );
+  if (moving) return moving;
+  // Balanced: the removed shards hold no slot any more; retire them.
+  const retiring = deps.deleteShard
+    ? await retireShards(
+        {
+          about,
+          shards: cluster.spec.shards,
+          statefulSetShards: args.statefulSetShards,
+          renderedShards: args.renderedShards,
+          pods: args.places,
+          answered,
+          sessions: args.sessions,
+        },
+        { events: deps.events, log: args.log, deleteShard: deps.deleteShard },
+      )
+    : undefined;
+  if (retiring || !deps.primaryFailback) return retiring;
+  return failBack(about, cluster.spec.shards, answered, args.sessions, deps, args.log);
+}
+
+/** Keeps each shard's primary at ordinal 0, which lowering replicasPerShard never removes. */
+async function failBack(
+  about: InvolvedObject,
+  shards: number,
+  answered: readonly Answered[],
+  sessions: ReadonlyMap<string, NodeSession>,
+  deps: ClusterReconcilerDeps,
+  log: Logger,
+): Promise<ScalingStatus | undefined> {
+  const decision = planFailback(shards, answered);
+  if (decision.kind === 'none') return undefined;
+  if (decision.kind === 'wait') return { phase: 'failback', message: decision.reason };
+  const session = sessions.get(decision.on);
+  const what = `${decision.on} takes shard ${decision.shard}'s primary back from ${decision.from}`;
+  if (!session) return { phase: 'failback', message: `${what}: no connection to ${decision.on}` };
+  try {
+    const result = await failoverAndConfirm(session, (ms) => deps.clock.sleep(ms));
+    if (result !== 'ok') return { phase: 'failback', message: `${what}: CLUSTER FAILOVER did not complete in time; retrying` };
+  } catch (e) {
+    return { phase: 'failback', message: `${what}: CLUSTER FAILOVER failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  deps.events.record(
+    about,
+    'Normal',
+    'FailedBack',
+    `CLUSTER FAILOVER: ${what} (in sync), so removing the highest ordinals never removes a primary`,
+  );
+  log.info('failed back to ordinal 0', { shard: decision.shard, pod: decision.on });
+  return { phase: 'failback', message: what };
+}
+
+const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots'> => ({
+  ...(deps.scalingTotals ? { scalingTotals: deps.scalingTotals } : {}),
+  ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
+});
+
+/** Shard numbers whose StatefulSet (`<cluster>-<shard>`) exists. */
+function shardsWithStatefulSet(sets: readonly StatefulSet[], cluster: string): number[] {
+  return renderedShardCounts(sets, cluster).map((r) => r.shard);
+}
+
+/** Each shard StatefulSet with the shard count it was rendered for (NaN when it carries none). */
+function renderedShardCounts(sets: readonly StatefulSet[], cluster: string): { shard: number; shards: number }[] {
+  const prefix = `${cluster}-`;
+  return sets.flatMap((s) => {
+    const rest = s.metadata.name.startsWith(prefix) ? s.metadata.name.slice(prefix.length) : '';
+    return /^\d+$/.test(rest) ? [{ shard: Number(rest), shards: Number(s.metadata.annotations?.[ANNOTATIONS.shards]) }] : [];
+  });
 }
 
 /** A fresh session to a pod, for a new TLS handshake after a reload. */

@@ -108,6 +108,24 @@ export function controllerMetrics(registry = new Registry()) {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     }),
+    slotsMoved: counter('valkey_status_sync_slots_moved_total', 'Hash slots handed from one shard primary to another by rebalancing.'),
+    keysMoved: counter('valkey_status_sync_keys_moved_total', 'Keys moved with MIGRATE while rebalancing slots.'),
+    slotRepairs: counter(
+      'valkey_status_sync_slot_repairs_total',
+      'Slots an interrupted migration left marked, settled by resolution (finish, rollback) and result (ok, error).',
+      ['resolution', 'result'],
+    ),
+    migrationSteps: counter(
+      'valkey_status_sync_migration_steps_total',
+      'Rebalance steps (one bounded batch of slots), by result (ok, error).',
+      ['result'],
+    ),
+    migrationSeconds: new Histogram({
+      name: 'valkey_status_sync_migration_step_duration_seconds',
+      help: 'Duration of one rebalance step: one bounded batch of slots moved from one primary to another.',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
     /** For the node sessions: their command names are a closed set (valkey/node-session.ts). */
     timeNodeCommand(command: string, seconds: number): void {
       nodeCommandSeconds.observe({ command }, seconds);

@@ -47,6 +47,8 @@ export interface NodeSession {
   /** Whether the server knows `container|subcommand` (COMMAND INFO), e.g. `cluster|migrateslots`. */
   knowsCommand(name: string): Promise<boolean>;
   infoMemory(): Promise<string>;
+  /** INFO keyspace: whether a node about to be retired still holds keys. */
+  infoKeyspace(): Promise<string>;
   close(): void;
 }
 
@@ -181,6 +183,7 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
         return Array.isArray(reply) && reply.length > 0 && reply[0] !== null;
       },
       infoMemory: async () => text(await call('INFO', ['INFO', 'memory']), 'INFO memory'),
+      infoKeyspace: async () => text(await call('INFO', ['INFO', 'keyspace']), 'INFO keyspace'),
       close: () => conn.close(),
     };
   };

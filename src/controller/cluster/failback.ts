@@ -1,0 +1,44 @@
+import { isMyself, isPrimary } from './cluster-view.js';
+import type { Answered } from './observation.js';
+
+/**
+ * Replicas down: the StatefulSet controller removes the highest ordinals, so each shard's primary
+ * is kept at ordinal 0. After a failover moved it (a node restart, a roll), ordinal 0 takes it back
+ * with a graceful `CLUSTER FAILOVER` once it is in sync. Pure; one failback per pass.
+ */
+
+/** A replica further behind its primary than this is not in sync (offsets are read a moment apart). */
+const SYNC_TOLERANCE_BYTES = 1024 * 1024;
+
+export type FailbackDecision =
+  | { kind: 'none' }
+  | { kind: 'wait'; reason: string }
+  | { kind: 'failover'; on: string; from: string; shard: number };
+
+export function planFailback(shards: number, answered: readonly Answered[]): FailbackDecision {
+  const waits: string[] = [];
+  for (let s = 0; s < shards; s++) {
+    const inShard = answered.filter((o) => o.shard === s);
+    const primary = inShard.find((o) => {
+      const self = o.view.find(isMyself);
+      return self !== undefined && isPrimary(self) && self.slots.length > 0;
+    });
+    if (!primary || primary.ordinal === 0) continue;
+    const primaryId = primary.view.find(isMyself)?.id;
+    const first = inShard.find((o) => o.ordinal === 0);
+    const firstSelf = first?.view.find(isMyself);
+    if (!first || firstSelf?.primaryId !== primaryId) {
+      waits.push(`shard ${s}: primary ${primary.pod} is not at ordinal 0, and ordinal 0 does not replicate it yet`);
+      continue;
+    }
+    const r = first.replication;
+    const target = primary.replication?.offset;
+    const inSync = r?.linkUp === true && !r.syncing && (target === undefined || target - r.offset <= SYNC_TOLERANCE_BYTES);
+    if (!inSync) {
+      waits.push(`shard ${s}: ${first.pod} takes the primary back from ${primary.pod} once it is in sync`);
+      continue;
+    }
+    return { kind: 'failover', on: first.pod, from: primary.pod, shard: s };
+  }
+  return waits.length ? { kind: 'wait', reason: waits.join('; ') } : { kind: 'none' };
+}

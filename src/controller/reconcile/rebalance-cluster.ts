@@ -1,0 +1,156 @@
+import type { Answered } from '../cluster/observation.js';
+import { planRebalance, slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
+import { describeMove, primaryObservations, shareProblems } from '../cluster/scaling.js';
+import { countSlots } from '../cluster/slots.js';
+import type { ScalingStatus } from '../cluster/status.js';
+import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
+import type { Clock } from '../runtime/clock.js';
+import type { Logger } from '../runtime/log.js';
+import type { ControllerMetrics } from '../runtime/metrics.js';
+import { migrateSlots, repairSlots, type MigrationNode } from '../valkey/migrate-slots.js';
+import type { NodeSession } from '../valkey/node-session.js';
+
+/**
+ * One rebalance decision per pass, carried out: heal slots an interrupted migration left marked,
+ * or move one bounded batch of slots (valkey/migrate-slots.ts). The planner (cluster/rebalance.ts)
+ * decides from what the primaries report right now, so a restarted controller picks up where the
+ * cluster is, not where it thought it was.
+ */
+
+export interface RebalanceDeps {
+  events: EventRecorder;
+  clock: Clock;
+  log: Logger;
+  metrics: ControllerMetrics;
+  /**
+   * Slots a scaling had to move when it started, per cluster, for "n of m" in status. In memory
+   * only: after a controller restart status says how many are left instead.
+   */
+  scalingTotals?: Map<string, number>;
+  /** Slots per step (the planner's default when absent). */
+  batchSlots?: number;
+}
+
+export interface RebalanceInput {
+  key: string;
+  about: InvolvedObject;
+  shards: number;
+  replicasPerShard: number;
+  answered: readonly Answered[];
+  sessions: ReadonlyMap<string, NodeSession>;
+}
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** `CLUSTER COUNTKEYSINSLOT` for each slot a marker names, on each primary: what heal decides from. */
+async function withKeyCounts(primaries: PrimaryObservation[], sessions: ReadonlyMap<string, NodeSession>): Promise<PrimaryObservation[]> {
+  const slots = slotsToCount(primaries);
+  if (slots.length === 0) return primaries;
+  return Promise.all(
+    primaries.map(async (p) => {
+      const session = sessions.get(p.pod);
+      if (!session) return p;
+      const counts = new Map<number, number>();
+      for (const slot of slots) counts.set(slot, await session.countKeysInSlot(slot));
+      return { ...p, keysInSlots: counts };
+    }),
+  );
+}
+
+function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceInput): MigrationNode[] {
+  return primaries.flatMap((p) => {
+    const session = input.sessions.get(p.pod);
+    const o = input.answered.find((a) => a.pod === p.pod);
+    return session && o ? [{ id: p.self.id, endpoint: { host: o.endpoint.host, port: o.endpoint.port }, session }] : [];
+  });
+}
+
+async function heal(
+  d: Extract<RebalanceDecision, { kind: 'heal' }>,
+  nodes: MigrationNode[],
+  input: RebalanceInput,
+  deps: RebalanceDeps,
+): Promise<ScalingStatus> {
+  const out = await repairSlots(d.repairs, nodes);
+  const failed = new Set(out.errors.map((e) => Number(/^slot (\d+)/.exec(e)?.[1])));
+  for (const r of d.repairs) deps.metrics.slotRepairs.inc({ resolution: r.resolution, result: failed.has(r.slot) ? 'error' : 'ok' });
+  const summary = d.repairs.map((r) => `slot ${r.slot}: ${r.resolution} (${r.why})`).join('; ');
+  deps.events.record(
+    input.about,
+    out.errors.length ? 'Warning' : 'Normal',
+    'SlotsHealed',
+    `Settled slots an interrupted migration left marked: ${summary}`,
+  );
+  deps.log.info('rebalance: healed', { repairs: summary, errors: out.errors });
+  const errors = out.errors.length ? `; failed: ${out.errors.join('; ')}` : '';
+  return { phase: 'healing', message: `settling ${d.repairs.length} slot(s) an interrupted migration left marked${errors}` };
+}
+
+async function move(
+  d: Extract<RebalanceDecision, { kind: 'move' }>,
+  nodes: MigrationNode[],
+  input: RebalanceInput,
+  deps: RebalanceDeps,
+): Promise<ScalingStatus> {
+  const totals = deps.scalingTotals;
+  if (totals && !totals.has(input.key)) totals.set(input.key, d.remainingSlots);
+  const total = totals?.get(input.key);
+  const what = describeMove(d, total);
+  const started = deps.clock.now();
+  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes);
+  deps.metrics.slotsMoved.inc(out.slotsMoved);
+  deps.metrics.keysMoved.inc(out.keysMoved);
+  deps.metrics.migrationSteps.inc({ result: out.error ? 'error' : 'ok' });
+  deps.metrics.migrationSeconds.observe(Math.max(0, (deps.clock.now() - started) / 1000));
+  const moved = `${out.slotsMoved} of ${countSlots(d.slots)} slot(s), ${out.keysMoved} key(s)`;
+  if (out.error) {
+    deps.events.record(input.about, 'Warning', 'SlotMigrationFailed', `${what}: ${moved} moved, then: ${out.error}`);
+    deps.log.warn('rebalance: step failed', { step: what, error: out.error });
+    return { phase: 'moving', message: `${what}; the last step failed (${out.error}), retrying` };
+  }
+  deps.events.record(
+    input.about,
+    'Normal',
+    'SlotsMoved',
+    `Moved ${moved} from ${d.from.pod} (shard ${d.from.shard}) to ${d.to.pod} (shard ${d.to.shard}); ${d.remainingSlots - out.slotsMoved} slot(s) left to move`,
+  );
+  deps.log.info('rebalance: moved', { step: what, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
+  return { phase: 'moving', message: what };
+}
+
+/**
+ * Called once formation has nothing left to do. Undefined when the slots are already spread as
+ * `shards` asks (nothing to show in status).
+ */
+export async function rebalanceCluster(input: RebalanceInput, deps: RebalanceDeps): Promise<ScalingStatus | undefined> {
+  try {
+    const primaries = await withKeyCounts(primaryObservations(input.answered), input.sessions);
+    const decision = planRebalance({
+      shards: input.shards,
+      replicasPerShard: input.replicasPerShard,
+      primaries,
+      ...(deps.batchSlots ? { options: { batchSlots: deps.batchSlots } } : {}),
+    });
+    const nodes = () => migrationNodes(primaries, input);
+    switch (decision.kind) {
+      case 'balanced':
+        if (deps.scalingTotals?.delete(input.key))
+          deps.events.record(input.about, 'Normal', 'SlotsBalanced', `Every shard primary holds its share of the slots`);
+        return undefined;
+      case 'wait':
+        // A cluster still settling (cluster_state, gossip) with its slots already spread as asked
+        // has nothing to scale: formation's own status says why it is not Active.
+        if (shareProblems(input.shards, primaries).length === 0) return undefined;
+        return { phase: 'waiting', message: decision.reason };
+      case 'hold':
+        return { phase: 'held', message: decision.reason };
+      case 'heal':
+        return await heal(decision, nodes(), input, deps);
+      case 'move':
+        return await move(decision, nodes(), input, deps);
+    }
+  } catch (e) {
+    deps.metrics.migrationSteps.inc({ result: 'error' });
+    return { phase: 'waiting', message: `rebalancing could not read or move slots: ${message(e)}` };
+  }
+}
