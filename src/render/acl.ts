@@ -19,6 +19,25 @@ export const REPLICATION_RULES = '-@all +psync +sync +replconf +ping +cluster|sy
 export const CONTROLLER_RULES =
   '-@all +ping +info +role +cluster +acl|load +acl|list +acl|getuser +acl|whoami +config|get +config|set +failover +client|list +client|kill +client|setname +readonly +readwrite +wait +command|info (+migrate +restore-asking +select ~*)';
 
+/**
+ * The root permissions of every user a binding renders, before its role selectors: what a
+ * cluster-mode client library needs before it runs a single keyed command, so an application role
+ * only has to list what the application does with its keys. By group:
+ * - connection: `ping`, `hello` (RESP3 and AUTH in one), `echo`, and `client setname|setinfo|id`,
+ *   which client libraries send on every new connection;
+ * - topology: `cluster slots|shards|nodes|info|myid`, how a client finds which node owns a slot and
+ *   refreshes that map after MOVED;
+ * - replica reads: `readonly` and `readwrite`, sent by clients that read from replicas;
+ * - ASK redirects: `asking`, which a client sends before retrying a command on a slot being
+ *   migrated;
+ * - command introspection: `command docs|info|count`, which libraries use to find a command's keys
+ *   (to route it) and whether it is read-only.
+ * None of these reads or writes a key or a channel: the user reaches keys and channels only
+ * through its selectors.
+ */
+export const CLIENT_BASELINE_RULES =
+  '-@all +ping +hello +echo +client|setname +client|setinfo +client|id +cluster|slots +cluster|shards +cluster|nodes +cluster|info +cluster|myid +readonly +readwrite +asking +command|docs +command|info +command|count';
+
 export interface SystemUserHashes {
   replication: string;
   controller: string;
@@ -39,7 +58,7 @@ export function renderSelector(permission: AclPermission, role: ValkeyRole): str
 export function renderBinding(binding: AclBinding, roles: ReadonlyMap<string, ValkeyRole>): string {
   const hashes = binding.passwordHashes.map((h) => `#${h}`);
   const selectors = binding.permissions.map((p) => renderSelector(p, roles.get(p.roleRef) as ValkeyRole));
-  return ['user', binding.username, 'on', ...hashes, 'resetchannels', ...selectors].join(' ');
+  return ['user', binding.username, 'on', ...hashes, 'resetchannels', CLIENT_BASELINE_RULES, ...selectors].join(' ');
 }
 
 /**

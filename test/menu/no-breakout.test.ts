@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { valkeyArgsError } from '../../src/api/valkey-args.js';
 import { runFunction, type InputItem } from '../../src/krm/run-function.js';
+import { CLIENT_BASELINE_RULES } from '../../src/render/acl.js';
 import { binding, cluster, config, guideMenu, image, renderConfigObject, role } from '../support/objects.js';
 
 const item = (value: unknown): InputItem => ({ text: `${JSON.stringify(value)}\n`, value });
@@ -98,7 +99,7 @@ describe('users.acl: no user string closes a selector or a rule early', () => {
     expect(r.ok).toBe(true);
     const acl = (r.generated[0]!.object as unknown as { data: Record<string, string> }).data['users.acl'] as string;
     expect(acl.split('\n').find((l) => l.startsWith('user app '))).toBe(
-      `user app on #${binding('app').passwordHashes[0]} resetchannels (+@read %R~a(b &x(y)`,
+      `user app on #${binding('app').passwordHashes[0]} resetchannels ${CLIENT_BASELINE_RULES} (+@read %R~a(b &x(y)`,
     );
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderAll } from '../../src/render/render-all.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { cluster, config, guideMenu, image, role } from '../support/objects.js';
-import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../src/render/acl.js';
+import { CLIENT_BASELINE_RULES, CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../src/render/acl.js';
 import { lookupCommand, lookupSetting } from '../../src/api/valkey-table.js';
 import { forcedSettings, isManagedKey } from '../../src/render/settings.js';
 
@@ -215,6 +215,7 @@ describe("the renderer's own ACL rules name only commands Valkey 9.0 has", () =>
     ['default', DEFAULT_USER_LINE],
     ['replication', REPLICATION_RULES],
     ['controller', CONTROLLER_RULES],
+    ['every binding (client baseline)', CLIENT_BASELINE_RULES],
   ])('%s user', (_user, rules) => {
     const commands = rules
       .split(' ')

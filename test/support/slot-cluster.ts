@@ -54,6 +54,8 @@ export interface SlotClusterOptions {
   shards: number;
   /** Persist with AOF so a restarted node keeps its keys (default true). */
   appendonly?: boolean;
+  /** More users.acl lines, after the app user (users a test renders itself). */
+  extraAclLines?: readonly string[];
 }
 
 export async function startSlotCluster(opts: SlotClusterOptions): Promise<SlotCluster> {
@@ -64,7 +66,10 @@ export async function startSlotCluster(opts: SlotClusterOptions): Promise<SlotCl
     controller: sha256(passwords.controller),
   });
   const aclPath = join(root, 'users.acl');
-  writeFileSync(aclPath, `${aclForPre9Builds(rendered)}user ${APP_USER} on #${sha256(passwords.app)} resetchannels ~* &* +@all\n`);
+  writeFileSync(
+    aclPath,
+    `${aclForPre9Builds(rendered)}user ${APP_USER} on #${sha256(passwords.app)} resetchannels ~* &* +@all\n${(opts.extraAclLines ?? []).map((l) => `${l}\n`).join('')}`,
+  );
   const controller = { username: SYSTEM_USERNAMES.controller, password: passwords.controller };
   const open = sessionOpener(async () => controller, { connectMs: 2_000, commandMs: 30_000 });
 
