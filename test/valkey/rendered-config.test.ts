@@ -163,8 +163,11 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
     // Both hashes are live (password rotation); a wrong password is refused.
     expect(await cli(primary.port, ['cart-service', 'old-password'], 'GET', 'cart:1')).toBe('a');
     expect(await cli(primary.port, ['cart-service', 'wrong'], 'GET', 'cart:1')).toMatch(/WRONGPASS|invalid/);
-    // A role grants exactly what it lists: this one has no @connection, so not even PING.
-    expect(await cli(primary.port, app, 'PING')).toMatch(/NOPERM/);
+    // The role has no @connection, but every user has the client baseline (CLIENT_BASELINE_RULES):
+    // PING and the topology a cluster client reads, and nothing else outside the role.
+    expect(await cli(primary.port, app, 'PING')).toBe('PONG');
+    expect(await cli(primary.port, app, 'CLUSTER', 'MYID')).toMatch(/^[0-9a-f]{40}$/);
+    expect(await cli(primary.port, app, 'INFO')).toMatch(/NOPERM/);
   });
 
   it("the platform's monitoring user reads everything and runs nothing its role denies", async () => {
