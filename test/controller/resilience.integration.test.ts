@@ -286,7 +286,7 @@ describe('resilience and operations', () => {
       'delete pods -n team: no',
       'create pods -n team: no',
       'update statefulsets -n team: no',
-      'delete statefulsets -n team: no',
+      'delete statefulsets -n team: yes', // a drained shard's StatefulSet, once no slot or key is left on it (scale-in)
       'update leases someone-else -n valkey-system: no',
       'create leases -n team: no',
     ]);
