@@ -17,8 +17,10 @@ import { cluster, role } from '../support/objects.js';
 import type { WriterReport } from '../support/controller/cluster-writer.js';
 import { prepareWorld } from '../support/controller/api-world.js';
 import {
+  apiJson,
   appUserAcl,
   appWriter,
+  clusterPods,
   maxmemoryOf,
   renderClusterObjects,
   startDay2World,
@@ -68,14 +70,9 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
   let metrics = controllerMetrics();
   let objects: Obj[];
 
-  const request = async <T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> => {
-    const res = await world.api.request(method, path, body, contentType ? { 'Content-Type': contentType } : undefined);
-    if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
-    return JSON.parse(res.body) as T;
-  };
-  const pods = async (cluster = NAME): Promise<PodObject[]> =>
-    (await request<{ items: PodObject[] }>('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=valkey.gomomento.com/cluster=${cluster}`))
-      .items;
+  const request = <T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> =>
+    apiJson<T>(world, method, path, body, contentType);
+  const pods = (cluster = NAME): Promise<PodObject[]> => clusterPods<PodObject>(world, NS, cluster);
   const clusterObject = (name = NAME) =>
     request<ClusterObject>('GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${name}`);
   const condition = (c: ClusterObject, type: string) => c.status?.conditions?.find((x) => x.type === type);

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Redis as Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_USERNAMES, renderConfigSpec } from '../../src/api/index.js';
+import { SYSTEM_USERNAMES } from '../../src/api/index.js';
 import { startApp, type App } from '../../src/controller/app.js';
 import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
 import { kubeClientFromConfig } from '../../src/controller/kube/client.js';
@@ -17,12 +17,12 @@ import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 import { sessionOpener } from '../../src/controller/valkey/node-session.js';
 import { countSlots } from '../../src/controller/cluster/slots.js';
-import { renderAll } from '../../src/render/render-all.js';
 import { ensureTools } from '../support/apiserver.js';
 import { clusterClient, loadKeys, startWorkload, type WorkloadReport } from '../support/client-workload.js';
 import { prepareWorld } from '../support/controller/api-world.js';
-import { startKubeWorld, type KubeWorld } from '../support/kube-world.js';
-import { cluster, guideMenu, role } from '../support/objects.js';
+import type { KubeWorld } from '../support/kube-world.js';
+import { apiJson, clusterPods, renderClusterObjects, startDay2World } from '../support/controller/day2-world.js';
+import { cluster, role } from '../support/objects.js';
 import { waitFor } from '../support/process.js';
 
 const NS = 'scaling';
@@ -44,12 +44,10 @@ interface ClusterObject {
 }
 
 function rendered(shards: number, replicasPerShard: number): Obj[] {
-  const renderConfig = renderConfigSpec().parse({
-    systemUsers: { replication: { passwordHash: sha256(REPLICATION_PASSWORD) }, controller: { passwordHash: sha256(CONTROLLER_PASSWORD) } },
-  });
-  const result = renderAll([...guideMenu(), role('reader'), cluster(NAME, { shards, replicasPerShard }, NS)], renderConfig);
-  const objects = result.clusters[0]?.objects as unknown as Obj[] | undefined;
-  if (!objects) throw new Error(`render failed: ${JSON.stringify(result.problems)}`);
+  const objects = renderClusterObjects<Obj>({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [
+    role('reader'),
+    cluster(NAME, { shards, replicasPerShard }, NS),
+  ]);
   // The workload's user (client-workload.ts writes key:<n> as "app").
   const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
   cm.data = {
@@ -65,14 +63,8 @@ describe('scaling in the kube world: shards out', () => {
   const logs: string[] = [];
   const metrics = controllerMetrics();
 
-  const request = async <T>(method: string, path: string): Promise<T> => {
-    const res = await world.api.request(method, path);
-    if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
-    return JSON.parse(res.body) as T;
-  };
-  const pods = async (): Promise<PodObject[]> =>
-    (await request<{ items: PodObject[] }>('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=valkey.gomomento.com/cluster=${NAME}`))
-      .items;
+  const request = <T>(method: string, path: string): Promise<T> => apiJson<T>(world, method, path);
+  const pods = (): Promise<PodObject[]> => clusterPods<PodObject>(world, NS, NAME);
   const clusterObject = () => request<ClusterObject>('GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`);
   const counter = async (name: string): Promise<number> => {
     const m = (await metrics.registry.getMetricsAsJSON()).find((x) => x.name === name);
@@ -108,21 +100,13 @@ describe('scaling in the kube world: shards out', () => {
 
   beforeAll(async () => {
     const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
-    world = await startKubeWorld({
+    world = await startDay2World({
       images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build },
       configSyncDelayMs: 1_000,
-      probePeriodMs: 300,
+      namespace: NS,
+      replicationPassword: REPLICATION_PASSWORD,
     });
     const prepared = await prepareWorld(world.api);
-    await world.createNamespace(NS);
-    await world.apply([
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'valkey-replication', namespace: NS },
-        stringData: { password: REPLICATION_PASSWORD },
-      },
-    ]);
     await world.apply([...rendered(3, 1), cluster(NAME, { shards: 3, replicasPerShard: 1 }, NS)]);
     const kc = new KubeConfig();
     kc.loadFromFile(prepared.controllerKubeconfig);

@@ -13,7 +13,7 @@ import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { ensureTools } from '../support/apiserver.js';
 import { prepareWorld } from '../support/controller/api-world.js';
-import { renderClusterObjects, startDay2World, startKubeController } from '../support/controller/day2-world.js';
+import { apiJson, clusterPods, renderClusterObjects, startDay2World, startKubeController } from '../support/controller/day2-world.js';
 import type { KubeWorld } from '../support/kube-world.js';
 import { cluster } from '../support/objects.js';
 import { waitFor } from '../support/process.js';
@@ -77,14 +77,8 @@ describe('TLS certificate rotation in the kube world', () => {
   const logs: string[] = [];
   const metrics = controllerMetrics();
 
-  const request = async <T>(method: string, path: string): Promise<T> => {
-    const res = await world.api.request(method, path);
-    if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
-    return JSON.parse(res.body) as T;
-  };
-  const pods = async (): Promise<PodObject[]> =>
-    (await request<{ items: PodObject[] }>('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=valkey.gomomento.com/cluster=${NAME}`))
-      .items;
+  const request = <T>(method: string, path: string): Promise<T> => apiJson<T>(world, method, path);
+  const pods = (): Promise<PodObject[]> => clusterPods<PodObject>(world, NS, NAME);
   const clusterState = async (): Promise<string | undefined> =>
     (await request<{ status?: { state?: string } }>('GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`))
       .status?.state;

@@ -138,3 +138,20 @@ export const maxmemoryOf = (ip: string, controllerPassword: string): Promise<str
       done: (r) => r.startsWith('-') || /maxmemory\r\n\$\d+\r\n[^\r]*\r\n$/.test(r),
     },
   );
+
+/** JSON from the kube world's API server; an answer outside 2xx throws with the path and body. */
+export async function apiJson<T>(world: KubeWorld, method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+  const res = await world.api.request(method, path, body, contentType ? { 'Content-Type': contentType } : undefined);
+  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
+  return JSON.parse(res.body) as T;
+}
+
+/** The pods the StatefulSets of one rendered cluster made. */
+export const clusterPods = async <P>(world: KubeWorld, namespace: string, cluster: string): Promise<P[]> =>
+  (
+    await apiJson<{ items: P[] }>(
+      world,
+      'GET',
+      `/api/v1/namespaces/${namespace}/pods?labelSelector=valkey.gomomento.com/cluster=${cluster}`,
+    )
+  ).items;
