@@ -125,6 +125,37 @@ describe('planFormation', () => {
     ]);
   });
 
+  it('shards in: drained shards that the others already forgot are not met again, and a leaving node is never the anchor', () => {
+    // 5 -> 3: shards 3 and 4 hold no slots; the kept nodes forgot them, but the leaving nodes still
+    // know everyone (they know the most nodes, so they must not be taken to meet the others).
+    const model = formed(3, 1);
+    const kept = model.map((n) => n.id);
+    const leaving: ModelNode[] = [
+      { id: 'p3', pod: 'c-3-0', shard: 3, ordinal: 0, port: 7030, knows: [...kept, 'r3_1', 'p4', 'r4_1'] },
+      { id: 'r3_1', pod: 'c-3-1', shard: 3, ordinal: 1, port: 7031, primary: 'p3', knows: [...kept, 'p3', 'p4', 'r4_1'] },
+      { id: 'p4', pod: 'c-4-0', shard: 4, ordinal: 0, port: 7040, knows: [...kept, 'p3', 'r3_1', 'r4_1'] },
+      { id: 'r4_1', pod: 'c-4-1', shard: 4, ordinal: 1, port: 7041, primary: 'p4', knows: [...kept, 'p3', 'r3_1', 'p4'] },
+    ];
+    const all = [...model.map((n) => ({ ...n, knows: kept.filter((id) => id !== n.id) })), ...leaving];
+    const plan = planFormation({ shards: 3, members: members(all), allPodsObserved: true });
+    expect(plan.actions).toEqual([]);
+    expect(plan.waiting).toEqual([]);
+  });
+
+  it('shards in: leaving shards keep their slots while they drain (nothing assigns them elsewhere)', () => {
+    const model: ModelNode[] = [
+      { id: 'p0', pod: 'c-0-0', shard: 0, ordinal: 0, port: 7000, slots: '0-9000' },
+      { id: 'p1', pod: 'c-1-0', shard: 1, ordinal: 0, port: 7010, slots: '9001-12000' },
+      { id: 'p2', pod: 'c-2-0', shard: 2, ordinal: 0, port: 7020, slots: '12001-16383' },
+    ];
+    const plan = planFormation({ shards: 2, members: members(model), allPodsObserved: true });
+    expect(plan.actions).toEqual([]);
+    expect([...plan.primaries]).toEqual([
+      [0, 'c-0-0'],
+      [1, 'c-1-0'],
+    ]);
+  });
+
   it('a formed cluster needs nothing', () => {
     const plan = planFormation({ shards: 3, members: members(formed(3, 2)), allPodsObserved: true });
     expect(plan.actions).toEqual([]);

@@ -186,15 +186,21 @@ function forgetFailed(f: Formation): Step {
   return { actions: forget, waiting };
 }
 
-/** Phase 3: the anchor meets every member it does not know at its current address. */
+/**
+ * Phase 3: the anchor meets every member it does not know at its current address. Members of
+ * shards at or above `shards` are leaving (shards in): they are drained and forgotten by the
+ * others, so they are never met again, never the anchor (a leaving node that still knows every
+ * node would otherwise look like the best connected one), and never a reason to wait.
+ */
 function meetMembers(f: Formation): Step & { joined: ReadonlySet<Member> } {
   const meet: FormationAction[] = [];
   const waiting: string[] = [];
-  const anchor = chooseAnchor(f.members);
+  const staying = f.members.filter((m) => m.shard < f.shards);
+  const anchor = chooseAnchor(staying);
   const joined = new Set<Member>(anchor ? [anchor] : []);
   if (anchor) {
     const anchorId = selfOf(anchor).id;
-    for (const m of f.members) {
+    for (const m of staying) {
       if (m === anchor) continue;
       const seen = anchor.view.find((n) => n.id === selfOf(m).id);
       const sameAddress = seen !== undefined && seen.ip === m.endpoint.host && seen.port === m.endpoint.port;

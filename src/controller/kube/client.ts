@@ -126,7 +126,12 @@ function makeClient(t: Transport): KubeClient {
     async request<T>(method: string, path: string, init: RequestInit = {}): Promise<T> {
       const full = withQuery(path, init.query);
       const body = init.body === undefined ? undefined : JSON.stringify(init.body);
-      const headers: Record<string, string> = body === undefined ? {} : { 'Content-Type': init.contentType ?? 'application/json' };
+      // Content-Length always: Node sends no length and no chunking for a DELETE body, so the
+      // server would read the body as the start of the next request on the kept-alive socket.
+      const headers: Record<string, string> =
+        body === undefined
+          ? {}
+          : { 'Content-Type': init.contentType ?? 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
       const auth = await t.options();
       return new Promise<T>((resolve, reject) => {
         const req = send(auth, method, full, headers, init.timeoutMs ?? 30_000);
