@@ -24,7 +24,9 @@ describe('kube client on a real kube-apiserver', () => {
   it('DELETE with DeleteOptions: the body is read (foreground deletion keeps the object for the GC) and the next request on the socket works', async () => {
     const ns = 'default';
     for (const name of ['first', 'second'])
-      await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } } });
+      await client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } },
+      });
     // No garbage collector runs here: an object deleted in the foreground keeps its
     // foregroundDeletion finalizer, so it is still there, marked. Without the body it would be gone.
     for (const name of ['first', 'second'])

@@ -30,8 +30,8 @@ const NAME = 'grow';
 const REPLICATION_PASSWORD = 'replication-password-for-scaling';
 const CONTROLLER_PASSWORD = 'controller-password-for-scaling';
 const APP_PASSWORD = 'app-password-for-scaling';
-/** Fewer than the issue's 100,000: the machine is shared; the figure is printed. */
-const KEYS = Number(process.env.VALKEY_KRM_SCALING_KEYS ?? 20_000);
+/** As the issue asks; VALKEY_KRM_SCALING_KEYS lowers it on a slower machine. The figure is printed. */
+const KEYS = Number(process.env.VALKEY_KRM_SCALING_KEYS ?? 100_000);
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 type Obj = Record<string, unknown> & { kind: string; metadata: { name: string }; data?: Record<string, string> };
@@ -57,7 +57,7 @@ function rendered(shards: number, replicasPerShard: number): Obj[] {
   return objects;
 }
 
-describe('scaling in the kube world: shards out', () => {
+describe('scaling in the kube world: shards out, then in', () => {
   let world: KubeWorld;
   let app: App | undefined;
   const logs: string[] = [];
@@ -202,6 +202,7 @@ describe('scaling in the kube world: shards out', () => {
         (x) => x.metadata.name,
       );
     let deletedEarly = false;
+    let activeWhileDraining = false;
     let retiredAt = 0;
     const t0 = Date.now();
     await world.apply([...rendered(3, 1), cluster(NAME, { shards: 3, replicasPerShard: 1 }, NS)]);
@@ -214,6 +215,7 @@ describe('scaling in the kube world: shards out', () => {
           const holding = (await slotsByPrimary()).filter((n) => n > 0).length;
           const removedGone = !names.includes(`${NAME}-3`) || !names.includes(`${NAME}-4`);
           if (removedGone && holding > 3) deletedEarly = true;
+          if (holding > 3 && (await clusterObject()).status?.state === 'Active') activeWhileDraining = true;
           if (!names.includes(`${NAME}-3`) && !names.includes(`${NAME}-4`) && !retiredAt) retiredAt = Date.now();
           if (!retiredAt) return false;
           const c = await clusterObject();
@@ -235,6 +237,7 @@ describe('scaling in the kube world: shards out', () => {
     expect(report.lostWrites).toBe(0);
     expect(odd).toEqual([]);
     expect(deletedEarly).toBe(false);
+    expect(activeWhileDraining).toBe(false);
     const pdbs = await request<{ items: { metadata: { name: string } }[] }>('GET', `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`);
     expect(pdbs.items.map((x) => x.metadata.name).sort()).toEqual([`${NAME}-0`, `${NAME}-1`, `${NAME}-2`]);
     const events = await request<{ items: { reason: string; firstTimestamp?: string }[] }>('GET', `/api/v1/namespaces/${NS}/events`);
