@@ -8,6 +8,7 @@ import {
 } from '../../src/controller/cluster/rebalance.js';
 import { TOTAL_SLOTS, countSlots, shardSlotRange, toRanges, type SlotRange } from '../../src/controller/cluster/slots.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import { parseMemoryInfo } from '../../src/controller/valkey/memory-info.js';
 
 const idOf = (shard: number): string => String(shard).repeat(40).slice(0, 40);
 
@@ -16,7 +17,7 @@ function primary(shard: number, slots: string, more: Partial<PrimaryObservation>
   const line = `${idOf(shard)} 127.0.0.1:${7000 + shard}@${17000 + shard} myself,master - 0 0 1 connected ${slots}`.trim();
   const [self] = parseClusterNodes(line);
   if (!self) throw new Error('no line');
-  return { shard, pod: `c-${shard}-0`, self, replicas: 1, usedMemoryBytes: 10 * 2 ** 20, ...more };
+  return { shard, pod: `c-${shard}-0`, self, replicas: 1, usedMemoryBytes: 10 * 2 ** 20, keyMemoryBytes: 10 * 2 ** 20, ...more };
 }
 
 const even = (shards: number, total = shards): PrimaryObservation[] =>
@@ -118,7 +119,7 @@ describe('planRebalance: shards out and in', () => {
 
 describe('planRebalance: a shrink that would not fit is held', () => {
   const mb = 2 ** 20;
-  const used = (n: number) => (p: PrimaryObservation) => ({ ...p, usedMemoryBytes: n * mb });
+  const used = (n: number) => (p: PrimaryObservation) => ({ ...p, usedMemoryBytes: n * mb, keyMemoryBytes: n * mb });
   it.each<[string, number, number, RebalanceInput['options'], string]>([
     ['fits', 100, 30, undefined, 'move'],
     ['does not fit at 90%', 100, 55, undefined, 'hold'],
@@ -135,7 +136,8 @@ describe('planRebalance: a shrink that would not fit is held', () => {
     expect(planRebalance(input(3, ps, { maxmemoryBytes: 100 * mb }))).toEqual({
       kind: 'hold',
       reason:
-        'shrinking to 3 shard(s) is held: the data (275.0 MiB) does not fit in 3 primaries at 90% of maxmemory 100.0 MiB (270.0 MiB); raise maxmemory or keep more shards',
+        'shrinking to 3 shard(s) is held: the 3 remaining primaries would need 275.0 MiB (165.0 MiB in use + 110.0 MiB of keys still on shard(s) 4, 3) ' +
+        "but may use 270.0 MiB (90% of 3 × maxmemory 100.0 MiB); raise maxmemory in the cluster's ValkeyConfig, or remove fewer shards",
     });
     const unknown = even(5).map((p) => (p.shard === 2 ? { ...p, usedMemoryBytes: undefined } : p)) as PrimaryObservation[];
     expect(planRebalance(input(3, unknown, { maxmemoryBytes: 100 * mb }))).toEqual({
@@ -144,10 +146,102 @@ describe('planRebalance: a shrink that would not fit is held', () => {
     });
   });
 
+  it('counts what the remaining primaries use plus the keys still on the draining ones, not the rest', () => {
+    // Kept primaries use 80 MiB each (240); the draining ones' keys take 20 MiB each (40), though
+    // each uses 70 MiB in all (a large backlog stays behind): 280 of 270 MiB does not fit.
+    const ps = even(5).map((p) =>
+      p.shard < 3 ? { ...p, usedMemoryBytes: 80 * mb, keyMemoryBytes: 1 } : { ...p, usedMemoryBytes: 70 * mb, keyMemoryBytes: 20 * mb },
+    );
+    expect(planRebalance(input(3, ps, { maxmemoryBytes: 100 * mb })).kind).toBe('hold');
+    // With 15 MiB of keys each (270 of 270 MiB) it fits, exactly at the ratio.
+    const fewer = ps.map((p) => (p.shard >= 3 ? { ...p, keyMemoryBytes: 15 * mb } : p));
+    expect(planRebalance(input(3, fewer, { maxmemoryBytes: 100 * mb })).kind).toBe('move');
+  });
+
+  it('holds a shrink half done that stops fitting, and lets a drained shard go unread', () => {
+    // 5 → 3 under way: shard 4 drained (no slots, memory unread), shard 3 still owns 1,001 slots;
+    // the slots they gave away went to shard 0, so every slot has an owner.
+    const [a0, b0] = shardSlotRange(0, 5);
+    const [a3, b3] = shardSlotRange(3, 5);
+    const [a4, b4] = shardSlotRange(4, 5);
+    const ps = [
+      primary(0, `${a0}-${b0} ${a3 + 1001}-${b3} ${a4}-${b4}`),
+      ...even(5).slice(1, 3),
+      primary(3, `${a3}-${a3 + 1000}`, { keyMemoryBytes: 40 * mb }),
+      primary(4, '', { usedMemoryBytes: undefined, keyMemoryBytes: undefined }),
+    ].map((p) => (p.shard < 3 ? { ...p, usedMemoryBytes: 80 * mb } : p));
+    expect(ps.reduce((n, p) => n + countSlots(p.self.slots), 0)).toBe(TOTAL_SLOTS);
+    expect(planRebalance(input(3, ps, { maxmemoryBytes: 100 * mb }))).toMatchObject({
+      kind: 'hold',
+      reason: expect.stringContaining(
+        'would need 280.0 MiB (240.0 MiB in use + 40.0 MiB of keys still on shard(s) 3) but may use 270.0 MiB',
+      ),
+    });
+    expect(planRebalance(input(3, ps, { maxmemoryBytes: 110 * mb }))).toMatchObject({ kind: 'move', from: { shard: 3 } });
+  });
+
+  it('asks for the memory of the remaining primaries and the draining ones only', () => {
+    const ps = even(5).map((p) =>
+      p.shard === 1 ? { ...p, usedMemoryBytes: undefined } : p.shard === 4 ? { ...p, keyMemoryBytes: undefined } : p,
+    );
+    expect(planRebalance(input(3, ps, { maxmemoryBytes: 100 * mb }))).toEqual({
+      kind: 'hold',
+      reason: 'shrinking to 3 shard(s) is held: memory use of c-1-0, c-4-0 is not known yet',
+    });
+    // What a kept primary's keys take, or a draining one's whole use, is not needed.
+    const enough = even(5).map((p) =>
+      p.shard < 3 ? { ...p, keyMemoryBytes: undefined } : { ...p, usedMemoryBytes: undefined },
+    ) as PrimaryObservation[];
+    expect(planRebalance(input(3, enough, { maxmemoryBytes: 100 * mb })).kind).toBe('move');
+  });
+
   it('does not check memory when growing or once drained', () => {
     const ps = even(3, 5).map(used(1000));
     expect(planRebalance(input(5, ps, { maxmemoryBytes: mb })).kind).toBe('move');
     expect(planRebalance(input(3, ps, { maxmemoryBytes: mb })).kind).toBe('balanced');
+  });
+});
+
+describe('parseMemoryInfo: the figures a shrink check reads from INFO memory', () => {
+  // From unstable-2024-10 with 20,000 keys of 100 bytes: the keys' index (main table) is
+  // used_memory_overhead less startup and scripts, about 53 bytes a key that the dataset leaves out.
+  const info = (more = ''): string =>
+    [
+      '# Memory',
+      'used_memory:4417264',
+      'used_memory_overhead:1974976',
+      'used_memory_startup:912368',
+      'used_memory_dataset:2442288',
+      'used_memory_scripts:184',
+      'maxmemory:0',
+      'mem_not_counted_for_evict:0',
+      'mem_replication_backlog:0',
+      'mem_clients_slaves:0',
+      'mem_clients_normal:0',
+      'mem_cluster_links:0',
+      'mem_aof_buffer:0',
+      more,
+    ].join('\r\n');
+
+  it('counts the dataset and the keys index as what moves, and used_memory as what maxmemory counts', () => {
+    expect(parseMemoryInfo(info())).toEqual({ usedBytes: 4417264, keyBytes: 2442288 + 1974976 - 912368 - 184, maxmemoryBytes: 0 });
+  });
+
+  it('leaves buffers with the node and out of what eviction counts', () => {
+    const busy = info('maxmemory:104857600\r\nmem_replication_backlog:1048576\r\nmem_not_counted_for_evict:4096')
+      .replace('mem_replication_backlog:0\r\n', '')
+      .replace('mem_not_counted_for_evict:0\r\n', '')
+      .replace('maxmemory:0\r\n', '');
+    expect(parseMemoryInfo(busy)).toEqual({
+      usedBytes: 4417264 - 4096,
+      keyBytes: 2442288 + 1974976 - 912368 - 184 - 1048576,
+      maxmemoryBytes: 104857600,
+    });
+  });
+
+  it('is undefined without a figure it needs', () => {
+    expect(parseMemoryInfo(info().replace('maxmemory:0', ''))).toBeUndefined();
+    expect(parseMemoryInfo(info().replace('used_memory_dataset:2442288', 'used_memory_dataset:x'))).toBeUndefined();
   });
 });
 

@@ -18,8 +18,16 @@ export interface PrimaryObservation {
   replicas: number;
   /** Its `CLUSTER INFO` cluster_state: nothing moves while a node says the cluster is down (a node just restarted does). */
   clusterState?: string;
-  /** Bytes of data it holds (`INFO memory` → `used_memory_dataset`); needed to judge a shrink. */
+  /**
+   * What `maxmemory` counts on it now (`INFO memory`: `used_memory` less what eviction does not
+   * count; valkey/memory-info.ts). Read only while a shrink is under way, for its remaining primaries.
+   */
   usedMemoryBytes?: number;
+  /**
+   * What its keys would take on another node (`used_memory_dataset` plus the keys' index). Read
+   * only while a shrink is under way, for the primaries being drained.
+   */
+  keyMemoryBytes?: number;
   /**
    * `CLUSTER COUNTKEYSINSLOT` on this node for every slot some marker names (see
    * `slotsToCount`): whether keys already reached a migration's target decides finish or roll back.
@@ -40,7 +48,10 @@ export interface RebalanceInput {
   replicasPerShard: number;
   /** Every shard's primary that answered, the removed shards' included. */
   primaries: readonly PrimaryObservation[];
-  /** The resolved `maxmemory` of each node in bytes; 0 or absent means unbounded (no shrink check). */
+  /**
+   * The smallest `maxmemory` among the remaining primaries (shards below `shards`), in bytes, as
+   * they report it (the ValkeyConfig's value, applied live); 0 or absent means unbounded (no check).
+   */
   maxmemoryBytes?: number;
   options?: RebalanceOptions;
 }
@@ -131,23 +142,39 @@ function targetCounts(kept: readonly PrimaryObservation[]): Map<string, number> 
 
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-/** A shrink is held when the data would not fit in what the remaining primaries may use. */
+/**
+ * A shrink is held when the remaining primaries could not hold the data. What they must hold is
+ * what they use now (their own keys and fixed overhead, as `maxmemory` counts it) plus the keys
+ * still to move off the removed shards; what they may use is `shrinkFillRatio` (0.9) of the
+ * smallest remaining `maxmemory`, times their number. The sum assumes the keys spread over the
+ * slots evenly (hash tags can defeat that), and the 10% left over absorbs a step's growth and a
+ * table resize. Checked before every step, not only the first: the data keeps growing while a
+ * shrink runs, so one already half done that stops fitting is held where it stands (every slot
+ * keeps an owner; nothing is retired while the removed shards hold slots).
+ */
 function shrinkHold(
   input: RebalanceInput,
   kept: readonly PrimaryObservation[],
   removed: readonly PrimaryObservation[],
 ): string | undefined {
   const max = input.maxmemoryBytes ?? 0;
-  if (max <= 0 || !removed.some((p) => p.self.slots.length > 0)) return undefined;
-  const unknown = input.primaries.filter((p) => p.usedMemoryBytes === undefined).map((p) => p.pod);
+  const draining = removed.filter((p) => p.self.slots.length > 0);
+  if (max <= 0 || draining.length === 0) return undefined;
+  const unknown = [...kept.filter((p) => p.usedMemoryBytes === undefined), ...draining.filter((p) => p.keyMemoryBytes === undefined)].map(
+    (p) => p.pod,
+  );
   if (unknown.length > 0) return `shrinking to ${input.shards} shard(s) is held: memory use of ${unknown.join(', ')} is not known yet`;
-  const used = input.primaries.reduce((n, p) => n + (p.usedMemoryBytes ?? 0), 0);
+  const inUse = kept.reduce((n, p) => n + (p.usedMemoryBytes ?? 0), 0);
+  const toMove = draining.reduce((n, p) => n + (p.keyMemoryBytes ?? 0), 0);
   const ratio = input.options?.shrinkFillRatio ?? DEFAULT_FILL;
   const room = kept.length * max * ratio;
-  if (used <= room) return undefined;
+  if (inUse + toMove <= room) return undefined;
+  const from = draining.map((p) => p.shard).join(', ');
   return (
-    `shrinking to ${input.shards} shard(s) is held: the data (${mib(used)}) does not fit in ${kept.length} primaries ` +
-    `at ${Math.round(ratio * 100)}% of maxmemory ${mib(max)} (${mib(room)}); raise maxmemory or keep more shards`
+    `shrinking to ${input.shards} shard(s) is held: the ${kept.length} remaining primaries would need ${mib(inUse + toMove)} ` +
+    `(${mib(inUse)} in use + ${mib(toMove)} of keys still on shard(s) ${from}) but may use ${mib(room)} ` +
+    `(${Math.round(ratio * 100)}% of ${kept.length} × maxmemory ${mib(max)}); ` +
+    `raise maxmemory in the cluster's ValkeyConfig, or remove fewer shards`
   );
 }
 

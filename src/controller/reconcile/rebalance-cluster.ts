@@ -8,13 +8,15 @@ import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
 import { migrateSlots, repairSlots, type MigrationNode } from '../valkey/migrate-slots.js';
+import { parseMemoryInfo } from '../valkey/memory-info.js';
 import type { NodeSession } from '../valkey/node-session.js';
 
 /**
  * One rebalance decision per pass, carried out: heal slots an interrupted migration left marked,
- * or move one bounded batch of slots (valkey/migrate-slots.ts). The planner (cluster/rebalance.ts)
- * decides from what the primaries report right now, so a restarted controller picks up where the
- * cluster is, not where it thought it was.
+ * hold a shrink the remaining primaries' memory could not take (status only), or move one bounded
+ * batch of slots (valkey/migrate-slots.ts). The planner (cluster/rebalance.ts) decides from what
+ * the primaries report right now, so a restarted controller picks up where the cluster is, not
+ * where it thought it was.
  */
 
 export interface RebalanceDeps {
@@ -55,6 +57,33 @@ async function withKeyCounts(primaries: PrimaryObservation[], sessions: Readonly
       return { ...p, keysInSlots: counts };
     }),
   );
+}
+
+/**
+ * While a shrink is under way (a primary of a shard at or above `shards` still owns slots), each
+ * primary's `INFO memory`: what the remaining ones use and allow, what the draining ones' keys take
+ * (cluster/rebalance.ts holds a shrink that would not fit). Asked before every step, since the data
+ * keeps changing; not asked otherwise, so a steady cluster costs no extra round trip.
+ */
+async function withMemory(
+  primaries: PrimaryObservation[],
+  shards: number,
+  sessions: ReadonlyMap<string, NodeSession>,
+): Promise<{ primaries: PrimaryObservation[]; maxmemoryBytes?: number }> {
+  if (!primaries.some((p) => p.shard >= shards && p.self.slots.length > 0)) return { primaries };
+  const read = await Promise.all(
+    primaries.map(async (p) => {
+      const session = sessions.get(p.pod);
+      return { p, memory: session ? parseMemoryInfo(await session.infoMemory()) : undefined };
+    }),
+  );
+  // 0 is unbounded, so the smallest bound is the smallest non-zero maxmemory; none at all: no check.
+  const bounds = read.filter(({ p, memory }) => p.shard < shards && (memory?.maxmemoryBytes ?? 0) > 0);
+  const maxmemoryBytes = bounds.length ? Math.min(...bounds.map(({ memory }) => memory?.maxmemoryBytes ?? 0)) : 0;
+  return {
+    primaries: read.map(({ p, memory }) => (memory ? { ...p, usedMemoryBytes: memory.usedBytes, keyMemoryBytes: memory.keyBytes } : p)),
+    maxmemoryBytes,
+  };
 }
 
 function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceInput): MigrationNode[] {
@@ -124,11 +153,13 @@ async function move(
  */
 export async function rebalanceCluster(input: RebalanceInput, deps: RebalanceDeps): Promise<ScalingStatus | undefined> {
   try {
-    const primaries = await withKeyCounts(primaryObservations(input.answered), input.sessions);
+    const counted = await withKeyCounts(primaryObservations(input.answered), input.sessions);
+    const { primaries, maxmemoryBytes } = await withMemory(counted, input.shards, input.sessions);
     const decision = planRebalance({
       shards: input.shards,
       replicasPerShard: input.replicasPerShard,
       primaries,
+      ...(maxmemoryBytes ? { maxmemoryBytes } : {}),
       ...(deps.batchSlots ? { options: { batchSlots: deps.batchSlots } } : {}),
     });
     const nodes = () => migrationNodes(primaries, input);
@@ -143,6 +174,8 @@ export async function rebalanceCluster(input: RebalanceInput, deps: RebalanceDep
         if (shareProblems(input.shards, primaries).length === 0) return undefined;
         return { phase: 'waiting', message: decision.reason };
       case 'hold':
+        // Nothing moves and nothing is retired (retirement waits for an undefined answer here).
+        deps.log.info('rebalance: held', { reason: decision.reason });
         return { phase: 'held', message: decision.reason };
       case 'heal':
         return await heal(decision, nodes(), input, deps);
