@@ -24,6 +24,10 @@ const slotCounts = async (): Promise<number[]> => (await observePrimaries(cluste
 const markers = async (): Promise<number> =>
   (await observePrimaries(cluster)).reduce((n, p) => n + (p.self.migrating?.length ?? 0) + (p.self.importing?.length ?? 0), 0);
 
+/** A heal decision's repairs as [slot, resolution], in slot order. */
+const repairsOf = (d: ReturnType<typeof planRebalance>): [number, string][] =>
+  d.kind === 'heal' ? d.repairs.map((r): [number, string] => [r.slot, r.resolution]).sort((a, b) => a[0] - b[0]) : [];
+
 function expectBalanced(counts: number[], shards: number): void {
   const per = TOTAL_SLOTS / shards;
   for (const [i, n] of counts.entries()) {
@@ -45,8 +49,12 @@ function dyingAfter(session: NodeSession, calls: number, controller: AbortContro
   };
 }
 
-/** Runs one migration step that is abandoned at its `calls`-th GETKEYSINSLOT on the source (2 keys per MIGRATE). */
-async function abandonStep(calls: number): Promise<{ slot: number; keysOnTarget: number }> {
+/**
+ * Runs one migration step that is abandoned at its `calls`-th GETKEYSINSLOT on the source (2 keys
+ * per MIGRATE). The executor marks a group of slots at once, so every slot of the step (4) is left
+ * marked on both nodes: `slot` (the first) with some keys moved or none, the others with none.
+ */
+async function abandonStep(calls: number): Promise<{ slot: number; keysOnTarget: number; group: number[] }> {
   const d = planRebalance({ shards: 5, replicasPerShard: 0, primaries: await observePrimaries(cluster), options: { batchSlots: 4 } });
   if (d.kind !== 'move') throw new Error(`expected a move, got ${d.kind}`);
   const controller = new AbortController();
@@ -55,7 +63,8 @@ async function abandonStep(calls: number): Promise<{ slot: number; keysOnTarget:
   expect(out.error).toMatch(/aborted/);
   const [slot] = d.slots[0] as readonly [number, number];
   const target = cluster.nodes.find((n) => n.id === d.to.id);
-  return { slot, keysOnTarget: (await target?.session.countKeysInSlot(slot)) ?? -1 };
+  const group = d.slots.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i));
+  return { slot, keysOnTarget: (await target?.session.countKeysInSlot(slot)) ?? -1, group };
 }
 
 beforeAll(async () => {
@@ -117,25 +126,27 @@ describe('slot migration on real servers, with a client writing and reading thro
   }, 600_000);
 
   it('the controller dies before any key moved: the healer rolls the slot back', async () => {
-    const { slot, keysOnTarget } = await abandonStep(1);
+    const { slot, keysOnTarget, group } = await abandonStep(1);
     expect(keysOnTarget).toBe(0);
-    expect(await markers()).toBe(2);
+    expect(await markers()).toBe(2 * group.length);
     const d = planRebalance({ shards: 5, replicasPerShard: 0, primaries: await observePrimaries(cluster) });
-    expect(d).toMatchObject({ kind: 'heal', repairs: [{ slot, resolution: 'rollback' }] });
+    expect(d.kind).toBe('heal');
+    expect(repairsOf(d)).toEqual(group.map((g) => [g, 'rollback']));
     const run = await rebalance(cluster, 5, { ...STEP, stopAfterSteps: 1 });
-    expect(run.repaired).toBe(1);
+    expect(run.repaired).toBe(group.length);
     expect(await markers()).toBe(0);
     process.stdout.write(`controller killed before a key moved: slot ${slot} rolled back\n`);
   }, 120_000);
 
   it('the controller dies mid-slot: the healer finishes the slot', async () => {
-    const { slot, keysOnTarget } = await abandonStep(3);
+    const { slot, keysOnTarget, group } = await abandonStep(3);
     expect(keysOnTarget).toBeGreaterThan(0);
-    expect(await markers()).toBe(2);
+    expect(await markers()).toBe(2 * group.length);
     const d = planRebalance({ shards: 5, replicasPerShard: 0, primaries: await observePrimaries(cluster) });
-    expect(d).toMatchObject({ kind: 'heal', repairs: [{ slot, resolution: 'finish' }] });
+    expect(d.kind).toBe('heal');
+    expect(repairsOf(d)).toEqual(group.map((g) => [g, g === slot ? 'finish' : 'rollback']));
     const run = await rebalance(cluster, 5, { ...STEP, stopAfterSteps: 1 });
-    expect(run.repaired).toBe(1);
+    expect(run.repaired).toBe(group.length);
     expect(await markers()).toBe(0);
     process.stdout.write(`controller killed mid-slot (${keysOnTarget} keys on the target): slot ${slot} finished\n`);
   }, 120_000);
