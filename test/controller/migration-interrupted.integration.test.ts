@@ -249,12 +249,12 @@ describe('a slot migration interrupted, in the kube world', () => {
 
   /**
    * Polls every primary's own CLUSTER NODES line until one shows a slot migrating or importing,
-   * then calls `act` with what was seen; `act` says whether it took (true) or the moment passed
+   * then calls `act` with the primaries; `act` says whether it took (true) or the moment passed
    * (false, keep polling).
    */
   const whileASlotIsMarked = async (
     what: string,
-    act: (markers: string[], primaries: { pod: string; ip: string; id: string; conn: Valkey }[]) => Promise<boolean>,
+    act: (primaries: { pod: string; ip: string; id: string; conn: Valkey }[]) => Promise<boolean>,
     timeoutMs: number,
   ): Promise<void> => {
     const podList = await pods();
@@ -269,7 +269,7 @@ describe('a slot migration interrupted, in the kube world', () => {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         const seen = (await Promise.all(primaries.map(async (p) => markersOf(p.pod, await clusterNodesOf(p.conn))))).flat();
-        if (seen.length > 0 && (await act(seen, primaries))) return;
+        if (seen.length > 0 && (await act(primaries))) return;
         await sleep(5);
       }
       throw new Error(`${what}: no slot was seen marked within ${timeoutMs} ms`);
@@ -352,7 +352,7 @@ describe('a slot migration interrupted, in the kube world', () => {
       });
       await whileASlotIsMarked(
         'killing the controller mid-slot',
-        async (_seen, primaries) => {
+        async (primaries) => {
           // Frozen at once, so what the primaries say next is what a kill leaves behind.
           proc.kill('SIGSTOP');
           await sleep(50); // commands it had already sent land
@@ -455,7 +455,7 @@ describe('a slot migration interrupted, in the kube world', () => {
       });
       await whileASlotIsMarked(
         'restarting the source primary mid-slot',
-        async (_seen, primaries) => {
+        async (primaries) => {
           gate.close();
           const held = Date.now();
           while (!gate.waiting && Date.now() - held < 2_000) await sleep(10);
