@@ -112,6 +112,24 @@ function markersOf(pod: string, nodes: readonly ClusterNode[]): string[] {
   ];
 }
 
+/** Markers for the log, one entry per pod and direction: `pod [first..last->-id] (n slots)`. */
+function brief(markers: readonly string[]): string {
+  const groups = new Map<string, number[]>();
+  for (const m of markers) {
+    const [, pod, slot, arrow, id] = /^(\S+) \[(\d+)(->-|-<-)(\w+)\]$/.exec(m) ?? [];
+    const key = `${pod} ${arrow} ${id}`;
+    groups.set(key, [...(groups.get(key) ?? []), Number(slot)]);
+  }
+  return (
+    [...groups]
+      .map(([key, slots]) => {
+        const [pod, arrow, id] = key.split(' ');
+        return `${pod} [${Math.min(...slots)}..${Math.max(...slots)}${arrow}${id}] (${slots.length} slot(s))`;
+      })
+      .join(', ') || 'no marker'
+  );
+}
+
 /** Holds the controller's slot-migration commands (SETSLOT, GETKEYSINSLOT, MIGRATE) while closed. */
 class MigrationGate {
   private closed: { opened: Promise<void>; open: () => void } | undefined;
@@ -378,7 +396,7 @@ describe('a slot migration interrupted, in the kube world', () => {
       await sleep(1_000);
       const everywhere = (await settled(3)).markers;
       process.stdout.write(
-        `[migration-interrupted] (a) controller SIGKILLed at "${statusAtKill}"; it left ${left.join(', ')} (all pods: ${everywhere.join(', ')})\n`,
+        `[migration-interrupted] (a) controller SIGKILLed at "${statusAtKill}"; it left ${brief(left)} (all pods: ${brief(everywhere)})\n`,
       );
       expect(everywhere).toEqual(expect.arrayContaining(left));
 
@@ -498,7 +516,7 @@ describe('a slot migration interrupted, in the kube world', () => {
         { timeoutMs: 60_000, intervalMs: 200 },
       );
       process.stdout.write(
-        `[migration-interrupted] (b) restarted ${restarted} while ${heldAt.join(', ')}, the controller's next command ${heldCommand}; it came back with ${cameBackWith.join(', ') || 'no marker'}\n`,
+        `[migration-interrupted] (b) restarted ${restarted} while ${brief(heldAt)}, the controller's next command ${heldCommand}; it came back with ${brief(cameBackWith)}\n`,
       );
       gate.open();
       await waitUntilFinished(4);

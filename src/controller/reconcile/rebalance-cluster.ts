@@ -144,7 +144,8 @@ async function move(
     `Moved ${moved} from ${d.from.pod} (shard ${d.from.shard}) to ${d.to.pod} (shard ${d.to.shard}); ${d.remainingSlots - out.slotsMoved} slot(s) left to move`,
   );
   deps.log.info('rebalance: moved', { step: what, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
-  return { phase: 'moving', message: what };
+  // Status after the step: its slots count as moved.
+  return { phase: 'moving', message: describeMove({ ...d, remainingSlots: d.remainingSlots - out.slotsMoved }, total) };
 }
 
 /**
