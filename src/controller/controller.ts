@@ -39,12 +39,6 @@ export interface ControllerOptions {
   maxConcurrentRolls?: number;
   /** Slots moved per rebalance step, one step per pass (default: the planner's 64). */
   rebalanceBatchSlots?: number;
-  /**
-   * Keep each shard's primary at ordinal 0 (a graceful failback after any failover), so lowering
-   * replicasPerShard never removes a primary. Off by default for now: it changes who is primary
-   * after every node loss and roll (docs/controller.md, Changing replicasPerShard).
-   */
-  primaryFailback?: boolean;
 }
 
 const IMAGES_KEY = 'images';
@@ -245,7 +239,6 @@ export class Controller {
       aclRetry: this.aclRetry,
       scalingTotals: this.scalingTotals,
       deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
-      ...(o.primaryFailback ? { primaryFailback: true } : {}),
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       open: o.open,
       policy: o.policy,

@@ -138,7 +138,9 @@ describe('cluster formation against a real API server and real servers', () => {
         { timeoutMs: 15_000 },
       );
 
-      // A primary's pod is replaced: a replica takes over its slots, the new pod joins that shard as a replica.
+      // A primary's pod is replaced: a replica takes over its slots, the new pod joins that shard as a
+      // replica and, once in sync, takes the primary back (ordinal 0 stays the primary, so lowering
+      // replicasPerShard never removes one).
       const { oldId: oldPrimaryId, newId, fresh: newPrimaryPod } = await replacePod(2, 0);
       const recovered = await waitForCluster(
         api,
@@ -150,10 +152,11 @@ describe('cluster formation against a real API server and real servers', () => {
       );
       const shard2 = recovered.status?.nodes?.filter((n) => n.shard === 2) ?? [];
       expect(shard2.filter((n) => n.role === 'primary').map((n) => n.pod)).toHaveLength(1);
-      expect(shard2.find((n) => n.pod === 'sessions-2-0')?.role).toBe('replica');
+      expect(shard2.find((n) => n.pod === 'sessions-2-0')?.role).toBe('primary');
       const finalView = await clusterNodes(pods.get('sessions-0-0')!.port);
       const newShard2Primary = finalView.find((n) => n.slots.includes('10923-16383'));
-      expect(newShard2Primary && shard2.find((n) => n.nodeId === newShard2Primary.id)?.pod).toMatch(/^sessions-2-[12]$/);
+      expect(newShard2Primary?.id).toBe(newId);
+      expect(controller.logs.some((l) => l.includes('"failed back to ordinal 0"'))).toBe(true);
       expect(finalView.some((n) => n.id === oldPrimaryId)).toBe(false);
       expect((await clusterInfo(newPrimaryPod.port)).cluster_state).toBe('ok');
     } finally {

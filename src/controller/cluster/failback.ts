@@ -27,8 +27,17 @@ export function planFailback(shards: number, answered: readonly Answered[]): Fai
     const primaryId = primary.view.find(isMyself)?.id;
     const first = inShard.find((o) => o.ordinal === 0);
     const firstSelf = first?.view.find(isMyself);
-    if (!first || firstSelf?.primaryId !== primaryId) {
+    if (!first || !firstSelf || firstSelf.primaryId !== primaryId) {
       waits.push(`shard ${s}: primary ${primary.pod} is not at ordinal 0, and ordinal 0 does not replicate it yet`);
+      continue;
+    }
+    // The primary ignores a manual failover from a node it does not know as its replica, and the
+    // other primaries deny their votes to a node they still see as a primary: right after a failover
+    // (ordinal 0 just demoted) gossip lags by a second or so, and a CLUSTER FAILOVER then only times out.
+    const firstId = firstSelf.id;
+    const stale = answered.filter((o) => o !== first && o.view.some((n) => n.id === firstId && n.primaryId !== primaryId));
+    if (!primary.view.some((n) => n.id === firstId && n.primaryId === primaryId) || stale.length) {
+      waits.push(`shard ${s}: ${first.pod} takes the primary back from ${primary.pod} once every node sees it replicate ${primary.pod}`);
       continue;
     }
     const r = first.replication;

@@ -52,8 +52,6 @@ export interface ClusterReconcilerDeps
   timing: ReconcileTiming;
   /** Deletes a retired shard's StatefulSet and PDB (shards in); absent: drained shards are kept. */
   deleteShard?: RetireDeps['deleteShard'];
-  /** Fail each shard's primary back to ordinal 0 after a failover (replicas down); off unless set. */
-  primaryFailback?: boolean;
 }
 
 /** Pods of one cluster asked at once; each is bounded by the node timeouts. */
@@ -171,6 +169,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       renderedShards: renderedShardCounts(deps.statefulSets(namespace, name), name),
       formationIdle: plan.actions.length === 0 && plan.waiting.length === 0 && actionErrors.length === 0 && allPodsObserved,
       rolling: previous?.conditions?.some((c) => c.type === 'RollInProgress' && c.status === 'True') ?? false,
+      rollHeld: previous?.conditions?.some((c) => c.type === 'RollHeld' && c.status === 'True') ?? false,
       sessions,
       deps,
       log,
@@ -246,6 +245,8 @@ async function rebalanceStep(args: {
   renderedShards: readonly { shard: number; shards: number }[];
   formationIdle: boolean;
   rolling: boolean;
+  /** A held roll leaves pods of two revisions waiting for a person: no primary is moved meanwhile. */
+  rollHeld: boolean;
   sessions: ReadonlyMap<string, NodeSession>;
   deps: ClusterReconcilerDeps;
   log: Logger;
@@ -291,11 +292,30 @@ async function rebalanceStep(args: {
         { events: deps.events, log: args.log, deleteShard: deps.deleteShard },
       )
     : undefined;
-  if (retiring || !deps.primaryFailback) return retiring;
+  // Last: only a formed, balanced cluster with no roll under way (or held) fails its primaries back.
+  if (retiring || args.rollHeld) return retiring;
   return failBack(about, cluster.spec.shards, answered, args.sessions, deps, args.log);
 }
 
-/** Keeps each shard's primary at ordinal 0, which lowering replicasPerShard never removes. */
+/**
+ * A manual failover that has not happened by now will not (Valkey gives up after 5 s): waiting
+ * longer only holds the pass, and status, back.
+ */
+const FAILBACK_CONFIRM_MS = 7_000;
+
+/**
+ * Keeps each shard's primary at ordinal 0, which lowering replicasPerShard never removes: after any
+ * failover (a lost node, a roll), ordinal 0 takes the primary back with a graceful CLUSTER FAILOVER
+ * once it is in sync. Always on; one failover per pass, never during a roll or while slots move
+ * (rebalanceStep calls it last).
+ *
+ * Status: a primary away from ordinal 0 serves fine, but the cluster is not reported `Active` while
+ * the controller means to move it (`Updating`, SlotMigration reason `PrimaryFailback`): `Active` is
+ * what people and pipelines wait for before the next change, and lowering replicasPerShard in that
+ * window would remove a primary. The wait is short: ordinal 0 is then catching up (not `Active`
+ * anyway: a replica out of sync), or gossip is a second or two behind the last failover, or the
+ * failover happens in this very pass (measured: 2.6-3.6 s from a failover to its failback).
+ */
 async function failBack(
   about: InvolvedObject,
   shards: number,
@@ -311,7 +331,7 @@ async function failBack(
   const what = `${decision.on} takes shard ${decision.shard}'s primary back from ${decision.from}`;
   if (!session) return { phase: 'failback', message: `${what}: no connection to ${decision.on}` };
   try {
-    const result = await failoverAndConfirm(session, (ms) => deps.clock.sleep(ms));
+    const result = await failoverAndConfirm(session, (ms) => deps.clock.sleep(ms), FAILBACK_CONFIRM_MS);
     if (result !== 'ok') return { phase: 'failback', message: `${what}: CLUSTER FAILOVER did not complete in time; retrying` };
   } catch (e) {
     return { phase: 'failback', message: `${what}: CLUSTER FAILOVER failed: ${e instanceof Error ? e.message : String(e)}` };
