@@ -21,32 +21,30 @@
 //     is about to move a marked slot's keys, the source restarts, and the command then finds it
 //     restarted, with the slot marked on both sides.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeConfig } from '@kubernetes/client-node';
-import { Redis as Valkey } from 'iovalkey';
+import type { Redis as Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_USERNAMES } from '../../src/api/index.js';
-import { startApp, type App } from '../../src/controller/app.js';
+import type { App } from '../../src/controller/app.js';
 import type { ClusterNode } from '../../src/controller/cluster/cluster-view.js';
 import { countSlots } from '../../src/controller/cluster/slots.js';
-import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
-import { kubeClientFromConfig } from '../../src/controller/kube/client.js';
-import { podEndpoint } from '../../src/controller/main.js';
-import { systemClock } from '../../src/controller/runtime/clock.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { sessionOpener, type NodeSession, type OpenSession } from '../../src/controller/valkey/node-session.js';
+import type { NodeSession, OpenSession } from '../../src/controller/valkey/node-session.js';
 import { ensureTools } from '../support/apiserver.js';
 import { clusterClient, loadKeys, startWorkload, type Workload, type WorkloadReport } from '../support/client-workload.js';
-import { CONTROLLER_NAMESPACE, prepareWorld, type World } from '../support/controller/api-world.js';
-import { apiJson, clusterPods, renderClusterObjects, startDay2World } from '../support/controller/day2-world.js';
+import { CONTROLLER_NAMESPACE, type World } from '../support/controller/api-world.js';
+import { apiJson, clusterPods } from '../support/controller/day2-world.js';
+import {
+  controllerConnection,
+  startWorkloadController,
+  startWorkloadWorld,
+  workloadClusterObjects,
+} from '../support/controller/workload-world.js';
 import type { KubeWorld } from '../support/kube-world.js';
-import { cluster, role } from '../support/objects.js';
 import { waitFor } from '../support/process.js';
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/valkey-status-sync.mjs');
@@ -56,9 +54,7 @@ const REPLICATION_PASSWORD = 'replication-password-for-interruptions';
 const CONTROLLER_PASSWORD = 'controller-password-for-interruptions';
 const APP_PASSWORD = 'app-password-for-interruptions';
 const KEYS = Number(process.env.VALKEY_KRM_INTERRUPTED_KEYS ?? 15_000);
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
-type Obj = Record<string, unknown> & { kind: string; metadata: { name: string }; data?: Record<string, string> };
 interface PodObject {
   metadata: { name: string };
   status?: { podIP?: string; containerStatuses?: { restartCount?: number }[] };
@@ -73,31 +69,15 @@ interface ClusterObject {
   status?: { state?: string; message?: string; conditions?: Condition[] };
 }
 
-function rendered(shards: number): Obj[] {
-  const objects = renderClusterObjects<Obj>({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [
-    role('reader'),
-    cluster(NAME, { shards, replicasPerShard: 1 }, NS),
-  ]);
-  // The workload's user (client-workload.ts writes key:<n> as "app"), with the cluster-client baseline.
-  const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
-  cm.data = {
-    ...cm.data,
-    'users.acl': `${cm.data?.['users.acl'] ?? ''}user app on #${sha256(APP_PASSWORD)} resetchannels ~key:* -@all +@read +@write +ping +asking +cluster|slots +cluster|nodes +cluster|shards +cluster|info +info\n`,
-  };
-  return [...objects, cluster(NAME, { shards, replicasPerShard: 1 }, NS)];
-}
+const rendered = (shards: number) =>
+  workloadClusterObjects(
+    { replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD, app: APP_PASSWORD },
+    { name: NAME, namespace: NS },
+    { shards, replicasPerShard: 1 },
+  );
 
 /** A plain connection to one pod as the controller user: how the test reads what a node says about itself. */
-const nodeConnection = (host: string): Valkey =>
-  new Valkey({
-    host,
-    port: 6379,
-    username: SYSTEM_USERNAMES.controller,
-    password: CONTROLLER_PASSWORD,
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    retryStrategy: () => null,
-  });
+const nodeConnection = (host: string) => controllerConnection(host, CONTROLLER_PASSWORD);
 
 async function clusterNodesOf(conn: Valkey): Promise<ClusterNode[]> {
   return parseClusterNodes(String(await conn.call('CLUSTER', 'NODES')).trim());
@@ -301,14 +281,7 @@ describe('a slot migration interrupted, in the kube world', () => {
   }, 45 * 60_000);
 
   beforeAll(async () => {
-    const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
-    world = await startDay2World({
-      images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build },
-      configSyncDelayMs: 1_000,
-      namespace: NS,
-      replicationPassword: REPLICATION_PASSWORD,
-    });
-    prepared = await prepareWorld(world.api);
+    ({ world, prepared } = await startWorkloadWorld({ namespace: NS, replicationPassword: REPLICATION_PASSWORD }));
     await world.apply(rendered(2));
     secretsDir = mkdtempSync(join(tmpdir(), 'valkey-krm-interrupted-'));
     const passwordFile = join(secretsDir, 'password');
@@ -400,33 +373,14 @@ describe('a slot migration interrupted, in the kube world', () => {
       );
       expect(everywhere).toEqual(expect.arrayContaining(left));
 
-      const kc = new KubeConfig();
-      kc.loadFromFile(prepared.controllerKubeconfig);
-      app = await startApp({
-        client: await kubeClientFromConfig(kc),
+      app = await startWorkloadController({
+        controllerKubeconfig: prepared.controllerKubeconfig,
         namespace: NS,
-        policy: strictPolicy,
-        endpointOf: podEndpoint,
-        open: gate.wrap(
-          sessionOpener(
-            async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }),
-            { connectMs: 1000, commandMs: 5000 },
-            metrics.timeNodeCommand,
-          ),
-        ),
-        clusterDomain: 'cluster.local',
-        concurrency: 4,
-        maxConcurrentRolls: 1,
+        controllerPassword: CONTROLLER_PASSWORD,
         rebalanceBatchSlots: 128,
-        timing: { progressMs: 100, resyncMs: 2_000, failedResyncMs: 2_000 },
-        watchBackoff: { initialMs: 100, maxMs: 1_000 },
-        retryBackoff: { initialMs: 300, maxMs: 3_000 },
-        watchTimeoutSeconds: 60,
-        clock: systemClock,
+        wrapOpen: (open) => gate.wrap(open),
         log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
         metrics,
-        leaderElection: false,
-        http: false,
       });
       await waitUntilFinished(3);
     } finally {

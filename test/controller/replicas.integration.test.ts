@@ -5,27 +5,22 @@
 // controller's removal of the highest ordinal never removes a primary. iovalkey's cluster client
 // (test/support/client-workload.ts) writes and reads keys over all slots for the whole run; the test
 // prints acknowledged writes lost, errors other than MOVED/ASK and the longest pause.
-import { createHash } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
-import { Redis as Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_USERNAMES } from '../../src/api/index.js';
-import { startApp, type App } from '../../src/controller/app.js';
+import type { App } from '../../src/controller/app.js';
 import { countSlots } from '../../src/controller/cluster/slots.js';
-import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
-import { kubeClientFromConfig } from '../../src/controller/kube/client.js';
-import { podEndpoint } from '../../src/controller/main.js';
-import { systemClock } from '../../src/controller/runtime/clock.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { sessionOpener } from '../../src/controller/valkey/node-session.js';
 import { ensureTools } from '../support/apiserver.js';
 import { clusterClient, loadKeys, startWorkload, type WorkloadReport } from '../support/client-workload.js';
-import { prepareWorld } from '../support/controller/api-world.js';
-import { apiJson, clusterPods, renderClusterObjects, startDay2World } from '../support/controller/day2-world.js';
+import { apiJson, clusterPods } from '../support/controller/day2-world.js';
+import {
+  controllerCommand,
+  startWorkloadController,
+  startWorkloadWorld,
+  workloadClusterObjects,
+} from '../support/controller/workload-world.js';
 import type { KubeWorld } from '../support/kube-world.js';
-import { cluster, role } from '../support/objects.js';
 import { waitFor } from '../support/process.js';
 
 const NS = 'replicas';
@@ -35,10 +30,8 @@ const REPLICATION_PASSWORD = 'replication-password-for-replicas';
 const CONTROLLER_PASSWORD = 'controller-password-for-replicas';
 const APP_PASSWORD = 'app-password-for-replicas';
 const KEYS = 5_000;
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const TOTAL_SLOTS = 16384;
 
-type Obj = Record<string, unknown> & { kind: string; metadata: { name: string }; data?: Record<string, string> };
 interface PodObject {
   metadata: { name: string; deletionTimestamp?: string };
   status?: { podIP?: string };
@@ -58,19 +51,12 @@ interface EventObject {
   message: string;
 }
 
-function rendered(replicasPerShard: number): Obj[] {
-  const objects = renderClusterObjects<Obj>({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [
-    role('reader'),
-    cluster(NAME, { shards: SHARDS, replicasPerShard }, NS),
-  ]);
-  // The workload's user (client-workload.ts writes key:<n> as "app").
-  const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
-  cm.data = {
-    ...cm.data,
-    'users.acl': `${cm.data?.['users.acl'] ?? ''}user app on #${sha256(APP_PASSWORD)} resetchannels ~key:* -@all +@read +@write +ping +asking +cluster|slots +cluster|nodes +cluster|shards +cluster|info +info\n`,
-  };
-  return [...objects, cluster(NAME, { shards: SHARDS, replicasPerShard }, NS)];
-}
+const rendered = (replicasPerShard: number) =>
+  workloadClusterObjects(
+    { replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD, app: APP_PASSWORD },
+    { name: NAME, namespace: NS },
+    { shards: SHARDS, replicasPerShard },
+  );
 
 describe('replicas in the kube world: 2 -> 1 after a failover moved a primary to ordinal 2', () => {
   let world: KubeWorld;
@@ -89,23 +75,8 @@ describe('replicas in the kube world: 2 -> 1 after a failover moved a primary to
     return ip;
   };
   /** One command on one pod as the controller user. */
-  const call = async (pod: string, ...args: string[]): Promise<string> => {
-    const node = new Valkey({
-      host: await ipOf(pod),
-      port: 6379,
-      username: SYSTEM_USERNAMES.controller,
-      password: CONTROLLER_PASSWORD,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-    });
-    try {
-      await node.connect();
-      return String(await node.call(args[0] as string, ...args.slice(1)));
-    } finally {
-      node.disconnect();
-    }
-  };
+  const call = async (pod: string, ...args: [string, ...string[]]): Promise<string> =>
+    controllerCommand(await ipOf(pod), CONTROLLER_PASSWORD, ...args);
   const clusterView = async (pod: string) => parseClusterNodes((await call(pod, 'CLUSTER', 'NODES')).trim());
   const active = (c: ClusterObject): boolean => c.status?.state === 'Active' && c.status.observedGeneration === c.metadata?.generation;
 
@@ -114,39 +85,17 @@ describe('replicas in the kube world: 2 -> 1 after a failover moved a primary to
   }, 45 * 60_000);
 
   beforeAll(async () => {
-    const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
-    world = await startDay2World({
-      images: { 'valkey/valkey:9.0.1': build },
-      configSyncDelayMs: 1_000,
-      namespace: NS,
-      replicationPassword: REPLICATION_PASSWORD,
-    });
-    const prepared = await prepareWorld(world.api);
+    const started = await startWorkloadWorld({ namespace: NS, replicationPassword: REPLICATION_PASSWORD });
+    world = started.world;
+    const { prepared } = started;
     await world.apply(rendered(2));
-    const kc = new KubeConfig();
-    kc.loadFromFile(prepared.controllerKubeconfig);
-    app = await startApp({
-      client: await kubeClientFromConfig(kc),
+    app = await startWorkloadController({
+      controllerKubeconfig: prepared.controllerKubeconfig,
       namespace: NS,
-      policy: strictPolicy,
-      endpointOf: podEndpoint,
-      open: sessionOpener(
-        async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }),
-        { connectMs: 1000, commandMs: 5000 },
-        metrics.timeNodeCommand,
-      ),
-      clusterDomain: 'cluster.local',
-      concurrency: 4,
-      maxConcurrentRolls: 1,
-      timing: { progressMs: 100, resyncMs: 1_000, failedResyncMs: 2_000 },
-      watchBackoff: { initialMs: 100, maxMs: 1_000 },
-      retryBackoff: { initialMs: 300, maxMs: 3_000 },
-      watchTimeoutSeconds: 60,
-      clock: systemClock,
+      controllerPassword: CONTROLLER_PASSWORD,
+      resyncMs: 1_000,
       log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
       metrics,
-      leaderElection: false,
-      http: false,
     });
     await waitFor('2 shards with 2 replicas each Active', async () => active(await clusterObject()), {
       timeoutMs: 180_000,

@@ -2,27 +2,22 @@
 // the kubelet stand-in running real Valkey pods, the controller in-process as its ServiceAccount.
 // iovalkey's cluster client (test/support/client-workload.ts) writes and reads keys spread over all
 // slots for the whole run; the test prints acknowledged writes lost and errors other than MOVED/ASK.
-import { createHash } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
-import { Redis as Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_USERNAMES } from '../../src/api/index.js';
-import { startApp, type App } from '../../src/controller/app.js';
-import { strictPolicy } from '../../src/controller/cluster/version-gate.js';
-import { kubeClientFromConfig } from '../../src/controller/kube/client.js';
-import { podEndpoint } from '../../src/controller/main.js';
-import { systemClock } from '../../src/controller/runtime/clock.js';
+import type { App } from '../../src/controller/app.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { sessionOpener } from '../../src/controller/valkey/node-session.js';
 import { countSlots } from '../../src/controller/cluster/slots.js';
 import { ensureTools } from '../support/apiserver.js';
 import { clusterClient, loadKeys, startWorkload, type WorkloadReport } from '../support/client-workload.js';
-import { prepareWorld } from '../support/controller/api-world.js';
 import type { KubeWorld } from '../support/kube-world.js';
-import { apiJson, clusterPods, renderClusterObjects, startDay2World } from '../support/controller/day2-world.js';
-import { cluster, role } from '../support/objects.js';
+import { apiJson, clusterPods } from '../support/controller/day2-world.js';
+import {
+  controllerCommand,
+  startWorkloadController,
+  startWorkloadWorld,
+  workloadClusterObjects,
+} from '../support/controller/workload-world.js';
 import { waitFor } from '../support/process.js';
 
 const NS = 'scaling';
@@ -32,9 +27,7 @@ const CONTROLLER_PASSWORD = 'controller-password-for-scaling';
 const APP_PASSWORD = 'app-password-for-scaling';
 /** As the issue asks; VALKEY_KRM_SCALING_KEYS lowers it on a slower machine. The figure is printed. */
 const KEYS = Number(process.env.VALKEY_KRM_SCALING_KEYS ?? 100_000);
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
-type Obj = Record<string, unknown> & { kind: string; metadata: { name: string }; data?: Record<string, string> };
 interface PodObject {
   metadata: { name: string };
   status?: { podIP?: string };
@@ -43,19 +36,12 @@ interface ClusterObject {
   status?: { state?: string; message?: string; conditions?: { type: string; status: string; reason: string; message: string }[] };
 }
 
-function rendered(shards: number, replicasPerShard: number): Obj[] {
-  const objects = renderClusterObjects<Obj>({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [
-    role('reader'),
-    cluster(NAME, { shards, replicasPerShard }, NS),
-  ]);
-  // The workload's user (client-workload.ts writes key:<n> as "app").
-  const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;
-  cm.data = {
-    ...cm.data,
-    'users.acl': `${cm.data?.['users.acl'] ?? ''}user app on #${sha256(APP_PASSWORD)} resetchannels ~key:* -@all +@read +@write +ping +asking +cluster|slots +cluster|nodes +cluster|shards +cluster|info +info\n`,
-  };
-  return objects;
-}
+const rendered = (shards: number, replicasPerShard: number) =>
+  workloadClusterObjects(
+    { replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD, app: APP_PASSWORD },
+    { name: NAME, namespace: NS },
+    { shards, replicasPerShard },
+  );
 
 describe('scaling in the kube world: shards out, then in', () => {
   let world: KubeWorld;
@@ -79,19 +65,7 @@ describe('scaling in the kube world: shards out, then in', () => {
   /** CLUSTER NODES as shard 0's first pod sees it. */
   const clusterView = async () => {
     const ip = (await pods()).find((p) => p.metadata.name === `${NAME}-0-0`)?.status?.podIP as string;
-    const node = new Valkey({
-      host: ip,
-      port: 6379,
-      username: SYSTEM_USERNAMES.controller,
-      password: CONTROLLER_PASSWORD,
-      lazyConnect: true,
-    });
-    try {
-      await node.connect();
-      return parseClusterNodes(String(await node.call('CLUSTER', 'NODES')).trim());
-    } finally {
-      node.disconnect();
-    }
+    return parseClusterNodes((await controllerCommand(ip, CONTROLLER_PASSWORD, 'CLUSTER', 'NODES')).trim());
   };
 
   beforeAll(async () => {
@@ -99,40 +73,17 @@ describe('scaling in the kube world: shards out, then in', () => {
   }, 45 * 60_000);
 
   beforeAll(async () => {
-    const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
-    world = await startDay2World({
-      images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build },
-      configSyncDelayMs: 1_000,
+    const started = await startWorkloadWorld({ namespace: NS, replicationPassword: REPLICATION_PASSWORD });
+    world = started.world;
+    const { prepared } = started;
+    await world.apply(rendered(3, 1));
+    app = await startWorkloadController({
+      controllerKubeconfig: prepared.controllerKubeconfig,
       namespace: NS,
-      replicationPassword: REPLICATION_PASSWORD,
-    });
-    const prepared = await prepareWorld(world.api);
-    await world.apply([...rendered(3, 1), cluster(NAME, { shards: 3, replicasPerShard: 1 }, NS)]);
-    const kc = new KubeConfig();
-    kc.loadFromFile(prepared.controllerKubeconfig);
-    app = await startApp({
-      client: await kubeClientFromConfig(kc),
-      namespace: NS,
-      policy: strictPolicy,
-      endpointOf: podEndpoint,
-      open: sessionOpener(
-        async () => ({ username: SYSTEM_USERNAMES.controller, password: CONTROLLER_PASSWORD }),
-        { connectMs: 1000, commandMs: 5000 },
-        metrics.timeNodeCommand,
-      ),
-      clusterDomain: 'cluster.local',
-      concurrency: 4,
-      maxConcurrentRolls: 1,
+      controllerPassword: CONTROLLER_PASSWORD,
       rebalanceBatchSlots: 256,
-      timing: { progressMs: 100, resyncMs: 2_000, failedResyncMs: 2_000 },
-      watchBackoff: { initialMs: 100, maxMs: 1_000 },
-      retryBackoff: { initialMs: 300, maxMs: 3_000 },
-      watchTimeoutSeconds: 60,
-      clock: systemClock,
       log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
       metrics,
-      leaderElection: false,
-      http: false,
     });
     await waitFor('3 shards Active', async () => (await clusterObject()).status?.state === 'Active', {
       timeoutMs: 180_000,
@@ -155,7 +106,7 @@ describe('scaling in the kube world: shards out, then in', () => {
     const seen = new Set<string>();
     let activeWhileUnbalanced = false;
     const t0 = Date.now();
-    await world.apply([...rendered(5, 1), cluster(NAME, { shards: 5, replicasPerShard: 1 }, NS)]);
+    await world.apply(rendered(5, 1));
     let report: WorkloadReport | undefined;
     try {
       await waitFor(
@@ -205,7 +156,7 @@ describe('scaling in the kube world: shards out, then in', () => {
     let activeWhileDraining = false;
     let retiredAt = 0;
     const t0 = Date.now();
-    await world.apply([...rendered(3, 1), cluster(NAME, { shards: 3, replicasPerShard: 1 }, NS)]);
+    await world.apply(rendered(3, 1));
     let report: WorkloadReport | undefined;
     try {
       await waitFor(
