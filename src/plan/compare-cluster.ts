@@ -54,7 +54,7 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
     if (scale.replicasPerShard.from !== scale.replicasPerShard.to) {
       const down = scale.replicasPerShard.to < scale.replicasPerShard.from;
       reasons.push(
-        `replicas per shard ${scale.replicasPerShard.from} -> ${scale.replicasPerShard.to}${down ? ': the highest ordinals go, primaries stay at ordinal 0' : ': new replicas sync in full from their primary'}`,
+        `replicas per shard ${scale.replicasPerShard.from} -> ${scale.replicasPerShard.to}${down ? ': the highest ordinals go; the controller keeps primaries at ordinal 0, so merge while the cluster is Active' : ': new replicas sync in full from their primary'}`,
       );
     }
     reasons.push(`${plural(scale.podsAdded, 'pod')} added, ${plural(scale.podsRemoved, 'pod')} removed`);
