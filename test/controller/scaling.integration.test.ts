@@ -33,8 +33,17 @@ interface PodObject {
   status?: { podIP?: string };
 }
 interface ClusterObject {
-  status?: { state?: string; message?: string; conditions?: { type: string; status: string; reason: string; message: string }[] };
+  metadata?: { generation?: number };
+  status?: {
+    state?: string;
+    message?: string;
+    observedGeneration?: number;
+    conditions?: { type: string; status: string; reason: string; message: string }[];
+  };
 }
+
+/** Active for the spec as it is now (not a status written for the previous one, before the controller saw the change). */
+const activeForSpec = (c: ClusterObject): boolean => c.status?.state === 'Active' && c.status.observedGeneration === c.metadata?.generation;
 
 const rendered = (shards: number, replicasPerShard: number) =>
   workloadClusterObjects(
@@ -116,7 +125,7 @@ describe('scaling in the kube world: shards out, then in', () => {
           const migration = c.status?.conditions?.find((x) => x.type === 'SlotMigration');
           if (c.status?.message?.startsWith('moving slots')) seen.add('progress');
           if (migration?.status === 'True' && migration.reason === 'Migrating') seen.add('condition');
-          if (c.status?.state !== 'Active') return false;
+          if (!activeForSpec(c)) return false;
           const slots = await slotsByPrimary();
           if (slots.length === 5 && slots.some((n) => n < 3276)) activeWhileUnbalanced = true;
           return slots.length === 5 && slots.every((n) => n === 3276 || n === 3277);
@@ -166,11 +175,11 @@ describe('scaling in the kube world: shards out, then in', () => {
           const holding = (await slotsByPrimary()).filter((n) => n > 0).length;
           const removedGone = !names.includes(`${NAME}-3`) || !names.includes(`${NAME}-4`);
           if (removedGone && holding > 3) deletedEarly = true;
-          if (holding > 3 && (await clusterObject()).status?.state === 'Active') activeWhileDraining = true;
+          if (holding > 3 && activeForSpec(await clusterObject())) activeWhileDraining = true;
           if (!names.includes(`${NAME}-3`) && !names.includes(`${NAME}-4`) && !retiredAt) retiredAt = Date.now();
           if (!retiredAt) return false;
           const c = await clusterObject();
-          if (c.status?.state !== 'Active') return false;
+          if (!activeForSpec(c)) return false;
           const view = await clusterView();
           return view.length === 6 && (await slotsByPrimary()).every((n) => n === 5461 || n === 5462);
         },
