@@ -183,6 +183,9 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
   it(
     'a password rotation and a new user reach every node with no restart, and only after the file is there',
     async () => {
+      // The test before changed the same ConfigMap and the controller applied it live before the
+      // kubelet's files caught up; a projection still pending would carry this change too, early.
+      await new Promise((r) => setTimeout(r, CONFIG_SYNC_DELAY_MS + 500));
       const before = await pods();
       const pids = before.map((p) => world.kubelet.pod(NS, p.metadata.name)?.pid);
       const cm = objects.find((o) => o.kind === 'ConfigMap') as Obj;

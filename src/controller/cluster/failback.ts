@@ -27,7 +27,10 @@ export function planFailback(shards: number, answered: readonly Answered[]): Fai
     const primaryId = primary.view.find(isMyself)?.id;
     const first = inShard.find((o) => o.ordinal === 0);
     const firstSelf = first?.view.find(isMyself);
-    if (!first || !firstSelf || firstSelf.primaryId !== primaryId) {
+    // Ordinal 0 not answering (starting, unreachable, refused by the version gate) is formation's
+    // to report; failback has nothing to add until it answers.
+    if (!first || !firstSelf) continue;
+    if (firstSelf.primaryId !== primaryId) {
       waits.push(`shard ${s}: primary ${primary.pod} is not at ordinal 0, and ordinal 0 does not replicate it yet`);
       continue;
     }
