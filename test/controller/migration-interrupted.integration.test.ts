@@ -327,6 +327,17 @@ describe('a slot migration interrupted, in the kube world', () => {
 
   const seedOf = async () => ({ host: (await pods())[0]?.status?.podIP as string, port: 6379 });
 
+  /** How both cases end: no slot marked on any pod, balanced per status, and the client lost nothing. */
+  const expectFinished = async (markers: readonly string[], report: WorkloadReport, odd: readonly unknown[]): Promise<void> => {
+    expect(markers).toEqual([]);
+    expect((await clusterObject()).status?.conditions?.find((c) => c.type === 'SlotMigration')).toMatchObject({
+      status: 'False',
+      reason: 'Balanced',
+    });
+    expect(report.lostWrites).toBe(0);
+    expect(odd).toEqual([]);
+  };
+
   it('(a) the controller SIGKILLed while a slot is marked: a new controller settles the slot and finishes 2 -> 3 shards, nothing lost', async () => {
     const proc = bundle as ChildProcess;
     workload = startWorkload(await seedOf(), APP_PASSWORD, KEYS);
@@ -399,13 +410,7 @@ describe('a slot migration interrupted, in the kube world', () => {
     // The new controller settled what the killed one left, then finished.
     expect(await counter('valkey_status_sync_slot_repairs_total')).toBeGreaterThan(0);
     expect(await eventReasons()).toContain('SlotsHealed');
-    expect(done.markers).toEqual([]);
-    expect((await clusterObject()).status?.conditions?.find((c) => c.type === 'SlotMigration')).toMatchObject({
-      status: 'False',
-      reason: 'Balanced',
-    });
-    expect(report.lostWrites).toBe(0);
-    expect(odd).toEqual([]);
+    await expectFinished(done.markers, report, odd);
   }, 600_000);
 
   it('(b) the source primary restarted while a slot is marked: the migration is healed and 3 -> 4 shards finishes, nothing lost', async () => {
@@ -489,12 +494,6 @@ describe('a slot migration interrupted, in the kube world', () => {
     );
     // The step cut off by the restart left the slot marked; the controller settled it.
     expect(repairs).toBeGreaterThan(0);
-    expect(done.markers).toEqual([]);
-    expect((await clusterObject()).status?.conditions?.find((c) => c.type === 'SlotMigration')).toMatchObject({
-      status: 'False',
-      reason: 'Balanced',
-    });
-    expect(report.lostWrites).toBe(0);
-    expect(odd).toEqual([]);
+    await expectFinished(done.markers, report, odd);
   }, 600_000);
 });
