@@ -11,7 +11,7 @@
  */
 import type { Endpoint } from '../cluster/observation.js';
 import type { SlotRepair } from '../cluster/rebalance.js';
-import type { SlotRange } from '../cluster/slots.js';
+import { formatRanges, toRanges, type SlotRange } from '../cluster/slots.js';
 import type { NodeSession } from './node-session.js';
 import { CommandError } from './resp-connection.js';
 
@@ -54,12 +54,13 @@ export const detectAtomicSlotMigration = (s: NodeSession): Promise<boolean> => s
 
 /** Moves every key of `slot` still on the source; BUSYKEY means an earlier copy reached the target, and the source's is current. */
 async function moveKeys(from: MigrationNode, to: MigrationNode, slot: number, opts: MigrateOptions): Promise<number> {
+  const batch = opts.keysPerBatch ?? DEFAULT_KEYS;
+  const timeout = opts.migrateTimeoutMs ?? DEFAULT_TIMEOUT;
   let moved = 0;
   for (;;) {
     if (opts.signal?.aborted) throw new Error(`aborted while moving keys of slot ${slot}`);
-    const keys = await from.session.getKeysInSlot(slot, opts.keysPerBatch ?? DEFAULT_KEYS);
+    const keys = await from.session.getKeysInSlot(slot, batch);
     if (keys.length === 0) return moved;
-    const timeout = opts.migrateTimeoutMs ?? DEFAULT_TIMEOUT;
     try {
       await from.session.migrateKeys(to.endpoint, keys, timeout);
     } catch (e) {
@@ -69,7 +70,7 @@ async function moveKeys(from: MigrationNode, to: MigrationNode, slot: number, op
     moved += keys.length;
     // A migrating slot takes no new key on the source (a write to a missing key is sent on with
     // ASK), so a short answer was the slot's last keys: no need to ask again.
-    if (keys.length < (opts.keysPerBatch ?? DEFAULT_KEYS)) return moved;
+    if (keys.length < batch) return moved;
   }
 }
 
@@ -119,20 +120,25 @@ async function handOverGroup(
   );
 }
 
-/** One slot, start to end; also finishes a slot a previous run left half moved (every command is safe to repeat). */
-async function moveSlot(
+/**
+ * One group of slots, start to end: marked, their keys moved slot by slot, handed over. Also
+ * finishes slots a previous run left half moved (every command is safe to repeat). Keys moved,
+ * per slot of the group.
+ */
+async function moveGroup(
   from: MigrationNode,
   to: MigrationNode,
   others: readonly MigrationNode[],
-  slot: number,
+  group: readonly number[],
   opts: MigrateOptions,
   warnings: string[],
-): Promise<number> {
-  await markGroup(from, to, [slot]);
-  const keys = await moveKeys(from, to, slot, opts);
-  if (opts.signal?.aborted) throw new Error(`aborted before handing over slot ${slot}`);
-  await handOverGroup(from, to, others, [slot], warnings);
-  opts.onSlot?.(slot, keys);
+): Promise<number[]> {
+  await markGroup(from, to, group);
+  const keys: number[] = [];
+  for (const slot of group) keys.push(await moveKeys(from, to, slot, opts));
+  if (opts.signal?.aborted) throw new Error(`aborted before handing over slot(s) ${formatRanges(toRanges(group))}`);
+  await handOverGroup(from, to, others, group, warnings);
+  for (const [j, slot] of group.entries()) opts.onSlot?.(slot, keys[j] ?? 0);
   return keys;
 }
 
@@ -152,17 +158,9 @@ export async function migrateSlots(
   const slots = step.slots.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i));
   try {
     for (let i = 0; i < slots.length; i += SLOTS_PER_GROUP) {
-      const group = slots.slice(i, i + SLOTS_PER_GROUP);
-      await markGroup(from, to, group);
-      const keys: number[] = [];
-      for (const slot of group) keys.push(await moveKeys(from, to, slot, opts));
-      if (opts.signal?.aborted) throw new Error(`aborted before handing over slots ${group[0]}-${group.at(-1)}`);
-      await handOverGroup(from, to, others, group, warnings);
-      group.forEach((slot, j) => {
-        outcome.keysMoved += keys[j] ?? 0;
-        outcome.slotsMoved++;
-        opts.onSlot?.(slot, keys[j] ?? 0);
-      });
+      const keys = await moveGroup(from, to, others, slots.slice(i, i + SLOTS_PER_GROUP), opts, warnings);
+      outcome.keysMoved += keys.reduce((n, k) => n + k, 0);
+      outcome.slotsMoved += keys.length;
     }
     return outcome;
   } catch (e) {
@@ -185,11 +183,11 @@ export async function repairSlots(
     try {
       if (r.resolution === 'finish') {
         if (!from || !to) throw new Error('source or target is not connected');
-        await moveSlot(
+        await moveGroup(
           from,
           to,
           [...byId.values()].filter((p) => p !== from && p !== to),
-          r.slot,
+          [r.slot],
           opts,
           [],
         );
