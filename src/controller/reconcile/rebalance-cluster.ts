@@ -52,9 +52,9 @@ async function withKeyCounts(primaries: PrimaryObservation[], sessions: Readonly
     primaries.map(async (p) => {
       const session = sessions.get(p.pod);
       if (!session) return p;
-      const counts = new Map<number, number>();
-      for (const slot of slots) counts.set(slot, await session.countKeysInSlot(slot));
-      return { ...p, keysInSlots: counts };
+      // Sent at once on the node's connection: an interrupted step leaves a whole group (32) marked.
+      const counts = await Promise.all(slots.map((slot) => session.countKeysInSlot(slot)));
+      return { ...p, keysInSlots: new Map(slots.map((slot, i) => [slot, counts[i] ?? 0])) };
     }),
   );
 }
