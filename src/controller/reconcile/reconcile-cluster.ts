@@ -131,7 +131,9 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     }
   }
 
-  const statefulSetShards = shardsWithStatefulSet(deps.statefulSets(namespace, name), name);
+  // One read of the shard StatefulSets per pass: which exist, and the shard count each was rendered for.
+  const renderedShards = renderedShardCounts(deps.statefulSets(namespace, name), name);
+  const statefulSetShards = renderedShards.map((r) => r.shard);
   // A retired shard's pods (their StatefulSet deleted, shard at or above spec.shards) are on their
   // way out: formation must not meet them again after they were forgotten.
   const retired = (shard: number): boolean => shard >= cluster.spec.shards && !statefulSetShards.includes(shard);
@@ -166,7 +168,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       answered: observations.filter(isAnswered),
       places: pods.map((p) => p.place),
       statefulSetShards,
-      renderedShards: renderedShardCounts(deps.statefulSets(namespace, name), name),
+      renderedShards,
       formationIdle: plan.actions.length === 0 && plan.waiting.length === 0 && actionErrors.length === 0 && allPodsObserved,
       rolling: previous?.conditions?.some((c) => c.type === 'RollInProgress' && c.status === 'True') ?? false,
       rollHeld: previous?.conditions?.some((c) => c.type === 'RollHeld' && c.status === 'True') ?? false,
@@ -350,11 +352,6 @@ const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingT
   ...(deps.scalingTotals ? { scalingTotals: deps.scalingTotals } : {}),
   ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
 });
-
-/** Shard numbers whose StatefulSet (`<cluster>-<shard>`) exists. */
-function shardsWithStatefulSet(sets: readonly StatefulSet[], cluster: string): number[] {
-  return renderedShardCounts(sets, cluster).map((r) => r.shard);
-}
 
 /** Each shard StatefulSet with the shard count it was rendered for (NaN when it carries none). */
 function renderedShardCounts(sets: readonly StatefulSet[], cluster: string): { shard: number; shards: number }[] {

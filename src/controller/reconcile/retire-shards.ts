@@ -1,3 +1,4 @@
+import { isMyself } from '../cluster/cluster-view.js';
 import type { Answered, PodPlace } from '../cluster/observation.js';
 import { keysInKeyspace, planRetirement } from '../cluster/retire.js';
 import type { ScalingStatus } from '../cluster/status.js';
@@ -68,7 +69,7 @@ export async function retireShards(input: RetireShardsInput, deps: RetireDeps): 
     input.answered
       .filter((o) => o.shard >= input.shards)
       .map(async (o) => {
-        const self = o.view.find((n) => n.flags.has('myself'));
+        const self = o.view.find(isMyself);
         const session = input.sessions.get(o.pod);
         if (!self || !session) return;
         for (const id of decision.nodeIds) if (id !== self.id && id !== self.primaryId) await session.forget(id).catch(() => undefined);
