@@ -25,6 +25,7 @@ import {
   renderClusterObjects,
   startDay2World,
   startKubeController,
+  stopControllerAndWorld,
 } from '../support/controller/day2-world.js';
 
 const NS = 'day2';
@@ -138,9 +139,7 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
   }, 300_000);
 
   afterAll(async () => {
-    await app?.stop();
-    if (process.env.VALKEY_KRM_TEST_LOGS === '1') process.stderr.write(logs.join(''));
-    await world?.stop();
+    await stopControllerAndWorld(app, logs, world);
   }, 60_000);
 
   it(

@@ -13,7 +13,7 @@ import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 import { ensureTools } from '../support/apiserver.js';
 import { clusterClient, loadKeys, startWorkload, type WorkloadReport } from '../support/client-workload.js';
-import { apiJson, clusterPods } from '../support/controller/day2-world.js';
+import { apiJson, clusterPods, stopControllerAndWorld } from '../support/controller/day2-world.js';
 import {
   controllerCommand,
   startWorkloadController,
@@ -106,9 +106,7 @@ describe('replicas in the kube world: 2 -> 1 after a failover moved a primary to
   }, 300_000);
 
   afterAll(async () => {
-    await app?.stop();
-    if (process.env.VALKEY_KRM_TEST_LOGS === '1') process.stderr.write(logs.join(''));
-    await world?.stop();
+    await stopControllerAndWorld(app, logs, world);
   }, 60_000);
 
   it('fails the primary back to ordinal 0, then removes ordinal 2 of each shard without removing a primary, forgets it and loses no write', async () => {

@@ -11,7 +11,7 @@ import { countSlots } from '../../src/controller/cluster/slots.js';
 import { ensureTools } from '../support/apiserver.js';
 import { clusterClient, loadKeys, startWorkload, type WorkloadReport } from '../support/client-workload.js';
 import type { KubeWorld } from '../support/kube-world.js';
-import { apiJson, clusterPods } from '../support/controller/day2-world.js';
+import { apiJson, clusterPods, stopControllerAndWorld } from '../support/controller/day2-world.js';
 import {
   controllerCommand,
   startWorkloadController,
@@ -101,9 +101,7 @@ describe('scaling in the kube world: shards out, then in', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await app?.stop();
-    if (process.env.VALKEY_KRM_TEST_LOGS === '1') process.stderr.write(logs.join(''));
-    await world?.stop();
+    await stopControllerAndWorld(app, logs, world);
   }, 60_000);
 
   it('3 -> 5 shards: the new primaries get their share, status shows the migration, and no acknowledged write is lost', async () => {

@@ -13,7 +13,14 @@ import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { ensureTools } from '../support/apiserver.js';
 import { prepareWorld } from '../support/controller/api-world.js';
-import { apiJson, clusterPods, renderClusterObjects, startDay2World, startKubeController } from '../support/controller/day2-world.js';
+import {
+  apiJson,
+  clusterPods,
+  renderClusterObjects,
+  startDay2World,
+  startKubeController,
+  stopControllerAndWorld,
+} from '../support/controller/day2-world.js';
 import type { KubeWorld } from '../support/kube-world.js';
 import { cluster } from '../support/objects.js';
 import { waitFor } from '../support/process.js';
@@ -120,9 +127,7 @@ describe('TLS certificate rotation in the kube world', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await app?.stop();
-    if (process.env.VALKEY_KRM_TEST_LOGS === '1') process.stderr.write(logs.join(''));
-    await world?.stop();
+    await stopControllerAndWorld(app, logs, world);
     pki?.remove();
   }, 60_000);
 

@@ -7,6 +7,7 @@ import type { App } from '../../../src/controller/app.js';
 import { podEndpoint } from '../../../src/controller/main.js';
 import type { Logger } from '../../../src/controller/runtime/log.js';
 import type { ControllerMetrics } from '../../../src/controller/runtime/metrics.js';
+import type { OpenSession } from '../../../src/controller/valkey/node-session.js';
 import { renderAll } from '../../../src/render/render-all.js';
 import { sha256 } from '../hash.js';
 import { startKubeWorld, type KubeWorld } from '../kube-world.js';
@@ -84,6 +85,14 @@ export interface KubeControllerOptions {
   concurrency?: number;
   /** Resync of a healthy cluster (default 2 000 ms). */
   resyncMs?: number;
+  /** Requeue while the controller has work in progress (default 300 ms). */
+  progressMs?: number;
+  /** Per-command timeout on a node (default 2 000 ms). */
+  commandMs?: number;
+  /** Slots per migration step (the controller's default when absent). */
+  rebalanceBatchSlots?: number;
+  /** Wraps the production session opener (to hold migration commands, for instance). */
+  wrapOpen?: (open: OpenSession) => OpenSession;
 }
 
 /** The controller in-process on day-2 timings, dialling pods at their IP:6379 as in production. */
@@ -91,15 +100,17 @@ export function startKubeController(o: KubeControllerOptions): Promise<App> {
   const tuning: ControllerTuning = {
     concurrency: o.concurrency ?? 4,
     maxConcurrentRolls: 1,
-    timing: { progressMs: 300, resyncMs: o.resyncMs ?? 2_000, failedResyncMs: 2_000 },
+    timing: { progressMs: o.progressMs ?? 300, resyncMs: o.resyncMs ?? 2_000, failedResyncMs: 2_000 },
     retryBackoff: { initialMs: 300, maxMs: 3_000 },
+    ...(o.rebalanceBatchSlots ? { rebalanceBatchSlots: o.rebalanceBatchSlots } : {}),
   };
   return startInProcessApp({
     kubeconfig: o.controllerKubeconfig,
     namespace: o.namespace,
     password: o.controllerPassword,
     endpointOf: podEndpoint,
-    timeouts: { connectMs: 1000, commandMs: 2000 },
+    timeouts: { connectMs: 1000, commandMs: o.commandMs ?? 2000 },
+    ...(o.wrapOpen ? { wrapOpen: o.wrapOpen } : {}),
     tuning,
     log: o.log,
     metrics: o.metrics,
@@ -155,3 +166,10 @@ export const clusterPods = async <P>(world: KubeWorld, namespace: string, cluste
       `/api/v1/namespaces/${namespace}/pods?labelSelector=valkey.gomomento.com/cluster=${cluster}`,
     )
   ).items;
+
+/** A kube-world test's teardown: the controller, its log when VALKEY_KRM_TEST_LOGS=1, then the world. */
+export async function stopControllerAndWorld(app: App | undefined, logs: readonly string[], world: KubeWorld | undefined): Promise<void> {
+  await app?.stop();
+  if (process.env.VALKEY_KRM_TEST_LOGS === '1') process.stderr.write(logs.join(''));
+  await world?.stop();
+}

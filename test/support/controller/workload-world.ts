@@ -4,17 +4,18 @@
 // in-process on fast timings, and one command on one pod as the controller user.
 import { Redis as Valkey } from 'iovalkey';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
-import type { App, AppOptions } from '../../../src/controller/app.js';
-import { podEndpoint } from '../../../src/controller/main.js';
-import type { Logger } from '../../../src/controller/runtime/log.js';
-import type { ControllerMetrics } from '../../../src/controller/runtime/metrics.js';
-import type { OpenSession } from '../../../src/controller/valkey/node-session.js';
+import type { App } from '../../../src/controller/app.js';
 import { sha256 } from '../hash.js';
 import { cluster, role } from '../objects.js';
 import type { KubeWorld } from '../kube-world.js';
 import { prepareWorld, type World } from './api-world.js';
-import { renderClusterObjects, startDay2World, type SystemPasswords } from './day2-world.js';
-import { startInProcessApp } from './test-controller.js';
+import {
+  renderClusterObjects,
+  startDay2World,
+  startKubeController,
+  type KubeControllerOptions,
+  type SystemPasswords,
+} from './day2-world.js';
 
 /**
  * The kube world these tests share: pods run the development build (as 9.0.1 and 9.0.2, its ACL
@@ -63,40 +64,9 @@ export function workloadClusterObjects(
   return [...objects, cluster(at.name, spec, at.namespace)];
 }
 
-export interface WorkloadControllerOptions {
-  controllerKubeconfig: string;
-  namespace: string;
-  controllerPassword: string;
-  log: Logger;
-  metrics: ControllerMetrics;
-  /** Slots per migration step (the controller's default when absent). */
-  rebalanceBatchSlots?: AppOptions['rebalanceBatchSlots'];
-  /** Resync of a healthy cluster (default 2 000 ms). */
-  resyncMs?: number;
-  /** Wraps the production session opener (to hold migration commands, for instance). */
-  wrapOpen?: (open: OpenSession) => OpenSession;
-}
-
-/** The controller in-process, dialling pod IPs as in production, requeueing fast while it works. */
-export function startWorkloadController(o: WorkloadControllerOptions): Promise<App> {
-  return startInProcessApp({
-    kubeconfig: o.controllerKubeconfig,
-    namespace: o.namespace,
-    password: o.controllerPassword,
-    endpointOf: podEndpoint,
-    timeouts: { connectMs: 1000, commandMs: 5000 },
-    ...(o.wrapOpen ? { wrapOpen: o.wrapOpen } : {}),
-    tuning: {
-      concurrency: 4,
-      maxConcurrentRolls: 1,
-      timing: { progressMs: 100, resyncMs: o.resyncMs ?? 2_000, failedResyncMs: 2_000 },
-      retryBackoff: { initialMs: 300, maxMs: 3_000 },
-      ...(o.rebalanceBatchSlots ? { rebalanceBatchSlots: o.rebalanceBatchSlots } : {}),
-    },
-    log: o.log,
-    metrics: o.metrics,
-  });
-}
+/** The controller in-process (startKubeController), requeueing fast while it works and patient with MIGRATE. */
+export const startWorkloadController = (o: Omit<KubeControllerOptions, 'progressMs' | 'commandMs'>): Promise<App> =>
+  startKubeController({ ...o, progressMs: 100, commandMs: 5000 });
 
 /** A connection to one pod as the controller user, not yet connected and never retrying. */
 export const controllerConnection = (host: string, controllerPassword: string): Valkey =>
