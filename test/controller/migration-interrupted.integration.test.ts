@@ -458,22 +458,28 @@ describe('a slot migration interrupted, in the kube world', () => {
         },
         60_000,
       );
-      await waitFor(
-        `${restarted} restarted in its pod and answering`,
-        async () => {
-          const pod = (await pods()).find((p) => p.metadata.name === restarted);
-          if ((pod?.status?.containerStatuses?.[0]?.restartCount ?? 0) === 0) return false;
-          const conn = nodeConnection(pod?.status?.podIP as string);
-          try {
-            await conn.connect();
-            cameBackWith = markersOf(restarted, await clusterNodesOf(conn));
-            return true;
-          } finally {
-            conn.disconnect();
-          }
-        },
-        { timeoutMs: 60_000, intervalMs: 200 },
-      );
+      try {
+        await waitFor(
+          `${restarted} restarted in its pod and answering`,
+          async () => {
+            const pod = (await pods()).find((p) => p.metadata.name === restarted);
+            if ((pod?.status?.containerStatuses?.[0]?.restartCount ?? 0) === 0) return false;
+            const conn = nodeConnection(pod?.status?.podIP as string);
+            try {
+              await conn.connect();
+              cameBackWith = markersOf(restarted, await clusterNodesOf(conn));
+              return true;
+            } finally {
+              conn.disconnect();
+            }
+          },
+          { timeoutMs: 60_000, intervalMs: 200 },
+        );
+      } catch (e) {
+        // What the kubelet reports (state, last exit with its log tail) says why it did not come back.
+        const pod = (await pods()).find((p) => p.metadata.name === restarted);
+        throw new Error(`${e instanceof Error ? e.message : String(e)}; pod status: ${JSON.stringify(pod?.status?.containerStatuses)}`);
+      }
       process.stdout.write(
         `[migration-interrupted] (b) restarted ${restarted} while ${brief(heldAt)}, the controller's next command ${heldCommand}; it came back with ${brief(cameBackWith)}\n`,
       );

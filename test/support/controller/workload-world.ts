@@ -69,8 +69,8 @@ export const startWorkloadController = (o: Omit<KubeControllerOptions, 'progress
   startKubeController({ ...o, progressMs: 100, commandMs: 5000 });
 
 /** A connection to one pod as the controller user, not yet connected and never retrying. */
-export const controllerConnection = (host: string, controllerPassword: string): Valkey =>
-  new Valkey({
+export function controllerConnection(host: string, controllerPassword: string): Valkey {
+  const conn = new Valkey({
     host,
     port: 6379,
     username: SYSTEM_USERNAMES.controller,
@@ -80,6 +80,11 @@ export const controllerConnection = (host: string, controllerPassword: string): 
     connectTimeout: 1_000,
     retryStrategy: () => null,
   });
+  // A refused or lost connection reaches the caller through connect() and its commands; without a
+  // listener iovalkey would also print every one as an "Unhandled error event".
+  conn.on('error', () => undefined);
+  return conn;
+}
 
 /** One command on one pod as the controller user: its reply as a string. */
 export async function controllerCommand(host: string, controllerPassword: string, ...args: [string, ...string[]]): Promise<string> {
