@@ -38,7 +38,7 @@ type Obj = {
 };
 
 await ensureTools();
-const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
+const build = { build: '9.1.2' as const };
 const world = await startDay2World({
   images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build },
   configSyncDelayMs: SYNC_DELAY_MS,

@@ -124,7 +124,7 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
   }, 45 * 60_000);
 
   beforeAll(async () => {
-    const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
+    const build = { build: '9.1.2' as const };
     world = await startDay2World({
       images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build, 'valkey/valkey:8.0.1': { build: '8.0.1' } },
       configSyncDelayMs: CONFIG_SYNC_DELAY_MS,

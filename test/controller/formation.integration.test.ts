@@ -1,5 +1,5 @@
-// The controller against a real kube-apiserver and real Valkey servers (the development build,
-// valkey_version 255.255.255, cluster mode) standing in for pods. Everything is the production
+// The controller against a real kube-apiserver and real Valkey 9.1.2 servers (cluster mode) standing
+// in for pods. Everything is the production
 // code path, the strict version policy included, authenticated as the controller's
 // ServiceAccount with the RBAC from deploy/controller/.
 import { describe, expect, it } from 'vitest';
@@ -54,19 +54,19 @@ describe('cluster formation against a real API server and real servers', () => {
       expect(formed.status?.message).toBe('3 shard(s) with 1 replica(s) each serve all 16384 slots; cluster_state ok');
       expect(formed.status?.conditions?.map((c) => `${c.type}=${c.status}/${c.reason}`)).toEqual([
         'VersionCheck=True/AtLeastFloor',
-        // The StatefulSets declare 9.0.1; the development build reports 255.255.255: the drift is reported, not hidden.
+        // The StatefulSets declare 9.0.1; the pods run 9.1.2: the drift is reported, not hidden.
         'VersionMatchesImage=False/DeclaredVersionDiffers',
         'ClusterFormed=True/Formed',
         'Ready=True/Active',
       ]);
       const nodes = formed.status?.nodes ?? [];
       expect(nodes.map((n) => `${n.pod}:${n.shard}:${n.role}:${n.health}:${n.version}`)).toEqual([
-        'sessions-0-0:0:primary:online:255.255.255',
-        'sessions-0-1:0:replica:online:255.255.255',
-        'sessions-1-0:1:primary:online:255.255.255',
-        'sessions-1-1:1:replica:online:255.255.255',
-        'sessions-2-0:2:primary:online:255.255.255',
-        'sessions-2-1:2:replica:online:255.255.255',
+        'sessions-0-0:0:primary:online:9.1.2',
+        'sessions-0-1:0:replica:online:9.1.2',
+        'sessions-1-0:1:primary:online:9.1.2',
+        'sessions-1-1:1:replica:online:9.1.2',
+        'sessions-2-0:2:primary:online:9.1.2',
+        'sessions-2-1:2:replica:online:9.1.2',
       ]);
 
       // What the servers themselves say, through valkey-cli.

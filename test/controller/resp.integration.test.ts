@@ -7,7 +7,7 @@ import { RespError, RespParser, encodeCommand } from '../../src/controller/valke
 import { CommandError, NodeUnavailableError, connectResp } from '../../src/controller/valkey/resp-connection.js';
 import { freePort } from '../support/process.js';
 import type { RunningServer } from '../support/servers.js';
-import { DEV_BUILD, startValkey } from '../support/valkey.js';
+import { SUPPORTED_BUILD, startValkey } from '../support/valkey.js';
 import { CONTROLLER_PASSWORD, usersAcl } from '../support/controller/api-world.js';
 import { startSilentServer, type SilentServer } from '../support/servers.js';
 import { makePki, type TestPki } from '../support/tls.js';
@@ -42,7 +42,7 @@ describe('RespParser', () => {
   });
 });
 
-describe(`the RESP client against a real Valkey (${DEV_BUILD})`, () => {
+describe(`the RESP client against a real Valkey (${SUPPORTED_BUILD})`, () => {
   let node: RunningServer;
   let tlsNode: RunningServer;
   let tlsPort: number;
@@ -54,11 +54,11 @@ describe(`the RESP client against a real Valkey (${DEV_BUILD})`, () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'valkey-krm-acl-'));
     await writeFile(join(dir, 'users.acl'), usersAcl());
-    node = await startValkey({ build: DEV_BUILD, args: ['--aclfile', join(dir, 'users.acl')] });
+    node = await startValkey({ build: SUPPORTED_BUILD, args: ['--aclfile', join(dir, 'users.acl')] });
     pki = makePki(['*.tlsc.shop.svc.cluster.local']);
     tlsPort = await freePort();
     tlsNode = await startValkey({
-      build: DEV_BUILD,
+      build: SUPPORTED_BUILD,
       args: ['--aclfile', join(dir, 'users.acl'), ...pki.tlsArgs(tlsPort)],
     });
     silent = await startSilentServer();
@@ -81,7 +81,7 @@ describe(`the RESP client against a real Valkey (${DEV_BUILD})`, () => {
   it('authenticates as the controller user with the rules the renderer gives it, and reads INFO server', async () => {
     const s = await open({ host: '127.0.0.1', port: node.port, busPort: 0 }, undefined);
     const info = await s.infoServer();
-    expect(info).toContain('valkey_version:255.255.255');
+    expect(info).toContain('valkey_version:9.1.2');
     s.close();
   });
 

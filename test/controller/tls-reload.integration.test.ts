@@ -1,4 +1,4 @@
-// TLS certificate rotation on a real Valkey (DEV_BUILD) without a restart: the controller's handshake
+// TLS certificate rotation on a real Valkey (SUPPORTED_BUILD) without a restart: the controller's handshake
 // shows the old certificate, `CONFIG SET tls-cert-file <same path>` rebuilds the context once the
 // files changed, and a fresh handshake proves the Secret's certificate is served. Before the files
 // change, a reload changes nothing and is reported as waiting. This exercises the executor against
@@ -11,7 +11,7 @@ import { certificateFingerprint, podsServingOtherCertificate, reloadTls } from '
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { sessionOpener } from '../../src/controller/valkey/node-session.js';
 import type { RunningServer } from '../support/servers.js';
-import { DEV_BUILD, startValkey } from '../support/valkey.js';
+import { SUPPORTED_BUILD, startValkey } from '../support/valkey.js';
 import { freePort } from '../support/process.js';
 import { CONTROLLER_PASSWORD, usersAcl } from '../support/controller/api-world.js';
 import { makePki, type TestPki } from '../support/tls.js';
@@ -29,7 +29,7 @@ describe('TLS reload on a real Valkey', () => {
     before = makePki(['*.tlsc.shop.svc.cluster.local']);
     after = makePki(['*.tlsc.shop.svc.cluster.local']);
     port = await freePort();
-    node = await startValkey({ build: DEV_BUILD, args: ['--aclfile', join(dir, 'users.acl'), ...before.tlsArgs(port)] });
+    node = await startValkey({ build: SUPPORTED_BUILD, args: ['--aclfile', join(dir, 'users.acl'), ...before.tlsArgs(port)] });
   });
 
   afterAll(async () => {

@@ -106,7 +106,7 @@ describe('TLS certificate rotation in the kube world', () => {
   beforeAll(async () => {
     pki = makePki(POD_NAMES.map((p) => podFqdn(p, NAME, NS, 'cluster.local')));
     world = await startDay2World({
-      images: { 'valkey/valkey:9.0.1': { build: 'unstable-2024-10', dropSyncslotsAclRule: true } },
+      images: { 'valkey/valkey:9.0.1': { build: '9.1.2' } },
       configSyncDelayMs: SECRET_SYNC_DELAY_MS,
       namespace: NS,
       replicationPassword: REPLICATION_PASSWORD,

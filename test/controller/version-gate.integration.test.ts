@@ -107,9 +107,9 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
     const roles = (c: ClusterObject) => c.status?.nodes?.map((n) => `${n.pod}:${n.role}:${n.health}:${n.version ?? '-'}`);
     const expectedRoles = [
       'mixed-0-0:unknown:failed:8.0.1',
-      'mixed-0-1:primary:online:255.255.255',
-      'mixed-1-0:primary:online:255.255.255',
-      'mixed-1-1:replica:online:255.255.255',
+      'mixed-0-1:primary:online:9.1.2',
+      'mixed-1-0:primary:online:9.1.2',
+      'mixed-1-1:replica:online:9.1.2',
     ];
     try {
       const c = await waitForCluster(
@@ -152,7 +152,7 @@ describe('the version gate refuses what is not Valkey 9.0.1+', () => {
       expect(controller.logs.filter((l) => l.includes('"formation step') && l.includes('mixed-0-0'))).toEqual([]);
       const metrics = controller.metrics.registry.render();
       expect(metrics).toContain('valkey_status_sync_nodes{version="8.0.1"} 1');
-      expect(metrics).toContain('valkey_status_sync_nodes{version="255.255.255"} 3');
+      expect(metrics).toContain('valkey_status_sync_nodes{version="9.1.2"} 3');
     } finally {
       await controller.stop();
     }

@@ -103,7 +103,7 @@ describe('kube world: real API server, controller-manager and Valkey processes',
   beforeAll(async () => {
     world = await startDay2World({
       images: {
-        'valkey/valkey:9.0.1': { build: 'unstable-2024-10', dropSyncslotsAclRule: true },
+        'valkey/valkey:9.0.1': { build: '9.1.2' },
         'valkey/valkey:8.0.1': { build: '8.0.1' },
       },
       configSyncDelayMs: CONFIG_SYNC_DELAY_MS,
@@ -132,8 +132,8 @@ describe('kube world: real API server, controller-manager and Valkey processes',
         expect(world.kubelet.pod(NS, PODS[i] as string)?.ip).toBe(ips[i]);
         expect(await ping({ host: ips[i] as string, port: 6379 })).toBe('+PONG');
       }
-      // The image map chose the build: a 2024 development build says 255.255.255.
-      expect(await command(PODS[0] as string, 'INFO', 'server')).toContain('valkey_version:255.255.255');
+      // The image map chose the build: the supported release says 9.1.2.
+      expect(await command(PODS[0] as string, 'INFO', 'server')).toContain('valkey_version:9.1.2');
     },
     TEST_TIMEOUT_MS,
   );

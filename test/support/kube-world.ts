@@ -1,7 +1,7 @@
 // The test world for day-2 work (DESIGN §8): real etcd, kube-apiserver and
 // kube-controller-manager; the stand-in scheduler + kubelet running real Valkey processes.
 //
-//   const world = await startKubeWorld({ images: { 'valkey/valkey:9.0.1': { build: 'unstable-2024-10', dropSyncslotsAclRule: true } } });
+//   const world = await startKubeWorld({ images: { 'valkey/valkey:9.0.1': { build: '9.1.2' } } });
 //   await world.apply(objects);           // kubectl apply --server-side
 //   await world.stop();
 import { startApiServer, type ApiServer } from './apiserver.js';

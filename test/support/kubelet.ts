@@ -1,7 +1,7 @@
 // A stand-in for the scheduler and the kubelet (DESIGN §8), for a test world whose API server,
 // etcd and kube-controller-manager are real:
 //
-//   const kubelet = await Kubelet.start(api, { images: { 'valkey/valkey:9.0.1': { build: 'unstable-2024-10' } } });
+//   const kubelet = await Kubelet.start(api, { images: { 'valkey/valkey:9.0.1': { build: '9.1.2' } } });
 //   ... kubelet.pod('team-a', 'sessions-0-1')?.ip ...
 //   await kubelet.stop();
 //
@@ -45,15 +45,12 @@ import { VALKEY_BUILDS_DIR } from './paths.js';
 import { Reaper, spawnDaemon, type Daemon } from './process.js';
 
 export interface ImageBuild {
-  /** A folder of ../shared/valkey/ (`8.0.1`, `unstable-2024-10`). */
-  build: string;
   /**
-   * Test-only, for `unstable-2024-10`: drop the rule `+cluster|syncslots` from projected `*.acl`
-   * files. The rendered users.acl names that Valkey 9.0 subcommand and every pre-9.0 server
-   * refuses the whole file; with the rule gone a 2024 development build can stand in for 9.0.
-   * Never set it for `8.0.1`: that server exiting at start-up is what the tests want to see.
+   * A folder of ../shared/valkey/: `9.1.2` for the images at or above the floor, `8.0.1` for the
+   * "old binary" images (it refuses the rendered users.acl and exits at start-up, as it would in a
+   * real pod). The projected files are never edited.
    */
-  dropSyncslotsAclRule?: boolean;
+  build: string;
 }
 
 export interface KubeletOptions {
@@ -329,7 +326,7 @@ export class Kubelet {
     return this.opts.images[rt.container.image];
   }
 
-  /** A source's files as this pod gets them (the test-only ACL rule drop applied). */
+  /** A source's files as this pod gets them. */
   private async sourceFiles(
     rt: PodRuntime,
     s: { kind: 'configMap' | 'secret'; name: string; volume: Volume },
@@ -337,13 +334,7 @@ export class Kubelet {
     const keys = await this.fetchKeys(s.kind, rt.ns, s.name);
     if (keys === undefined) return undefined;
     const items = s.kind === 'configMap' ? s.volume.configMap?.items : s.volume.secret?.items;
-    const files = volumeFiles(keys, items);
-    if (this.build(rt)?.dropSyncslotsAclRule === true) {
-      for (const [path, content] of files) {
-        if (path.endsWith('.acl')) files.set(path, Buffer.from(content.toString('utf8').replaceAll(' +cluster|syncslots', ''), 'utf8'));
-      }
-    }
-    return files;
+    return volumeFiles(keys, items);
   }
 
   /** Volumes, IP, environment, then the first container start; retried while something is missing. */

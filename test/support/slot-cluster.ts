@@ -1,5 +1,5 @@
 // A real Valkey cluster on loopback for slot-migration tests and the migration benchmark: nodes of
-// the development build with the rendered users.acl (aclForPre9Builds), formed by hand (MEET, then
+// Valkey 9.1.2 with the rendered users.acl as it is, formed by hand (MEET, then
 // contiguous slot ranges on the first `shards` nodes), and the controller's side: sessions as the
 // controller user, observations for cluster/rebalance.ts, and a loop that plans and executes steps.
 import { createHash, randomBytes } from 'node:crypto';
@@ -22,7 +22,7 @@ import { sessionOpener, type NodeSession } from '../../src/controller/valkey/nod
 import { renderUsersAcl } from '../../src/render/acl.js';
 import { freePorts, waitFor } from './process.js';
 import type { RunningServer } from './servers.js';
-import { DEV_BUILD, aclForPre9Builds, startValkey } from './valkey.js';
+import { SUPPORTED_BUILD, startValkey } from './valkey.js';
 
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 const pw = (): string => randomBytes(12).toString('hex');
@@ -68,7 +68,7 @@ export async function startSlotCluster(opts: SlotClusterOptions): Promise<SlotCl
   const aclPath = join(root, 'users.acl');
   writeFileSync(
     aclPath,
-    `${aclForPre9Builds(rendered)}user ${APP_USER} on #${sha256(passwords.app)} resetchannels ~* &* +@all\n${(opts.extraAclLines ?? []).map((l) => `${l}\n`).join('')}`,
+    `${rendered}user ${APP_USER} on #${sha256(passwords.app)} resetchannels ~* &* +@all\n${(opts.extraAclLines ?? []).map((l) => `${l}\n`).join('')}`,
   );
   const controller = { username: SYSTEM_USERNAMES.controller, password: passwords.controller };
   const open = sessionOpener(async () => controller, { connectMs: 2_000, commandMs: 30_000 });
@@ -76,7 +76,7 @@ export async function startSlotCluster(opts: SlotClusterOptions): Promise<SlotCl
   const ports = await freePorts(opts.nodes * 2);
   const launch = (i: number, dir: string): Promise<RunningServer> =>
     startValkey({
-      build: DEV_BUILD,
+      build: SUPPORTED_BUILD,
       port: ports[i * 2] as number,
       keepDir: true,
       args: [

@@ -1,9 +1,6 @@
-// Loads the rendered users.acl and valkey.conf into a real Valkey: the development build
-// (../shared/valkey/unstable-2024-10, valkey_version 255.255.255), which predates Valkey 9.0.
+// Loads the rendered users.acl and valkey.conf, unmodified, into the supported Valkey (9.1.2).
+// The last test shows the builds that predate 9.0 refusing the same users.acl (`+cluster|syncslots`).
 // What this test leaves out:
-//  - `+cluster|syncslots` in the replication user: the subcommand Valkey 9.0 added for atomic
-//    slot migration. These pre-9.0 builds lack it and refuse the whole ACL file over it (the last
-//    test shows it), so it is dropped by aclForPre9Builds; a 9.x server loads the file unchanged;
 //  - the per-pod arguments (announce settings, masterauth), which are not in valkey.conf, and the
 //    TLS settings (tested without TLS);
 //  - paths: /data and /etc/valkey/conf are rewritten to a temp dir.
@@ -13,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/process.js';
 import type { RunningServer } from '../support/servers.js';
-import { DEV_BUILD, VALKEY_BUILDS, aclForPre9Builds, startValkey, valkeyCliPath } from '../support/valkey.js';
+import { PRE9_BUILDS, SUPPORTED_BUILD, VALKEY_BUILDS, aclForPre9Builds, startValkey, valkeyCliPath } from '../support/valkey.js';
 import { ANNOTATIONS } from '../../src/api/index.js';
 import { renderAll } from '../../src/render/render-all.js';
 import { LIVE_SECTION_HEADER } from '../../src/render/settings.js';
@@ -83,8 +80,8 @@ const menu = [
 const out = renderAll(menu, render);
 const configMap = out.clusters[0]!.objects.find((o) => o.kind === 'ConfigMap') as unknown as { data: Record<string, string> };
 const renderedAcl = configMap.data['users.acl']!;
-// Pre-9.0 builds refuse `+cluster|syncslots`; see aclForPre9Builds.
-const usersAcl = aclForPre9Builds(renderedAcl);
+// Loaded exactly as rendered: 9.1.2 has `cluster|syncslots`.
+const usersAcl = renderedAcl;
 const valkeyConf = configMap.data['valkey.conf']!;
 const statefulSet = out.clusters[0]!.objects.find((o) => o.kind === 'StatefulSet')!;
 const aclRevision = statefulSet.metadata.annotations?.[ANNOTATIONS.aclRevision] as string;
@@ -112,10 +109,10 @@ const cli = async (port: number, auth: [string, string] | undefined, ...command:
   return (r.stdout + r.stderr).trim();
 };
 
-describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, () => {
+describe(`rendered valkey.conf and users.acl on a real Valkey (${SUPPORTED_BUILD})`, () => {
   beforeAll(async () => {
     // The harness passes --port and --dir after the file; everything else is the rendered conf.
-    primary = await startValkey({ build: DEV_BUILD, confText: confFor(dirs.make('acl')) });
+    primary = await startValkey({ build: SUPPORTED_BUILD, confText: confFor(dirs.make('acl')) });
     // One node owning every slot: the controller user is enough to make the cluster serve.
     expect(await cli(primary.port, ctl, 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383')).toBe('OK');
     await waitFor('cluster_state:ok', async () => (await cli(primary.port, ctl, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), {
@@ -180,7 +177,7 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
   it('the controller user administers the cluster but cannot touch keys', async () => {
     const info = await cli(primary.port, ctl, 'INFO', 'server');
     expect(info).toContain('redis_version:');
-    expect(info).toContain('valkey_version:255.255.255');
+    expect(info).toContain('valkey_version:9.1.2');
     expect(await cli(primary.port, ctl, 'CLUSTER', 'MYID')).toMatch(/^[0-9a-f]{40}$/);
     expect(await cli(primary.port, ctl, 'ACL', 'LOAD')).toBe('OK');
     expect(await cli(primary.port, ctl, 'GET', 'cart:1')).toMatch(/NOPERM/);
@@ -206,9 +203,12 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
   it('a replica syncs through the replication user alone', async () => {
     // Replication is checked outside cluster mode (REPLICAOF is refused in cluster mode; the
     // controller uses CLUSTER REPLICATE there), with the same ACL file on the primary.
-    const plainPrimary = await startValkey({ build: DEV_BUILD, confText: confFor(dirs.make('acl-plain'), { 'cluster-enabled': 'no' }) });
+    const plainPrimary = await startValkey({
+      build: SUPPORTED_BUILD,
+      confText: confFor(dirs.make('acl-plain'), { 'cluster-enabled': 'no' }),
+    });
     const replica = await startValkey({
-      build: DEV_BUILD,
+      build: SUPPORTED_BUILD,
       args: [
         '--replicaof',
         '127.0.0.1',
@@ -238,12 +238,14 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${DEV_BUILD})`, (
   }, 60_000);
 });
 
-// The marker line is plain ACL syntax that both builds load; GETUSER reads the revision back.
-describe('the ACL revision marker on both builds', () => {
+// The marker line is plain ACL syntax that every build loads; GETUSER reads the revision back.
+// The builds that predate 9.0 get the file without `+cluster|syncslots`, which they lack.
+describe('the ACL revision marker on every build', () => {
   it.each(VALKEY_BUILDS)(
     '%s loads it and reports its hash',
     async (build) => {
-      const server = await startValkey({ build, confText: confFor(dirs.make(`acl-marker-${build}`)) });
+      const acl = (PRE9_BUILDS as readonly string[]).includes(build) ? aclForPre9Builds(renderedAcl) : renderedAcl;
+      const server = await startValkey({ build, confText: confFor(dirs.make(`acl-marker-${build}`), {}, acl) });
       try {
         const user = await cli(server.port, ctl, 'ACL', 'GETUSER', 'valkey-krm-revision');
         expect(user).toMatch(/^flags\noff\n/m);
@@ -259,7 +261,7 @@ describe('the ACL revision marker on both builds', () => {
 // What the day-2 work relies on: a pre-9.0 server does not start on the ACL file as rendered
 // (it names `cluster|syncslots`), so such a server can never be rolled onto a 9.x ConfigMap.
 describe('the unmodified rendered users.acl on the pre-9.0 builds', () => {
-  it.each(VALKEY_BUILDS)('%s refuses it at start-up, naming +cluster|syncslots', async (build) => {
+  it.each(PRE9_BUILDS)('%s refuses it at start-up, naming +cluster|syncslots', async (build) => {
     expect(renderedAcl).toContain(' +cluster|syncslots');
     const confText = confFor(dirs.make(`acl-as-rendered-${build}`), {}, renderedAcl);
     await expect(startValkey({ build, confText, quietFailure: true })).rejects.toThrow(

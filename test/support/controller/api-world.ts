@@ -22,21 +22,15 @@ export const APP_PASSWORD = 'app-password-for-tests';
 export const REPLICATION_PASSWORD = 'replication-password-for-tests';
 export const CONTROLLER_NAMESPACE = 'valkey-system';
 
-/**
- * The system users as the renderer writes them, plus an application user. The servers here
- * (the pre-9.0 Valkey builds, and Redis 7.0 for the not-Valkey cases) lack `cluster|syncslots`
- * and would refuse the whole file over it, so it goes through aclForPre9Builds.
- */
+/** The system users as the renderer writes them, plus an application user (Valkey 9.1.2 loads it as is). */
 export function usersAcl(): string {
-  return aclForPre9Builds(
-    [
-      DEFAULT_USER_LINE,
-      `user ${SYSTEM_USERNAMES.replication} on #${sha256(REPLICATION_PASSWORD)} resetchannels ${REPLICATION_RULES}`,
-      `user ${SYSTEM_USERNAMES.controller} on #${sha256(CONTROLLER_PASSWORD)} resetchannels ${CONTROLLER_RULES}`,
-      `user ${APP_USER} on #${sha256(APP_PASSWORD)} resetchannels ~* +@all`,
-      '',
-    ].join('\n'),
-  );
+  return [
+    DEFAULT_USER_LINE,
+    `user ${SYSTEM_USERNAMES.replication} on #${sha256(REPLICATION_PASSWORD)} resetchannels ${REPLICATION_RULES}`,
+    `user ${SYSTEM_USERNAMES.controller} on #${sha256(CONTROLLER_PASSWORD)} resetchannels ${CONTROLLER_RULES}`,
+    `user ${APP_USER} on #${sha256(APP_PASSWORD)} resetchannels ~* +@all`,
+    '',
+  ].join('\n');
 }
 
 export interface World {
@@ -45,6 +39,8 @@ export interface World {
   controllerKubeconfig: string;
   dir: string;
   aclPath: string;
+  /** The same users without `+cluster|syncslots`, for Redis and the pre-9.0 builds (see above). */
+  pre9AclPath: string;
   passwordFile: string;
   cleanup(): void;
 }
@@ -86,9 +82,21 @@ export async function prepareWorld(api: ApiServer): Promise<World> {
   );
   const aclPath = join(dir, 'users.acl');
   writeFileSync(aclPath, usersAcl());
+  // Only for a binary that predates 9.0 (or Redis) where the point is the INFO-based version gate:
+  // such a server refuses the rendered file at start-up and would never reach the gate.
+  const pre9AclPath = join(dir, 'users-pre9.acl');
+  writeFileSync(pre9AclPath, aclForPre9Builds(usersAcl()));
   const passwordFile = join(dir, 'controller-password');
   writeFileSync(passwordFile, `${CONTROLLER_PASSWORD}\n`);
-  return { api, controllerKubeconfig, dir, aclPath, passwordFile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    api,
+    controllerKubeconfig,
+    dir,
+    aclPath,
+    pre9AclPath,
+    passwordFile,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 // ---------------------------------------------------------------- API objects

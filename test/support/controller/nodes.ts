@@ -9,7 +9,7 @@ import type { Pod } from '../../../src/controller/kube/types.js';
 import { freePorts } from '../process.js';
 import { startRedis } from '../redis.js';
 import type { RunningServer, StartServerOptions } from '../servers.js';
-import { DEV_BUILD, startValkey, valkeyCliPath, type ValkeyBuild } from '../valkey.js';
+import { PRE9_BUILDS, SUPPORTED_BUILD, startValkey, valkeyCliPath, type ValkeyBuild } from '../valkey.js';
 import { APP_PASSWORD, APP_USER, CONTROLLER_PASSWORD, REPLICATION_PASSWORD, createPod, type PodOptions, type World } from './api-world.js';
 
 const run = promisify(execFile);
@@ -39,7 +39,7 @@ export type NodeBinary = ValkeyBuild | 'redis';
 export interface NodeOptions {
   port?: number;
   extraArgs?: string[];
-  /** Default: the development build, which passes the version gate. */
+  /** Default: the supported release (9.1.2), which passes the version gate. */
   runs?: NodeBinary;
 }
 
@@ -51,7 +51,8 @@ export async function startNode(world: World, opts: NodeOptions = {}): Promise<N
   const free = await freePorts(2);
   const port = opts.port ?? (free[0] as number);
   const busPort = free.find((p) => p !== port) as number;
-  const server = await startBinary(opts.runs ?? DEV_BUILD, {
+  const runs = opts.runs ?? SUPPORTED_BUILD;
+  const server = await startBinary(runs, {
     port,
     args: [
       '--cluster-enabled',
@@ -65,7 +66,7 @@ export async function startNode(world: World, opts: NodeOptions = {}): Promise<N
       '--cluster-allow-replica-migration',
       'no',
       '--aclfile',
-      world.aclPath,
+      (PRE9_BUILDS as readonly NodeBinary[]).includes(runs) || runs === 'redis' ? world.pre9AclPath : world.aclPath,
       '--masteruser',
       SYSTEM_USERNAMES.replication,
       '--masterauth',

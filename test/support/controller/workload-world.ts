@@ -18,15 +18,15 @@ import {
 } from './day2-world.js';
 
 /**
- * The kube world these tests share: pods run the development build (as 9.0.1 and 9.0.2, its ACL
- * without `+cluster|syncslots`, which it predates), the namespace with its replication Secret, and
+ * The kube world these tests share: pods run Valkey 9.1.2 (as images 9.0.1 and 9.0.2) on the
+ * rendered files as they are, the namespace with its replication Secret, and
  * the controller's ServiceAccount (`prepared.controllerKubeconfig`).
  */
 export async function startWorkloadWorld(o: {
   namespace: string;
   replicationPassword: string;
 }): Promise<{ world: KubeWorld; prepared: World }> {
-  const build = { build: 'unstable-2024-10' as const, dropSyncslotsAclRule: true };
+  const build = { build: '9.1.2' as const };
   const world = await startDay2World({
     images: { 'valkey/valkey:9.0.1': build, 'valkey/valkey:9.0.2': build },
     configSyncDelayMs: 1_000,
