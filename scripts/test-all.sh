@@ -31,7 +31,7 @@ for tool in node npm go kpt kubectl; do
   command -v "$tool" >/dev/null 2>&1 || { echo "test-all: $tool is required on PATH" >&2; exit 1; }
 done
 
-for build in 8.0.1 unstable-2024-10; do
+for build in 9.1.2 8.0.1 unstable-2024-10; do
   [ -x "../shared/valkey/$build/valkey-server" ] || { echo "test-all: ../shared/valkey/$build/valkey-server is missing (see the README, Developing)" >&2; exit 1; }
 done
 
