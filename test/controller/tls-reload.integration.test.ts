@@ -177,7 +177,9 @@ describe(`a bad certificate on ${SUPPORTED_BUILD}: what the server does, and wha
         nowMs: Date.now(),
       });
       expect(out.reloaded).toEqual([]);
-      expect(out.failures).toEqual([{ pod: 'p-0', message: expect.stringContaining('TLS reload on p-0 failed: CONFIG SET: ERR CONFIG SET failed') }]);
+      expect(out.failures).toEqual([
+        { pod: 'p-0', message: expect.stringContaining('TLS reload on p-0 failed: CONFIG SET: ERR CONFIG SET failed') },
+      ]);
       expect(out.failures[0]?.message).toContain('Unable to update TLS configuration');
       expect(await servedFingerprint(port, pki)).toBe(certificateFingerprint(pki.cert));
       // Once the key follows (the kubelet projects both), the same reload goes through.
