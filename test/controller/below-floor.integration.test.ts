@@ -59,12 +59,11 @@ describe('below the floor in the kube world: an image carrying Valkey 8.0.1', ()
       replicationPassword: REPLICATION_PASSWORD,
     });
     const prepared = await prepareWorld(world.api);
-    await world.apply(
-      renderClusterObjects({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [
-        role('reader'),
-        cluster(NAME, { shards: 1, replicasPerShard: 1 }, NS),
-      ]),
-    );
+    const valkeyCluster = cluster(NAME, { shards: 1, replicasPerShard: 1 }, NS);
+    await world.apply([
+      ...renderClusterObjects({ replication: REPLICATION_PASSWORD, controller: CONTROLLER_PASSWORD }, [role('reader'), valkeyCluster]),
+      valkeyCluster,
+    ]);
     app = await startKubeController({
       controllerKubeconfig: prepared.controllerKubeconfig,
       namespace: NS,
@@ -88,7 +87,10 @@ describe('below the floor in the kube world: an image carrying Valkey 8.0.1', ()
         return c.status?.state === 'Failed' && c.status.nodes?.filter((n) => n.health === 'failed').length === 2;
       },
       { timeoutMs: 120_000, intervalMs: 250 },
-    );
+    ).catch(async (e: unknown) => {
+      const pods = await clusterPods<PodObject>(world, NS, NAME);
+      throw new Error(`${String(e)}; status: ${JSON.stringify(c.status)}; pods: ${JSON.stringify(pods.map((p) => p.status))}`);
+    });
     console.log(`status.message: ${c.status?.message}`);
     for (const pod of [`${NAME}-0-0`, `${NAME}-0-1`])
       expect(c.status?.message).toMatch(
