@@ -5,7 +5,7 @@ import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
-import { fileOf, isKptfile, isLocalConfig, originOf } from './annotations.js';
+import { fileOf, isKptInventory, isKptfile, isLocalConfig, originOf } from './annotations.js';
 import { chooseRenderConfig } from './function-config.js';
 import { outputPath } from './output-path.js';
 import { isEarlierOutput, wearsOurLabel } from './ownership.js';
@@ -101,7 +101,7 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
       const nearMiss = nearMissOfOurs(v);
       if (nearMiss) problems.push(nearMiss);
     }
-    const local = isLocalConfig(v) || isKptfile(v) || isRenderConfig(v);
+    const local = isLocalConfig(v) || isKptfile(v) || isKptInventory(v) || isRenderConfig(v);
     if (!(options.dropLocalConfig && local)) passthrough.push(item);
   }
 
