@@ -62,6 +62,8 @@ export class Controller {
   private readonly rollingNow = new Set<string>();
   /** Slots each cluster's scaling had to move when it started: "n of m" in status. */
   private readonly scalingTotals = new Map<string, number>();
+  /** Clusters whose scaling finishes on the classic path after an atomic step failed (rebalance-cluster.ts). */
+  private readonly classicFallback = new Map<string, string>();
   private readonly images: Informer<KubeObject>;
   private readonly queue: WorkQueue;
 
@@ -238,6 +240,7 @@ export class Controller {
       mayStartRoll: (cluster) => this.mayStartRoll(cluster),
       aclRetry: this.aclRetry,
       scalingTotals: this.scalingTotals,
+      classicFallback: this.classicFallback,
       deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       open: o.open,

@@ -16,6 +16,20 @@ export interface WorkloadReport {
   errors: Record<string, number>;
   /** The longest a single command took, in ms: what a client saw as a pause. */
   maxPauseMs: number;
+  /** ASK and MOVED redirects the client followed (counted where iovalkey reads the error). */
+  askRedirects: number;
+  movedRedirects: number;
+}
+
+/** Counts the redirects a Cluster client follows: iovalkey reports them to no one, so its error handler is wrapped. */
+function countRedirects(client: Cluster, report: WorkloadReport): void {
+  const target = client as unknown as { handleError: (error: Error, ...rest: unknown[]) => unknown };
+  const original = target.handleError.bind(client);
+  target.handleError = (error, ...rest) => {
+    if (error.message.startsWith('ASK ')) report.askRedirects++;
+    else if (error.message.startsWith('MOVED ')) report.movedRedirects++;
+    return original(error, ...rest);
+  };
 }
 
 export interface Workload {
@@ -52,7 +66,17 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export function startWorkload(port: Seed, password: string, keyCount: number, writers = 4): Workload {
   const client = clusterClient(port, password);
   const acked = new Int32Array(keyCount);
-  const report: WorkloadReport = { writes: 0, reads: 0, lostWrites: 0, staleReads: 0, errors: {}, maxPauseMs: 0 };
+  const report: WorkloadReport = {
+    writes: 0,
+    reads: 0,
+    lostWrites: 0,
+    staleReads: 0,
+    errors: {},
+    maxPauseMs: 0,
+    askRedirects: 0,
+    movedRedirects: 0,
+  };
+  countRedirects(client, report);
   const fail = (e: unknown): void => {
     const m = (e instanceof Error ? e.message : String(e)).slice(0, 80);
     report.errors[m] = (report.errors[m] ?? 0) + 1;
