@@ -12,6 +12,7 @@ import { isLogLevel, jsonLogger, type Logger } from './runtime/log.js';
 import { controllerMetrics } from './runtime/metrics.js';
 import { sessionOpener } from './valkey/node-session.js';
 import type { EndpointOf } from './valkey/observe-node.js';
+import { SHIPPED_NODE_TIMEOUT_MS, SHIPPED_RETRY_BACKOFF, SHIPPED_TIMING } from './shipped-defaults.js';
 
 export const USAGE = `valkey-status-sync: the valkey-krm status-sync controller
 
@@ -67,7 +68,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
       'http-address': { type: 'string', default: '0.0.0.0:8080' },
       concurrency: { type: 'string', default: '4' },
       'max-concurrent-rolls': { type: 'string', default: '1' },
-      'node-timeout': { type: 'string', default: '3000' },
+      'node-timeout': { type: 'string', default: String(SHIPPED_NODE_TIMEOUT_MS) },
       'leader-elect': { type: 'string', default: 'true' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string', default: 'valkey-status-sync' },
@@ -147,9 +148,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       clusterDomain: options.clusterDomain,
       concurrency: options.concurrency,
       maxConcurrentRolls: options.maxConcurrentRolls,
-      timing: { progressMs: 2_000, resyncMs: 30_000, failedResyncMs: 30_000 },
+      timing: SHIPPED_TIMING,
       watchBackoff: { initialMs: 500, maxMs: 30_000, jitter: 0.2 },
-      retryBackoff: { initialMs: 1_000, maxMs: 60_000, jitter: 0.2 },
+      retryBackoff: SHIPPED_RETRY_BACKOFF,
       clock: systemClock,
       log,
       metrics,
