@@ -39,6 +39,8 @@ export interface ControllerOptions {
   maxConcurrentRolls?: number;
   /** Slots moved per rebalance step, one step per pass (default: the planner's 64). */
   rebalanceBatchSlots?: number;
+  /** `auto` (default): atomic slot migration where every primary has it; `classic`: never. */
+  slotMigration?: 'auto' | 'classic';
 }
 
 const IMAGES_KEY = 'images';
@@ -243,6 +245,7 @@ export class Controller {
       classicFallback: this.classicFallback,
       deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
+      ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
       open: o.open,
       policy: o.policy,
       endpointOf: o.endpointOf,

@@ -48,6 +48,8 @@ export interface RebalanceDeps {
    * failed: cluster key → that step's error. Cleared when the cluster is balanced. In memory only.
    */
   classicFallback?: Map<string, string>;
+  /** `classic`: never the atomic path (the controller's --slot-migration); default auto. */
+  slotMigration?: 'auto' | 'classic';
 }
 
 export interface RebalanceInput {
@@ -144,7 +146,8 @@ async function move(
   const what = describeMove(d, total);
   const started = deps.clock.now();
   const fallback = deps.classicFallback?.get(input.key);
-  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes, fallback ? { path: 'classic' } : {});
+  const classic = fallback !== undefined || deps.slotMigration === 'classic';
+  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes, classic ? { path: 'classic' } : {});
   deps.metrics.slotsMoved.inc(out.slotsMoved);
   deps.metrics.keysMoved.inc(out.keysMoved);
   deps.metrics.migrationSteps.inc({ result: out.error ? 'error' : 'ok' });
@@ -223,7 +226,7 @@ export async function rebalanceCluster(
       let decision = plan(deps.batchSlots);
       const nodes = migrationNodes(primaries, input);
       if (decision.kind === 'move' || decision.kind === 'heal') {
-        const atomic = !deps.classicFallback?.has(input.key) && (await everyNodeHasAtomic(nodes));
+        const atomic = deps.slotMigration !== 'classic' && !deps.classicFallback?.has(input.key) && (await everyNodeHasAtomic(nodes));
         if (atomic) {
           // A job started before (a controller since restarted, a step past its deadline) runs on
           // its own: nothing new starts until it ends, then the slots are read again.

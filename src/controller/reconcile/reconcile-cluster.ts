@@ -36,7 +36,7 @@ export interface ReconcileTiming {
 
 export interface ClusterReconcilerDeps
   extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'>,
-    Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots' | 'classicFallback'> {
+    Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots' | 'classicFallback' | 'slotMigration'> {
   cluster(key: string): KubeObject | undefined;
   pods(namespace: string, cluster: string): Pod[];
   statefulSets(namespace: string, cluster: string): StatefulSet[];
@@ -350,9 +350,12 @@ async function failBack(
   return { phase: 'failback', message: what };
 }
 
-const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots' | 'classicFallback'> => ({
+const pickDefined = (
+  deps: ClusterReconcilerDeps,
+): Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots' | 'classicFallback' | 'slotMigration'> => ({
   ...(deps.scalingTotals ? { scalingTotals: deps.scalingTotals } : {}),
   ...(deps.classicFallback ? { classicFallback: deps.classicFallback } : {}),
+  ...(deps.slotMigration ? { slotMigration: deps.slotMigration } : {}),
   ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
 });
 

@@ -92,6 +92,8 @@ export interface KubeControllerOptions {
   commandMs?: number;
   /** Slots per migration step (the controller's default when absent). */
   rebalanceBatchSlots?: number;
+  /** `classic`: the controller never takes the atomic slot migration path (--slot-migration). */
+  slotMigration?: 'auto' | 'classic';
   /** Wraps the production session opener (to hold migration commands, for instance). */
   wrapOpen?: (open: OpenSession) => OpenSession;
 }
@@ -125,6 +127,7 @@ export function startKubeController(o: KubeControllerOptions): Promise<App> {
     timing: { progressMs: o.progressMs ?? 300, resyncMs: o.resyncMs ?? 2_000, failedResyncMs: 2_000 },
     retryBackoff: { initialMs: 300, maxMs: 3_000 },
     ...(o.rebalanceBatchSlots ? { rebalanceBatchSlots: o.rebalanceBatchSlots } : {}),
+    ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
   };
   return startInProcessApp({
     kubeconfig: o.controllerKubeconfig,
