@@ -48,6 +48,8 @@ export interface RebalanceDeps {
    * failed: cluster key → that step's error. Cleared when the cluster is balanced. In memory only.
    */
   classicFallback?: Map<string, string>;
+  /** How long one pass keeps moving slots (default PASS_BUDGET_MS; 0: one step per pass). */
+  passBudgetMs?: number;
   /** `classic`: never the atomic path (the controller's --slot-migration); default auto. */
   slotMigration?: 'auto' | 'classic';
 }
@@ -208,6 +210,7 @@ export async function rebalanceCluster(
   deps: RebalanceDeps,
 ): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
   const started = deps.clock.now();
+  const budget = deps.passBudgetMs ?? PASS_BUDGET_MS;
   let observed = primaryObservations(input.answered);
   let steps = 0;
   let last: ScalingStatus | undefined;
@@ -230,7 +233,7 @@ export async function rebalanceCluster(
         if (atomic) {
           // A job started before (a controller since restarted, a step past its deadline) runs on
           // its own: nothing new starts until it ends, then the slots are read again.
-          const left = Math.max(0, PASS_BUDGET_MS - (deps.clock.now() - started));
+          const left = Math.max(0, budget - (deps.clock.now() - started));
           const { waited, running } = await awaitRunningMigrations(nodes, left);
           if (running.length > 0) return { phase: 'moving', message: `waiting for ${running.join('; ')}`, again: true };
           if (waited) {
@@ -267,7 +270,7 @@ export async function rebalanceCluster(
           steps++;
           last = status;
           if (!ok) return status;
-          if (deps.clock.now() - started >= PASS_BUDGET_MS) return { ...status, again: true };
+          if (deps.clock.now() - started >= budget) return { ...status, again: true };
           observed = await refreshed(observed, input.sessions);
         }
       }
