@@ -246,9 +246,9 @@ export async function rebalanceCluster(
       switch (decision.kind) {
         case 'balanced':
           deps.classicFallback?.delete(input.key);
-          // Slots moved in this pass: the next pass (at once) sees them from fresh observations
-          // and retires the removed shards.
-          if (steps > 0) return { phase: 'moving', message: 'every shard primary holds its share of the slots', again: true };
+          // Slots moved in this pass: status shows its last step ("n of m slots moved"), and the
+          // next pass (at once) sees the slots from fresh observations and retires the removed shards.
+          if (steps > 0 && last) return { ...last, again: true };
           if (deps.scalingTotals?.delete(input.key))
             deps.events.record(input.about, 'Normal', 'SlotsBalanced', `Every shard primary holds its share of the slots`);
           return undefined;
