@@ -35,6 +35,8 @@ function countRedirects(client: Cluster, report: WorkloadReport): void {
 export interface Workload {
   /** Stops the writers, reads every key back and reports. */
   stop(): Promise<WorkloadReport>;
+  /** ASK redirects followed so far (to tell one phase of a run from another). */
+  askRedirects(): number;
 }
 
 /** A seed node: a port on 127.0.0.1, or a host and port (a pod IP in the kube world). */
@@ -116,6 +118,7 @@ export function startWorkload(port: Seed, password: string, keyCount: number, wr
   };
   const loops = Array.from({ length: writers }, (_, w) => loop(w));
   return {
+    askRedirects: () => report.askRedirects,
     async stop() {
       running = false;
       await Promise.all(loops);

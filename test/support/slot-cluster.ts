@@ -16,7 +16,9 @@ import {
   type RebalanceOptions,
 } from '../../src/controller/cluster/rebalance.js';
 import { shardSlotRange } from '../../src/controller/cluster/slots.js';
+import type { Answered } from '../../src/controller/cluster/observation.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import { parseInfo, serverIdentity } from '../../src/controller/valkey/info.js';
 import { awaitRunningMigrations } from '../../src/controller/valkey/migrate-slots-atomic.js';
 import {
   everyNodeHasAtomic,
@@ -190,6 +192,28 @@ export async function observePrimaries(c: SlotCluster): Promise<PrimaryObservati
   }
   return primaries;
 }
+
+/** What the controller's observation of each node would hold, every node its own shard's only pod. */
+export async function answeredOf(c: SlotCluster): Promise<Answered[]> {
+  return Promise.all(
+    c.nodes.map(async (n): Promise<Answered> => {
+      const identity = serverIdentity(parseInfo(await n.session.infoServer()));
+      return {
+        state: 'answered',
+        pod: `node-${n.index}`,
+        shard: n.index,
+        ordinal: 0,
+        identity,
+        version: identity.kind === 'valkey' ? identity.version : 'unknown',
+        endpoint: { host: '127.0.0.1', port: n.port, busPort: n.busPort },
+        view: parseClusterNodes(await n.session.clusterNodes()),
+        info: parseClusterInfo(await n.session.clusterInfo()),
+      };
+    }),
+  );
+}
+
+export const sessionsOf = (c: SlotCluster): Map<string, NodeSession> => new Map(c.nodes.map((n) => [`node-${n.index}`, n.session]));
 
 export const migrationNodes = (c: SlotCluster): MigrationNode[] =>
   c.nodes.map((n) => ({ id: n.id, endpoint: { host: '127.0.0.1', port: n.port }, session: n.session }));
