@@ -14,6 +14,8 @@
 #     and kube-scheduler built with the other Kubernetes tools, and from Debian containerd, runc,
 #     the CNI plugins, iptables, conntrack, podman (to build the node's images), BusyBox (their
 #     /bin/sh), gcc and libc6-dev (the static pause binary), curl and openssl (the node's PKI)
+#   - the GitOps readers (scripts/gitops-oracles: Argo CD's Lua sandbox via gopher-lua, Flux's
+#     kstatus from sigs.k8s.io/cli-utils, and kubeconform), cached the same way (about 4 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +58,9 @@ export CONTAINERS_CONF="$podman_conf/containers.conf"
 npm ci --no-audit --no-fund --loglevel=error
 bash scripts/build-tools.sh >&2
 bash scripts/build-yaml-oracle.sh >&2
+bash scripts/build-gitops-oracles.sh >&2
 npx tsx scripts/gen-crds.ts --check
+npx tsx scripts/gen-json-schemas.ts --check
 npm run -s typecheck
 npm run -s lint
 npm run -s build
