@@ -74,7 +74,7 @@ trap 'rm -rf "$report" "$node_report" "$podman_conf"' EXIT
 status=0
 npx vitest run --project unit --project integration --project e2e \
   --reporter=default --reporter=json --outputFile.json="$report" || status=$?
-npx vitest run --project node --maxWorkers=1 --reporter=default --reporter=json --outputFile.json="$node_report" || status=$?
+npx vitest run --project node --no-file-parallelism --maxWorkers=1 --reporter=default --reporter=json --outputFile.json="$node_report" || status=$?
 # vitest prints its own summary; the last line repeats it in the plain form CI runners read.
 node -e '
   const fs = require("node:fs");

@@ -3,6 +3,7 @@
 // kustomize `images:` entry, built by the kustomize the tools script builds), the system users'
 // Secrets, and the questions the cases ask (pods, ValkeyCluster status, CONFIG GET on a pod).
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
@@ -113,13 +114,16 @@ async function prepare(node: RealNode, images: NodeImages, o: NodeSuiteOptions):
   const kdir = join(node.layout.dir, 'controller-kustomization');
   await mkdir(kdir, { recursive: true });
   const [newName, newTag] = images.project.split(/:(?=[^:]+$)/) as [string, string];
+  // The name to replace is whatever deploy/controller/ ships (its image line without the tag).
+  const shipped = /^\s*image:\s*(\S+?)(?::[^:/\s]+)?\s*$/m.exec(readFileSync(repoPath('deploy/controller/deployment.yaml'), 'utf8'))?.[1];
+  if (shipped === undefined) throw new Error('deploy/controller/deployment.yaml: no image line to replace');
   await writeFile(
     join(kdir, 'kustomization.yaml'),
     JSON.stringify({
       apiVersion: 'kustomize.config.k8s.io/v1beta1',
       kind: 'Kustomization',
       resources: [relative(kdir, repoPath('deploy/controller'))],
-      images: [{ name: 'valkey-krm', newName, newTag }],
+      images: [{ name: shipped, newName, newTag }],
     }),
   );
   const built = await run(tools.kustomize, ['build', kdir]);
