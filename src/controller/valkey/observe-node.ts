@@ -2,7 +2,7 @@ import { LABELS } from '../../api/index.js';
 import type { Endpoint, NodeObservation, PodPlace, Replication } from '../cluster/observation.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import type { Pod } from '../kube/types.js';
-import { parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
+import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
 import { parseInfo, serverIdentity } from './info.js';
 import type { NodeSession, OpenSession } from './node-session.js';
 import { CommandError, type TlsOptions } from './resp-connection.js';
@@ -55,6 +55,8 @@ export function parseReplication(text: string): Replication {
 const describeError = (e: unknown): string => {
   if (e instanceof CommandError && (e.code === 'WRONGPASS' || e.code === 'NOPERM'))
     return `${e.message} (check the controller's password and ACL user)`;
+  if (e instanceof ClusterNodesParseError)
+    return `its cluster replies cannot be trusted, so the controller does not act on them: ${e.message} (Valkey never prints this; check what runs in the pod)`;
   return e instanceof Error ? e.message : String(e);
 };
 
