@@ -33,6 +33,7 @@ export function podPlace(pod: Pod): PodPlace | undefined {
 
 function pendingReason(pod: Pod): string | undefined {
   if (pod.metadata.deletionTimestamp) return 'is terminating';
+  if (!pod.spec?.nodeName) return 'is not scheduled on a node yet';
   const phase = pod.status?.phase ?? 'Pending';
   if (phase !== 'Running') return `is ${phase}`;
   if (!pod.status?.podIP) return 'has no IP yet';
