@@ -92,11 +92,25 @@ describe('provePodOwnership: only the StatefulSets own pods are dialled', () => 
       }),
       'its controller is StatefulSet cache-1, not StatefulSet cache-0',
     ],
-    ['a name outside the pattern', pod(0, 0, (p) => void (p.metadata.name = 'cache-0-evil')), 'its name is not cache-<shard>-<ordinal>'],
-    ['a leading zero in the ordinal', pod(0, 0, (p) => void (p.metadata.name = 'cache-0-01')), 'its name is not cache-<shard>-<ordinal>'],
+    [
+      'a name outside the pattern',
+      pod(0, 0, (p) => {
+        p.metadata.name = 'cache-0-evil';
+      }),
+      'its name is not cache-<shard>-<ordinal>',
+    ],
+    [
+      'a leading zero in the ordinal',
+      pod(0, 0, (p) => {
+        p.metadata.name = 'cache-0-01';
+      }),
+      'its name is not cache-<shard>-<ordinal>',
+    ],
     [
       'a shard label that disagrees with its name',
-      pod(0, 0, (p) => void (labels(p)[LABELS.shard] = '1')),
+      pod(0, 0, (p) => {
+        labels(p)[LABELS.shard] = '1';
+      }),
       'its app.kubernetes.io/shard label',
     ],
     ['a shard whose StatefulSet does not exist', pod(5, 0), 'StatefulSet cache-5 does not exist'],
@@ -107,7 +121,9 @@ describe('provePodOwnership: only the StatefulSets own pods are dialled', () => 
     ],
     [
       'a revision of another StatefulSet',
-      pod(0, 0, (p) => void (labels(p)[STATEFULSET_LABELS.revision] = 'cache-1-7b9c')),
+      pod(0, 0, (p) => {
+        labels(p)[STATEFULSET_LABELS.revision] = 'cache-1-7b9c';
+      }),
       'its controller-revision-hash label is not a revision of StatefulSet cache-0',
     ],
   ])('refuses %s, saying why', (_what, p, reason) => {
