@@ -381,7 +381,7 @@ function reopener(
   return async (name) => {
     const pod = pods.find((p) => p.pod.metadata.name === name)?.pod;
     const endpoint = pod ? deps.endpointOf(pod) : undefined;
-    return endpoint ? open(endpoint, tls(name)) : undefined;
+    return endpoint ? open(endpoint, tls(name), pod?.metadata.namespace) : undefined;
   };
 }
 

@@ -71,7 +71,7 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
   if (pending || !endpoint) return { observation: { ...place, state: 'pending', reason: pending ?? 'has no address yet' } };
   let session: NodeSession | undefined;
   try {
-    session = await ctx.open(endpoint, ctx.tls?.(place.pod));
+    session = await ctx.open(endpoint, ctx.tls?.(place.pod), pod.metadata.namespace);
     const identity = serverIdentity(parseInfo(await session.infoServer()));
     const verdict = ctx.policy.check(identity);
     if (!verdict.ok) {

@@ -104,7 +104,7 @@ export class RespParser {
     if (needed <= this.buf.length) {
       this.buf.copy(this.buf, 0, this.pos, this.end);
     } else {
-      const grown = Buffer.allocUnsafe(Math.max(needed, this.buf.length * 2, 16 * 1024));
+      const grown = Buffer.alloc(Math.max(needed, this.buf.length * 2, 16 * 1024));
       this.buf.copy(grown, 0, this.pos, this.end);
       this.buf = grown;
     }
