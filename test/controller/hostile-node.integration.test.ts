@@ -17,6 +17,7 @@ const pod: Pod = {
   apiVersion: 'v1',
   kind: 'Pod',
   metadata: { name: 'cache-0-0', namespace: 'shop', labels: { [LABELS.cluster]: 'cache', [LABELS.shard]: '0' } },
+  spec: { nodeName: 'node-a' },
   status: { phase: 'Running', podIP: '127.0.0.1' },
 };
 

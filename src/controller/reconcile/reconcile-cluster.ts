@@ -149,7 +149,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     const place = podPlace(pod);
     return place && !retired(place.shard) ? [{ pod, place }] : [];
   });
-  const context = { open, policy: deps.policy, endpointOf: deps.endpointOf, ...(tls ? { tls } : {}) };
+  const context = { open, policy: deps.policy, endpointOf: deps.endpointOf, interner: new Map(), ...(tls ? { tls } : {}) };
   const observed = await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context));
   const sessions = new Map<string, NodeSession>();
   for (const o of observed) if (o.session) sessions.set(o.observation.pod, o.session);

@@ -2,7 +2,7 @@ import { LABELS } from '../../api/index.js';
 import type { Endpoint, NodeObservation, PodPlace, Replication } from '../cluster/observation.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import type { Pod } from '../kube/types.js';
-import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
+import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes, type ClusterNodeInterner } from './cluster-nodes.js';
 import { parseInfo, serverIdentity } from './info.js';
 import type { NodeSession, OpenSession } from './node-session.js';
 import { CommandError, type TlsOptions } from './resp-connection.js';
@@ -15,6 +15,8 @@ export interface ObserveContext {
   policy: VersionPolicy;
   endpointOf: EndpointOf;
   tls?: (pod: string) => TlsOptions;
+  /** Shared by the pods of one pass, so n views of n nodes hold each distinct line once. */
+  interner?: ClusterNodeInterner;
 }
 
 export interface ObservedNode {
@@ -86,7 +88,7 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
         identity,
         version: verdict.version,
         endpoint,
-        view: parseClusterNodes(nodes),
+        view: parseClusterNodes(nodes, ctx.interner),
         info: parseClusterInfo(info),
         replication: parseReplication(replication),
       },
