@@ -95,7 +95,9 @@ function pass(
     });
     if (sample() > STOP_MIB * 1024 * 1024) return { pods: members.length, stopped: true, textBytes };
   }
+  if (process.env.BENCH_TRACE) console.error(`parsed ${members.length} views: heap ${mib(process.memoryUsage().heapUsed)} MiB`);
   const plan = planFormation({ shards, members, allPodsObserved: true });
+  if (process.env.BENCH_TRACE) console.error(`planned: heap ${mib(process.memoryUsage().heapUsed)} MiB`);
   buildStatus({
     namespace: 'team',
     generation: 1,
