@@ -1,5 +1,15 @@
 import { LABELS } from '../../api/index.js';
-import type { Pod, StatefulSet } from '../kube/types.js';
+
+/** What ownership is proven from: the slices of a Pod and a StatefulSet the API server sends. */
+export interface OwnedObjectMeta {
+  name: string;
+  uid?: string;
+  labels?: Record<string, string>;
+  ownerReferences?: readonly { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+}
+export interface PodLike {
+  metadata: OwnedObjectMeta;
+}
 
 /**
  * Which pods the controller may talk to. Labels prove nothing: anyone who may create a pod in the
@@ -22,8 +32,8 @@ export const STATEFULSET_LABELS = {
 } as const;
 
 /** Where a proven pod sits: `<cluster>-<shard>-<ordinal>`. */
-export interface OwnedPod {
-  pod: Pod;
+export interface OwnedPod<P extends PodLike = PodLike> {
+  pod: P;
   shard: number;
   ordinal: number;
 }
@@ -34,14 +44,14 @@ export interface ForeignPod {
   reason: string;
 }
 
-export interface PodOwnership {
-  owned: OwnedPod[];
+export interface PodOwnership<P extends PodLike = PodLike> {
+  owned: OwnedPod<P>[];
   foreign: ForeignPod[];
 }
 
 const DECIMAL = /^(0|[1-9]\d{0,5})$/;
 
-function verdict(pod: Pod, cluster: string, sets: ReadonlyMap<string, StatefulSet>): OwnedPod | string {
+function verdict<P extends PodLike>(pod: P, cluster: string, sets: ReadonlyMap<string, PodLike>): OwnedPod<P> | string {
   const name = pod.metadata.name;
   const prefix = `${cluster}-`;
   const rest = name.startsWith(prefix) ? name.slice(prefix.length).split('-') : [];
@@ -66,9 +76,13 @@ function verdict(pod: Pod, cluster: string, sets: ReadonlyMap<string, StatefulSe
 }
 
 /** Sorts the pods listed by a cluster's labels into the StatefulSets' own and the rest. */
-export function provePodOwnership(cluster: string, pods: readonly Pod[], statefulSets: readonly StatefulSet[]): PodOwnership {
+export function provePodOwnership<P extends PodLike>(
+  cluster: string,
+  pods: readonly P[],
+  statefulSets: readonly PodLike[],
+): PodOwnership<P> {
   const sets = new Map(statefulSets.map((s) => [s.metadata.name, s]));
-  const owned: OwnedPod[] = [];
+  const owned: OwnedPod<P>[] = [];
   const foreign: ForeignPod[] = [];
   for (const pod of pods) {
     const v = verdict(pod, cluster, sets);

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { SYSTEM_USERNAMES } from '../../api/index.js';
 import type { Credentials } from './node-session.js';
+
+const join = (dir: string, file: string): string => `${dir.replace(/\/+$/, '')}/${file}`;
 
 /**
  * The controller's credentials (docs/security.md, "Controller credentials"). One Secret in the
