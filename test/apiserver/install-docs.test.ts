@@ -66,5 +66,5 @@ describe('docs/install.md', () => {
 
     const crds = (await kubectl(['get', 'crd', '-o', 'name'])).stdout.split('\n').filter((l) => l.includes('valkey.gomomento.com'));
     expect(crds).toHaveLength(4);
-  });
+  }, 240_000);
 });
