@@ -186,8 +186,15 @@ export class Controller {
   /** Through the Eviction API, so PodDisruptionBudgets hold: 429 is a refusal, not an error. */
   private async evict(namespace: string, pod: string): Promise<EvictionResult> {
     try {
+      // The UID of the pod this pass decided on: a pod re-created under the same name since is not evicted.
+      const uid = this.pods.get(`${namespace}/${pod}`)?.metadata.uid;
       await this.opts.client.request('POST', paths.eviction(namespace, pod), {
-        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod, namespace } },
+        body: {
+          apiVersion: 'policy/v1',
+          kind: 'Eviction',
+          metadata: { name: pod, namespace },
+          ...(uid ? { deleteOptions: { preconditions: { uid } } } : {}),
+        },
       });
       return 'evicted';
     } catch (e) {
@@ -199,15 +206,39 @@ export class Controller {
 
   /**
    * Shards in: a drained, forgotten shard's StatefulSet and PDB go (the renderer stopped rendering
-   * them; prune protection kept them until now). A 404 means an earlier pass got there.
+   * them; prune protection kept them until now). Only objects valkey-krm rendered for this very
+   * shard are deleted (managed-by, cluster and shard labels), and each delete carries the UID and
+   * resourceVersion just read as preconditions: an object re-created or changed since (a new
+   * StatefulSet of the same name, a hand edit) is left alone, and the next pass looks again. A 404
+   * means an earlier pass got there.
    */
   private async deleteShard(namespace: string, cluster: string, shard: number): Promise<void> {
     const name = shardName(cluster, shard);
-    for (const path of [`${paths.statefulSets(namespace)}/${name}`, `${paths.podDisruptionBudgets(namespace)}/${name}`]) {
+    const objects = [
+      { kind: 'StatefulSet', path: `${paths.statefulSets(namespace)}/${name}` },
+      { kind: 'PodDisruptionBudget', path: `${paths.podDisruptionBudgets(namespace)}/${name}` },
+    ];
+    for (const { kind, path } of objects) {
+      let live: KubeObject;
       try {
-        await this.opts.client.request('DELETE', path, { body: { propagationPolicy: 'Background' } });
+        live = await this.opts.client.request<KubeObject>('GET', path);
       } catch (e) {
-        if (!isApiError(e, 404)) throw e;
+        if (isApiError(e, 404)) continue;
+        throw e;
+      }
+      const refusal = notRenderedForShard(live, cluster, shard);
+      if (refusal)
+        throw new Error(`${kind} ${namespace}/${name} ${refusal}; the controller deletes only what valkey-krm rendered for the shard`);
+      const preconditions = { uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion };
+      try {
+        await this.opts.client.request('DELETE', path, { body: { propagationPolicy: 'Background', preconditions } });
+      } catch (e) {
+        if (isApiError(e, 404)) continue;
+        if (isApiError(e, 409))
+          throw new Error(
+            `${kind} ${namespace}/${name} changed since it was read (UID or resourceVersion); not deleted, the next pass looks again`,
+          );
+        throw e;
       }
     }
   }
@@ -259,4 +290,14 @@ export class Controller {
     else this.rollingNow.delete(CLUSTER_PREFIX + key);
     return result;
   }
+}
+
+/** Why `o` is not the object valkey-krm rendered for `cluster`'s shard `shard`, or undefined when it is. */
+function notRenderedForShard(o: KubeObject, cluster: string, shard: number): string | undefined {
+  const labels = o.metadata.labels ?? {};
+  if (labels[LABELS.managedBy] !== MANAGED_BY) return `is not labelled ${LABELS.managedBy}=${MANAGED_BY}`;
+  if (labels[LABELS.cluster] !== cluster || labels[LABELS.shard] !== String(shard))
+    return `is not labelled as cluster ${cluster}, shard ${shard}`;
+  if (!o.metadata.uid || !o.metadata.resourceVersion) return 'has no UID or resourceVersion to delete it by';
+  return undefined;
 }

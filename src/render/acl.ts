@@ -40,7 +40,8 @@ export const CLIENT_BASELINE_RULES =
 
 export interface SystemUserHashes {
   replication: string;
-  controller: string;
+  /** One or more: a namespace's own, and during a migration or key rotation the other. */
+  controller: readonly string[];
 }
 
 const KEY_PREFIX = { read: '%R~', write: '%W~', readwrite: '~' } as const;
@@ -74,7 +75,7 @@ export function renderUsersAcl(
   const lines = [
     DEFAULT_USER_LINE,
     `user ${SYSTEM_USERNAMES.replication} on #${hashes.replication} resetchannels ${REPLICATION_RULES}`,
-    `user ${SYSTEM_USERNAMES.controller} on #${hashes.controller} resetchannels ${CONTROLLER_RULES}`,
+    `user ${SYSTEM_USERNAMES.controller} on ${hashes.controller.map((h) => `#${h}`).join(' ')} resetchannels ${CONTROLLER_RULES}`,
     ...platform.map((b) => renderBinding(b, roles)),
     ...team.map((b) => renderBinding(b, roles)),
   ];

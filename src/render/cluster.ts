@@ -1,4 +1,13 @@
-import { ANNOTATIONS, info, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import {
+  ANNOTATIONS,
+  controllerPasswordHashes,
+  error,
+  info,
+  valkeyRef,
+  type Problem,
+  type RenderConfig,
+  type ValkeyRole,
+} from '../api/index.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
@@ -46,9 +55,21 @@ export function renderCluster(
       `spec.valkey.${key}`,
     );
   });
+  const controllerHashes = controllerPasswordHashes(render, namespace);
+  if (controllerHashes.length === 0) {
+    return {
+      objects: [],
+      problems: [
+        error(
+          `ValkeyCluster ${namespace}/${name}: the render config has no controller password hash for namespace ${namespace}: add spec.systemUsers.controller.namespaces.${namespace} (docs/security.md shows how to derive it from the controller key), or a fleet-wide spec.systemUsers.controller.passwordHash`,
+          valkeyRef('ValkeyCluster', name, namespace),
+        ),
+      ],
+    };
+  }
   const aclBody = renderUsersAcl(config.acl, cluster.spec.acl ?? [], roles, {
     replication: render.systemUsers.replication.passwordHash,
-    controller: render.systemUsers.controller.passwordHash,
+    controller: controllerHashes,
   });
   const aclRevision = sha256(aclBody);
   const acl = aclBody + aclRevisionLine(aclRevision);

@@ -181,8 +181,8 @@ describe('cluster formation against a real API server and real servers', () => {
     let slotsCommands = 0;
     const crashAfterFirstSlots =
       (open: OpenSession): OpenSession =>
-      async (endpoint, tls) => {
-        const s: NodeSession = await open(endpoint, tls);
+      async (endpoint, tls, namespace) => {
+        const s: NodeSession = await open(endpoint, tls, namespace);
         return {
           ...s,
           addSlotsRange: async (ranges) => {

@@ -142,8 +142,8 @@ class MigrationGate {
   }
 
   wrap(open: OpenSession): OpenSession {
-    return async (endpoint, tls) => {
-      const s = await open(endpoint, tls);
+    return async (endpoint, tls, namespace) => {
+      const s = await open(endpoint, tls, namespace);
       const gated: NodeSession = {
         ...s,
         setSlot: async (slot, state) => {

@@ -70,6 +70,16 @@ describe('buildStatus', () => {
     ]);
   });
 
+  it('a pod with the cluster labels that its StatefulSet does not own keeps the cluster from Active and is named', () => {
+    const line =
+      "pod c-0-7 carries this cluster's labels but is not its StatefulSet's (it is not controlled by StatefulSet c-0); the controller does not talk to it";
+    const status = buildStatus(input({ foreignPods: [line] }));
+    expect(status.state).toBe('Updating');
+    expect(status.message).toBe(line);
+    expect(status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', message: line });
+    expect(status.nodes?.map((n) => n.pod)).toEqual(['c-0-0', 'c-0-1']);
+  });
+
   it('a rejected node makes the cluster Failed with the pod, the version found and the floor', () => {
     const rejected: NodeObservation = {
       pod: 'c-0-1',

@@ -76,7 +76,7 @@ export async function startSlotCluster(opts: SlotClusterOptions): Promise<SlotCl
   const passwords = { replication: pw(), controller: pw(), app: pw() };
   const rendered = renderUsersAcl([], [], new Map(), {
     replication: sha256(passwords.replication),
-    controller: sha256(passwords.controller),
+    controller: [sha256(passwords.controller)],
   });
   const aclPath = join(root, 'users.acl');
   writeFileSync(

@@ -22,6 +22,8 @@ export interface StatusInput {
   plan: Plan;
   /** Formation commands that failed in this pass. */
   actionErrors: readonly string[];
+  /** Pods with the cluster's labels that are not its StatefulSets' own (never dialled), one line each. */
+  foreignPods?: readonly string[];
   declared?: Declared;
   previous?: ValkeyClusterStatus;
   /** RFC 3339, for condition transitions. */
@@ -203,8 +205,14 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   // A new shard's primary with no slots, or a removed shard's still holding some, is formed but not Active.
   const unbalanced = shape.length === 0 ? shareProblems(input.shards, primaryObservations(answered)) : [];
   const formed = shape.length === 0 && plan.actions.length === 0 && plan.waiting.length === 0 && input.actionErrors.length === 0;
+  const foreign = input.foreignPods ?? [];
   const healthy =
-    formed && unbalanced.length === 0 && notReady.length === 0 && rejected.length === 0 && nodes.every((n) => n.health === 'online');
+    formed &&
+    unbalanced.length === 0 &&
+    notReady.length === 0 &&
+    rejected.length === 0 &&
+    foreign.length === 0 &&
+    nodes.every((n) => n.health === 'online');
 
   // Once every slot has had an owner the cluster exists, and later gaps are updates, not creation.
   const wasFormed =
@@ -217,6 +225,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     ...(input.scaling ? [input.scaling.phase === 'held' ? `scaling held: ${input.scaling.message}` : input.scaling.message] : []),
     ...(day2?.roll ? [day2.roll.held ? `roll held: ${day2.roll.message}` : day2.roll.message] : []),
     ...(day2?.reloads ?? []),
+    ...foreign,
     ...input.actionErrors,
     ...notReady,
     ...plan.waiting,

@@ -9,6 +9,15 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   finalizers?: string[];
   deletionTimestamp?: string;
+  ownerReferences?: OwnerReference[];
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
 }
 
 export interface KubeObject {

@@ -24,6 +24,7 @@ import type { ScalingStatus } from '../cluster/status.js';
 import { statusEquals } from './status-equals.js';
 import { TOTAL_SLOTS } from '../cluster/slots.js';
 import { compareStrings } from '../../api/order.js';
+import { foreignPodMessage, provePodOwnership, type ForeignPod } from '../cluster/pod-ownership.js';
 
 export interface ReconcileTiming {
   /** Look again this soon while a cluster is forming or healing. */
@@ -131,17 +132,24 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     }
   }
 
-  // One read of the shard StatefulSets per pass: which exist, and the shard count each was rendered for.
-  const renderedShards = renderedShardCounts(deps.statefulSets(namespace, name), name);
+  // One read of the shard StatefulSets per pass: which exist, the shard count each was rendered
+  // for, and the UIDs that prove which pods are theirs.
+  const shardSets = deps.statefulSets(namespace, name);
+  const renderedShards = renderedShardCounts(shardSets, name);
   const statefulSetShards = renderedShards.map((r) => r.shard);
   // A retired shard's pods (their StatefulSet deleted, shard at or above spec.shards) are on their
   // way out: formation must not meet them again after they were forgotten.
   const retired = (shard: number): boolean => shard >= cluster.spec.shards && !statefulSetShards.includes(shard);
-  const pods = deps.pods(namespace, name).flatMap((pod) => {
+  // Only the StatefulSets' own pods are dialled (the first words to a pod are the credential);
+  // any other pod with the cluster's labels is named in status and an Event, and never talked to.
+  const ownership = provePodOwnership(name, deps.pods(namespace, name), shardSets);
+  reportForeignPods(cluster, ownership.foreign, deps, log);
+  const ownedPods = ownership.owned.map((o) => o.pod);
+  const pods = ownedPods.flatMap((pod) => {
     const place = podPlace(pod);
     return place && !retired(place.shard) ? [{ pod, place }] : [];
   });
-  const context = { open, policy: deps.policy, endpointOf: deps.endpointOf, ...(tls ? { tls } : {}) };
+  const context = { open, policy: deps.policy, endpointOf: deps.endpointOf, interner: new Map(), ...(tls ? { tls } : {}) };
   const observed = await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context));
   const sessions = new Map<string, NodeSession>();
   for (const o of observed) if (o.session) sessions.set(o.observation.pod, o.session);
@@ -191,7 +199,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
         key,
         cluster,
         statefulSets: deps.statefulSets(namespace, name),
-        pods: deps.pods(namespace, name),
+        pods: ownedPods,
         observations,
         sessions,
         clusterProblems,
@@ -208,6 +216,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       observations,
       plan,
       actionErrors,
+      foreignPods: ownership.foreign.map(foreignPodMessage),
       ...(scaling ? { scaling } : {}),
       ...declaredOf(deps, namespace, name),
       ...(previous ? { previous } : {}),
@@ -378,8 +387,25 @@ function reopener(
   return async (name) => {
     const pod = pods.find((p) => p.pod.metadata.name === name)?.pod;
     const endpoint = pod ? deps.endpointOf(pod) : undefined;
-    return endpoint ? open(endpoint, tls(name)) : undefined;
+    return endpoint ? open(endpoint, tls(name), pod?.metadata.namespace) : undefined;
   };
+}
+
+/** A Warning Event (aggregated by the recorder) and a log line per foreign pod, every pass it is there. */
+function reportForeignPods(cluster: ValkeyCluster, foreign: readonly ForeignPod[], deps: ClusterReconcilerDeps, log: Logger): void {
+  if (foreign.length === 0) return;
+  const about = {
+    apiVersion: cluster.apiVersion,
+    kind: 'ValkeyCluster',
+    namespace: cluster.metadata.namespace as string,
+    name: cluster.metadata.name,
+    ...(typeof cluster.metadata.uid === 'string' ? { uid: cluster.metadata.uid } : {}),
+  };
+  for (const f of foreign) {
+    deps.events.record(about, 'Warning', 'ForeignPod', foreignPodMessage(f));
+    log.warn("a pod with the cluster labels is not its StatefulSet's; not dialled", { pod: f.pod, reason: f.reason });
+  }
+  deps.metrics.reconcileErrors.inc({ kind: 'foreign-pod' }, foreign.length);
 }
 
 const condition = (s: ValkeyClusterStatus | undefined, type: string) => s?.conditions?.find((c) => c.type === type);

@@ -75,7 +75,17 @@ export interface SlotMigrationJob {
 /** What CLUSTER SETSLOT makes of a slot. */
 export type SlotState = { importing: string } | { migrating: string } | { node: string } | 'stable';
 
-export type OpenSession = (endpoint: Endpoint, tls: TlsOptions | undefined) => Promise<NodeSession>;
+/**
+ * Opens an authenticated session to a node of a cluster in `namespace` (absent: a caller that has
+ * no namespace, such as a test; only a fleet-wide password fits then).
+ */
+export type OpenSession = (endpoint: Endpoint, tls: TlsOptions | undefined, namespace?: string) => Promise<NodeSession>;
+
+/**
+ * The controller's credentials for a namespace's nodes: one, or several to try in order (a key
+ * rotation, a migration from the fleet-wide password). Only WRONGPASS moves on to the next.
+ */
+export type CredentialSource = (namespace: string | undefined) => Promise<Credentials | readonly Credentials[]>;
 
 /** Every command a session sends, by the name it is timed under: a closed set, fit for a metric label. */
 export const NODE_COMMANDS = [
@@ -133,6 +143,22 @@ function pairs(reply: RespValue): Map<string, string> {
   return out;
 }
 
+/** Tries each credential in turn; the first accepted is the session's. WRONGPASS tries the next, anything else fails. */
+async function authenticate(given: Credentials | readonly Credentials[], auth: (c: Credentials) => Promise<unknown>): Promise<Credentials> {
+  const list: readonly Credentials[] = Array.isArray(given) ? given : [given as Credentials];
+  let refused: unknown = new Error('no controller credential to try');
+  for (const c of list) {
+    try {
+      await auth(c);
+      return c;
+    } catch (e) {
+      if (!(e instanceof CommandError && e.code === 'WRONGPASS')) throw e;
+      refused = e;
+    }
+  }
+  throw refused;
+}
+
 /** One GETSLOTMIGRATIONS entry: a flat `[field, value, ...]` array in RESP2. */
 function slotMigrationJob(entry: RespValue): SlotMigrationJob {
   if (!Array.isArray(entry))
@@ -156,8 +182,8 @@ function slotMigrationJob(entry: RespValue): SlotMigrationJob {
 }
 
 /** A session factory bound to the controller's credentials and timeouts. */
-export function sessionOpener(credentials: () => Promise<Credentials>, timeouts: NodeTimeouts, timer?: CommandTimer): OpenSession {
-  return async (endpoint, tls) => {
+export function sessionOpener(credentials: CredentialSource, timeouts: NodeTimeouts, timer?: CommandTimer): OpenSession {
+  return async (endpoint, tls, namespace) => {
     const conn = await connectResp({
       host: endpoint.host,
       port: endpoint.port,
@@ -180,8 +206,7 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
     };
     let auth: Credentials;
     try {
-      auth = await credentials();
-      await call('AUTH', ['AUTH', auth.username, auth.password]);
+      auth = await authenticate(await credentials(namespace), (c) => call('AUTH', ['AUTH', c.username, c.password]));
     } catch (e) {
       conn.close();
       throw e;

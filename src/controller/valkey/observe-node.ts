@@ -3,7 +3,7 @@ import type { Endpoint, NodeObservation, PodPlace, Replication } from '../cluste
 import { startupLogSummary } from '../cluster/roll.js';
 import { versionInStartupLog, type VersionPolicy } from '../cluster/version-gate.js';
 import type { Pod } from '../kube/types.js';
-import { parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
+import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes, type ClusterNodeInterner } from './cluster-nodes.js';
 import { parseInfo, serverIdentity } from './info.js';
 import type { NodeSession, OpenSession } from './node-session.js';
 import { CommandError, type TlsOptions } from './resp-connection.js';
@@ -16,6 +16,8 @@ export interface ObserveContext {
   policy: VersionPolicy;
   endpointOf: EndpointOf;
   tls?: (pod: string) => TlsOptions;
+  /** Shared by the pods of one pass, so n views of n nodes hold each distinct line once. */
+  interner?: ClusterNodeInterner;
 }
 
 export interface ObservedNode {
@@ -34,6 +36,7 @@ export function podPlace(pod: Pod): PodPlace | undefined {
 
 function pendingReason(pod: Pod): string | undefined {
   if (pod.metadata.deletionTimestamp) return 'is terminating';
+  if (!pod.spec?.nodeName) return 'is not scheduled on a node yet';
   const phase = pod.status?.phase ?? 'Pending';
   if (phase !== 'Running') return `is ${phase}`;
   if (!pod.status?.podIP) return 'has no IP yet';
@@ -83,6 +86,8 @@ export function parseReplication(text: string): Replication {
 const describeError = (e: unknown): string => {
   if (e instanceof CommandError && (e.code === 'WRONGPASS' || e.code === 'NOPERM'))
     return `${e.message} (check the controller's password and ACL user)`;
+  if (e instanceof ClusterNodesParseError)
+    return `its cluster replies cannot be trusted, so the controller does not act on them: ${e.message} (Valkey never prints this; check what runs in the pod)`;
   return e instanceof Error ? e.message : String(e);
 };
 
@@ -99,7 +104,7 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
   if (pending || !endpoint) return { observation: { ...place, state: 'pending', reason: pending ?? 'has no address yet' } };
   let session: NodeSession | undefined;
   try {
-    session = await ctx.open(endpoint, ctx.tls?.(place.pod));
+    session = await ctx.open(endpoint, ctx.tls?.(place.pod), pod.metadata.namespace);
     const identity = serverIdentity(parseInfo(await session.infoServer()));
     const verdict = ctx.policy.check(identity);
     if (!verdict.ok) {
@@ -114,7 +119,7 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
         identity,
         version: verdict.version,
         endpoint,
-        view: parseClusterNodes(nodes),
+        view: parseClusterNodes(nodes, ctx.interner),
         info: parseClusterInfo(info),
         replication: parseReplication(replication),
       },
