@@ -37,7 +37,7 @@ function list<T>(r: Rand, item: () => T, max = 3): T[] | unknown {
   return Array.from({ length: n }, item);
 }
 
-const binding = (r: Rand) => ({
+const randomBinding = (r: Rand) => ({
   username: maybe(r, () =>
     bad(r, 0.3) ? pick(r, ['default', 'valkey-krm-controller', 'bad user', 'a\u0000']) : pick(r, ['app', 'reader']),
   ),
@@ -75,7 +75,7 @@ function menu(r: Rand): unknown[] {
       spec: maybe(r, () => ({
         ...(chance(r, 0.5) ? { baseRef: bad(r, 0.5) ? name(r) : pick(r, GOOD_NAMES.slice(i)) } : {}),
         ...(chance(r, 0.7) ? { imageRef: name(r) } : {}),
-        ...(chance(r, 0.4) ? { acl: list(r, () => binding(r)) } : {}),
+        ...(chance(r, 0.4) ? { acl: list(r, () => randomBinding(r)) } : {}),
         ...(chance(r, 0.4) ? { valkey: maybe(r, () => ({ maxmemory: bad(r, 0.3) ? pick(r, ['', 'x\u0000', 'a\u0007b']) : '1gb' })) } : {}),
         ...(chance(r, 0.3)
           ? { resources: maybe(r, () => ({ cpu: bad(r, 0.3) ? pick(r, ['x', 0]) : '1', memory: pick(r, ['1Gi', '1']) })) }
@@ -103,7 +103,7 @@ function menu(r: Rand): unknown[] {
         configRef: maybe(r, () => name(r)),
         shards: maybe(r, () => (bad(r, 0.2) ? pick(r, [0, 1001]) : pick(r, [1, 2, 3]))),
         replicasPerShard: maybe(r, () => (bad(r, 0.2) ? 11 : pick(r, [0, 1, 2]))),
-        ...(chance(r, 0.4) ? { acl: list(r, () => binding(r)) } : {}),
+        ...(chance(r, 0.4) ? { acl: list(r, () => randomBinding(r)) } : {}),
         ...(chance(r, 0.2) ? { podAnnotations: maybe(r, () => ({ 'example.com/x': bad(r, 0.3) ? 'y'.repeat(300_000) : '1' })) } : {}),
       })),
     });
