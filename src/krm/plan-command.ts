@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { error, type ObjectRef, type Problem } from '../api/index.js';
-import { isValkeyObject, objectRefOf } from '../menu/parse.js';
-import { isRenderConfig } from '../menu/render-config.js';
 import {
   explainCluster,
   formatExplanation,
@@ -15,11 +13,11 @@ import {
   type Plan,
   type PlanSide,
 } from '../plan/index.js';
-import { isGenerated } from './annotations.js';
 import { decodeText } from './cli/decode-text.js';
 import { readInputFiles } from './cli/read-files.js';
 import { readFunctionConfig } from './function-config.js';
 import { refKey } from './results.js';
+import { sortInputs, type InputItem } from './run-function.js';
 import { parseDocuments } from './read-input.js';
 
 /** The render config is read as render-valkey reads it, kpt's ConfigMap form included. */
@@ -194,9 +192,6 @@ function explain(target: string, change: PlanSide, format: string): PlanCommandO
  */
 function readSide(paths: readonly string[], configPath: string | undefined, display: (path: string) => string = (p) => p): PlanSide {
   const problems: Problem[] = [];
-  const objects: unknown[] = [];
-  const renderConfigs: { value: unknown; path: string }[] = [];
-  const files = new Map<string, string>();
   const texts: { path: string; text: string }[] = [];
   for (const path of paths) {
     try {
@@ -205,27 +200,19 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
       problems.push(error(`cannot read ${display(path)}: ${(e as Error).message}`));
     }
   }
+  const items: InputItem[] = [];
   for (const { path, text } of texts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     const shown = display(path);
     const { docs, errors } = parseDocuments(text, shown);
     problems.push(...errors.map((e) => error(e.message)));
-    docs.forEach((doc, index) => {
-      const v = doc.value as { apiVersion?: unknown; kind?: unknown } | null;
-      if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') {
-        problems.push(
-          error(
-            `${shown}${index ? ` (document ${index + 1})` : ''}: not a Kubernetes object: every resource needs a string apiVersion and kind`,
-          ),
-        );
-        return;
-      }
-      if (isGenerated(v)) return;
-      const ref = refKey(objectRefOf(v));
-      if (!files.has(ref)) files.set(ref, shown);
-      if (isRenderConfig(v)) renderConfigs.push({ value: v, path: shown });
-      else if (isValkeyObject(v.apiVersion, v.kind)) objects.push(v);
-    });
+    for (const [index, doc] of docs.entries()) items.push({ ...doc, file: { path: shown, index } });
   }
+  // Read as render-valkey reads them (one reader): the same objects count, whatever they wear.
+  const sorted = sortInputs(items, { dropLocalConfig: true });
+  problems.push(...sorted.problems);
+  const objects = sorted.valkeyObjects;
+  const renderConfigs = sorted.renderConfigItems.map((item) => ({ value: item.value, path: item.file?.path ?? '' }));
+  const fileOf = (ref: ObjectRef) => sorted.files.get(refKey(ref))?.[0]?.path;
   let renderConfig: unknown;
   if (configPath !== undefined) {
     try {
@@ -247,7 +234,7 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
     );
     renderConfig = renderConfigs[0]?.value;
   }
-  return { objects, renderConfig, problems, fileOf: (ref: ObjectRef) => files.get(refKey(ref)) };
+  return { objects, renderConfig, problems, fileOf };
 }
 
 interface Snapshot {
