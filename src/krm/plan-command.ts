@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,8 +13,7 @@ import {
   type Plan,
   type PlanSide,
 } from '../plan/index.js';
-import { decodeText } from './cli/decode-text.js';
-import { readInputFiles } from './cli/read-files.js';
+import { readInputFiles, readNamedFile } from './cli/read-files.js';
 import { readFunctionConfig } from './function-config.js';
 import { refKey } from './results.js';
 import { sortInputs, type InputItem } from './run-function.js';
@@ -194,11 +193,7 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
   const problems: Problem[] = [];
   const texts: { path: string; text: string }[] = [];
   for (const path of paths) {
-    try {
-      readInputFiles(path, texts);
-    } catch (e) {
-      problems.push(error(`cannot read ${display(path)}: ${(e as Error).message}`));
-    }
+    for (const u of readInputFiles(path, texts)) problems.push(error(`cannot read ${display(u.path)}: ${u.reason}`));
   }
   const items: InputItem[] = [];
   for (const { path, text } of texts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
@@ -215,14 +210,14 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
   const fileOf = (ref: ObjectRef) => sorted.files.get(refKey(ref))?.[0]?.path;
   let renderConfig: unknown;
   if (configPath !== undefined) {
-    try {
-      const { docs, errors } = parseDocuments(decodeText(readFileSync(configPath)), display(configPath));
+    const read = readNamedFile(configPath);
+    if ('reason' in read) problems.push(error(`cannot read the render config ${display(read.path)}: ${read.reason}`));
+    else {
+      const { docs, errors } = parseDocuments(read.text, display(configPath));
       problems.push(...errors.map((e) => error(e.message)));
       if (!errors.length && docs.length !== 1)
         problems.push(error(`${display(configPath)}: expected exactly one render config document, found ${docs.length}`));
       renderConfig = docs[0]?.value;
-    } catch (e) {
-      problems.push(error(`cannot read the render config ${display(configPath)}: ${(e as Error).message}`));
     }
   } else if (renderConfigs.length === 1) {
     renderConfig = renderConfigs[0]?.value;

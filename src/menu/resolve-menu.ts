@@ -288,16 +288,18 @@ function resolveCluster(
     return undefined;
   }
   if (config.aclFrom !== undefined && brokenAcl.has(config.aclFrom)) {
-    problems.push(
-      causedBy(
-        error(
-          `${who}: spec.configRef: cannot be rendered, caused by the ACL bindings of ValkeyConfig ${config.aclFrom} (spec.acl), which are invalid; fix the errors reported on ${config.aclFrom} first`,
-          ref,
-          'spec.configRef',
+    // Said once per cluster: when its own bindings are broken too, those errors say enough.
+    if (ok)
+      problems.push(
+        causedBy(
+          error(
+            `${who}: spec.configRef: cannot be rendered, caused by the ACL bindings of ValkeyConfig ${config.aclFrom} (spec.acl), which are invalid; fix the errors reported on ${config.aclFrom} first`,
+            ref,
+            'spec.configRef',
+          ),
+          configRef(config.aclFrom),
         ),
-        configRef(config.aclFrom),
-      ),
-    );
+      );
     return undefined;
   }
   const platformUsers = new Set(config.acl.map((b) => b.username));
