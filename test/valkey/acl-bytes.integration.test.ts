@@ -96,10 +96,11 @@ describe('the function refuses what Valkey cannot take', () => {
 
   it.each(['\u0000', '\u001b', '\u007f', '\r'])('%j in a setting value; a tab between arguments is fine', (c) => {
     const menu = guideMenu();
-    (menu[1] as { spec: { valkey: Record<string, string> } }).spec.valkey.maxmemory = `1500mb${c}`;
+    const valkey = (menu[1] as unknown as { spec: { valkey: Record<string, string> } }).spec.valkey;
+    valkey.maxmemory = `1500mb${c}`;
     expect(errorsOf([...menu, renderConfigObject(), cluster('c1')]).join('\n')).toMatch(/control character/);
-    (menu[1] as { spec: { valkey: Record<string, string> } }).spec.valkey.maxmemory = '1500mb';
-    (menu[1] as { spec: { valkey: Record<string, string> } }).spec.valkey.save = '3600\t1';
+    valkey.maxmemory = '1500mb';
+    valkey.save = '3600\t1';
     expect(errorsOf([...menu, renderConfigObject(), cluster('c1')])).toEqual([]);
   });
 });
