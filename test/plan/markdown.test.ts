@@ -134,7 +134,7 @@ describe('hostile strings from the package, in every position', () => {
       // Every line is one the formatter writes: its marker, headings, list items, folds, or blank.
       for (const line of lines)
         expect(line, JSON.stringify(value)).toMatch(
-          /^(<!-- valkey-krm-plan -->|### valkey-krm plan|#### \w[^<>]*|\*\*.*\*\*|- .*|  - .*|<details><summary><b>[^<>]*<\/b><\/summary>|<\/details>|)$/,
+          /^(<!-- valkey-krm-plan -->|### valkey-krm plan|#### \w[^<>]*|\*\*.*\*\*|- .*| {2}- .*|<details><summary><b>[^<>]*<\/b><\/summary>|<\/details>|)$/,
         );
       expect(lines.filter((l) => l === MARKDOWN_MARKER)).toHaveLength(1);
       const body = lines
