@@ -277,8 +277,11 @@ function checkoutPaths(
   const wanted = [...rels, ...(configRel !== undefined ? [configRel] : [])].filter(exists);
   const dir = mkdtempSync(join(tmpdir(), 'valkey-plan-'));
   if (wanted.length > 0) {
-    const archive = git(['archive', '--format=tar', rev, '--', ...wanted.map((r) => (r === '' ? '.' : r))]);
-    const untar = archive.status === 0 ? spawnSync('tar', ['-x', '-C', dir], { cwd: root, input: archive.stdout }) : archive;
+    // Through a file, not this process: the archive of a large tree is never held in memory.
+    const tarFile = `${dir}.tar`;
+    const archive = git(['archive', '--format=tar', `--output=${tarFile}`, rev, '--', ...wanted.map((r) => (r === '' ? '.' : r))]);
+    const untar = archive.status === 0 ? spawnSync('tar', ['-x', '-f', tarFile, '-C', dir], { cwd: root }) : archive;
+    rmSync(tarFile, { force: true });
     if (untar.status !== 0) {
       rmSync(dir, { recursive: true, force: true });
       return { usage: `cannot read ${rev} from git: ${untar.stderr.toString().trim()}` };
