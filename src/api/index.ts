@@ -13,3 +13,4 @@ export * from './valkey-cluster.js';
 export * from './render-config.js';
 export * from './pod-contract.js';
 export * from './managed-settings.js';
+export * from './visible.js';
