@@ -1,4 +1,5 @@
-import { ANNOTATIONS, info, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import { ANNOTATIONS, info, securitySettingReason, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import { canonicalSettingName } from '../api/valkey-table.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
@@ -38,7 +39,9 @@ export function renderCluster(
     `Config chain: ${config.chain.join(' -> ')}; image ${config.image} (ValkeyImage ${config.imageRef}, version ${config.imageVersion}).`,
   ];
   const conf = renderValkeyConf(header, config.valkey, tls, config.imageVersion);
-  const problems: Problem[] = conf.dropped.map((key) => {
+  // Settings that change who can connect are errors of the config (menu/check-settings.ts), not drops.
+  const dropped = conf.dropped.filter((key) => securitySettingReason(canonicalSettingName(key)) === undefined);
+  const problems: Problem[] = dropped.map((key) => {
     const from = config.valkeyFrom[key] ?? config.name;
     return info(
       `ValkeyConfig ${from}: spec.valkey.${key}: dropped, because valkey-krm sets ${key} itself (cluster mode, ports, paths, replication identity and access are managed); remove it from the config`,
