@@ -188,7 +188,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       places: pods.map((p) => p.place),
       statefulSetShards,
       renderedShards,
-      formationIdle: !terminal && plan.actions.length === 0 && plan.waiting.length === 0 && actionErrors.length === 0 && allPodsObserved,
+      formationIdle: plan.actions.length === 0 && plan.waiting.length === 0 && actionErrors.length === 0 && allPodsObserved,
       rolling: previous?.conditions?.some((c) => c.type === 'RollInProgress' && c.status === 'True') ?? false,
       rollHeld: previous?.conditions?.some((c) => c.type === 'RollHeld' && c.status === 'True') ?? false,
       sessions,
