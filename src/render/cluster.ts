@@ -1,4 +1,13 @@
-import { ANNOTATIONS, info, securitySettingReason, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import {
+  ANNOTATIONS,
+  info,
+  securitySettingReason,
+  valkeyRef,
+  warning,
+  type Problem,
+  type RenderConfig,
+  type ValkeyRole,
+} from '../api/index.js';
 import { canonicalSettingName } from '../api/valkey-table.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
@@ -62,6 +71,15 @@ export function renderCluster(
   };
   const rollout = rolloutFindings(cluster, revisions.restart, previous);
   problems.push(...rollout.problems);
+  if (render.nodeSpread === 'bestEffort' && cluster.spec.replicasPerShard > 0) {
+    problems.push(
+      warning(
+        `ValkeyCluster ${namespace}/${name}: spec.replicasPerShard: the render config sets nodeSpread: bestEffort, so a shard's primary and its replicas may be scheduled on one node; losing that node loses the shard's data (emptyDir) and takes its slots offline. Meant for small dev clusters with fewer nodes than pods per shard; remove nodeSpread (default required) anywhere else`,
+        valkeyRef('ValkeyCluster', name, namespace),
+        'spec.replicasPerShard',
+      ),
+    );
+  }
   const objects: KubeObject[] = [
     renderConfigMap(name, namespace, { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) }),
     renderService(name, namespace),

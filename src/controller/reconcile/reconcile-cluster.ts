@@ -208,18 +208,18 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
         .map((m) => `cluster_state is not ok on ${m.pod}`),
     ];
     const day2 = await runDay2(
-          {
-            key,
-            cluster,
-            statefulSets: deps.statefulSets(namespace, name),
-            pods: deps.pods(namespace, name),
-            observations,
-            sessions,
-            clusterProblems,
-            ...(tls && certificate ? { tls: { certificate, reopen: reopener(pods, open, deps, tls) } } : {}),
-          },
-          deps,
-        );
+      {
+        key,
+        cluster,
+        statefulSets: deps.statefulSets(namespace, name),
+        pods: deps.pods(namespace, name),
+        observations,
+        sessions,
+        clusterProblems,
+        ...(tls && certificate ? { tls: { certificate, reopen: reopener(pods, open, deps, tls) } } : {}),
+      },
+      deps,
+    );
     const status = buildStatus({
       day2,
       namespace,
