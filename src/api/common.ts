@@ -7,8 +7,6 @@ import { RESOURCE_QUANTITY_PATTERN } from './quantity.js';
 export interface CelRule {
   rule: string;
   message: string;
-  /** Shown instead of `message` when it evaluates: for messages that name the rejected value. */
-  messageExpression?: string;
   fieldPath?: string;
   reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
 }

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { GROUP, LABELS, VERSION } from './group.js';
 import type { CelRule } from './common.js';
-import { roleCommandAdmissionRules, valkeySettingsAdmissionRules } from './admission-rules.js';
 import { valkeyImageSpec } from './valkey-image.js';
 import { valkeyConfigSpec } from './valkey-config.js';
 import { valkeyRoleSpec } from './valkey-role.js';
@@ -27,8 +26,6 @@ interface KindDefinition {
   status?: z.ZodMiniType;
   printerColumns: PrinterColumn[];
   rootRules?: CelRule[];
-  /** CEL rules from the Valkey tables, by path of property names under spec (`[]` steps into items). */
-  tableRules?: () => { path: string[]; rules: CelRule[] }[];
   description: string;
 }
 
@@ -94,7 +91,6 @@ export const KINDS: readonly KindDefinition[] = [
     shortNames: ['vkc'],
     scope: 'Cluster',
     spec: valkeyConfigSpec(),
-    tableRules: () => [{ path: ['valkey'], rules: valkeySettingsAdmissionRules() }],
     description: 'A named menu item: image, sizing, Valkey settings and platform ACL bindings, optionally derived from a base config.',
     printerColumns: [
       { name: 'Base', type: 'string', jsonPath: '.spec.baseRef' },
@@ -111,7 +107,6 @@ export const KINDS: readonly KindDefinition[] = [
     shortNames: ['vkr'],
     scope: 'Cluster',
     spec: valkeyRoleSpec(),
-    tableRules: () => [{ path: ['commands', '[]'], rules: roleCommandAdmissionRules() }],
     description: 'A reusable set of command permissions for ACL bindings.',
     printerColumns: [{ name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
   },
@@ -136,20 +131,8 @@ export const KINDS: readonly KindDefinition[] = [
   },
 ];
 
-/** Appends `rules` to the x-kubernetes-validations of the schema node at `path` (property names; `[]` is items). */
-function addRules(spec: JsonSchema, path: readonly string[], rules: readonly CelRule[]): void {
-  let node = spec;
-  for (const step of path) {
-    const next = step === '[]' ? node.items : (node.properties as JsonSchema | undefined)?.[step];
-    if (!next || typeof next !== 'object') throw new Error(`no schema at spec.${path.join('.')}`);
-    node = next as JsonSchema;
-  }
-  node['x-kubernetes-validations'] = [...((node['x-kubernetes-validations'] as CelRule[] | undefined) ?? []), ...rules];
-}
-
 export function customResourceDefinition(def: KindDefinition): Record<string, unknown> {
   const spec = openApi(def.spec);
-  for (const { path, rules } of def.tableRules?.() ?? []) addRules(spec, path, rules);
   const properties: JsonSchema = {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
