@@ -19,6 +19,7 @@ const token = (what: string) =>
     // the controller's ACL LOAD alike, so every node of the cluster goes down; the others would be
     // printed raw into logs and terminals. One class, in \x escapes, reads the same in JavaScript
     // and in the API server's RE2 (their \S differ), and makes one CRD pattern.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
     z.regex(/^[^\x00-\x20\x7f-\x9f"']+$/, {
       error: `must be ${what} without whitespace, quotes or control characters (NUL, ESC, DEL...)`,
     }),

@@ -63,6 +63,12 @@ export const renderConfigSpec = lazy(() =>
       'cluster.local',
     ),
     defaultZoneSpread: z._default(zoneSpread(), 'bestEffort'),
+    /**
+     * How a shard's pods spread over nodes when it has replicas: `required` (the default: no two
+     * pods of a shard on one node, so losing a node never loses a shard) or `bestEffort` (for
+     * small dev clusters with fewer nodes than pods per shard; the render warns).
+     */
+    nodeSpread: z._default(z.enum(['required', 'bestEffort'], { error: 'must be required or bestEffort' }), 'required'),
     systemUsers: z.strictObject(
       {
         replication: systemUser('valkey-replication'),

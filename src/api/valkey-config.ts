@@ -18,6 +18,7 @@ export const valkeySettings = lazy(() =>
         z.maxLength(4096),
         // No line break (it would inject another directive) nor any control character but tab,
         // which separates arguments (a NUL cuts the line short in Valkey's reader).
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
         z.regex(/^[^\x00-\x08\x0a-\x1f\x7f]*$/, {
           error: 'a value may not contain a line break (it would inject another directive) or a control character such as NUL or ESC',
         }),

@@ -178,6 +178,7 @@ export class Controller {
           contentType: 'application/merge-patch+json',
         });
       },
+      events: this.events,
       log,
       metrics,
     });

@@ -8,6 +8,7 @@ const FLAT_RENDER_CONFIG_KEYS = {
   outputDir: ['outputDir'],
   clusterDomain: ['clusterDomain'],
   defaultZoneSpread: ['defaultZoneSpread'],
+  nodeSpread: ['nodeSpread'],
   'systemUsers.replication.passwordHash': ['systemUsers', 'replication', 'passwordHash'],
   'systemUsers.replication.secretName': ['systemUsers', 'replication', 'secretName'],
   'systemUsers.controller.passwordHash': ['systemUsers', 'controller', 'passwordHash'],

@@ -1,4 +1,4 @@
-import { error, valkeyRef, warning, type Problem, type ValkeyConfig } from '../api/index.js';
+import { error, securitySettingReason, valkeyRef, warning, type Problem, type ValkeyConfig } from '../api/index.js';
 import {
   addedAfterFloor,
   canonicalSettingName,
@@ -11,6 +11,9 @@ import { closestName, typoDistance } from './suggest.js';
 import type { MergedChain } from './resolve.js';
 
 /**
+ * Settings that change who can connect (securitySettingReason) are errors: dropping them would leave
+ * the author believing in a password or TLS option the cluster does not have.
+ *
  * What Valkey would refuse at start-up, found at render time instead: a name it does not know
  * ("Bad directive") or a value outside an enum. Either crash-loops every cluster on the config,
  * so a near miss is an error with the fix; a name far from every known one is only a warning, as
@@ -40,6 +43,17 @@ export function checkValkeySettings(config: ValkeyConfig): Problem[] {
       continue;
     }
     spelledAs.set(canonical, key);
+    const security = securitySettingReason(canonical);
+    if (security !== undefined) {
+      problems.push(
+        error(
+          `${who}: ${field}: refused: ${canonical} changes who can connect to the cluster or how (${security}); valkey-krm never drops it silently, so remove it from the config`,
+          ref,
+          field,
+        ),
+      );
+      continue;
+    }
     const known = lookupSetting(key);
     if (!known) {
       problems.push(unknownSetting(who, field, key, ref));

@@ -3,11 +3,14 @@ import {
   controllerPasswordHashes,
   error,
   info,
+  securitySettingReason,
   valkeyRef,
+  warning,
   type Problem,
   type RenderConfig,
   type ValkeyRole,
 } from '../api/index.js';
+import { canonicalSettingName } from '../api/valkey-table.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
@@ -47,7 +50,9 @@ export function renderCluster(
     `Config chain: ${config.chain.join(' -> ')}; image ${config.image} (ValkeyImage ${config.imageRef}, version ${config.imageVersion}).`,
   ];
   const conf = renderValkeyConf(header, config.valkey, tls, config.imageVersion);
-  const problems: Problem[] = conf.dropped.map((key) => {
+  // Settings that change who can connect are errors of the config (menu/check-settings.ts), not drops.
+  const dropped = conf.dropped.filter((key) => securitySettingReason(canonicalSettingName(key)) === undefined);
+  const problems: Problem[] = dropped.map((key) => {
     const from = config.valkeyFrom[key] ?? config.name;
     return info(
       `ValkeyConfig ${from}: spec.valkey.${key}: dropped, because valkey-krm sets ${key} itself (cluster mode, ports, paths, replication identity and access are managed); remove it from the config`,
@@ -80,6 +85,15 @@ export function renderCluster(
   };
   const rollout = rolloutFindings(cluster, revisions.restart, previous);
   problems.push(...rollout.problems);
+  if (render.nodeSpread === 'bestEffort' && cluster.spec.replicasPerShard > 0) {
+    problems.push(
+      warning(
+        `ValkeyCluster ${namespace}/${name}: spec.replicasPerShard: the render config sets nodeSpread: bestEffort, so a shard's primary and its replicas may be scheduled on one node; losing that node loses the shard's data (emptyDir) and takes its slots offline. Meant for small dev clusters with fewer nodes than pods per shard; remove nodeSpread (default required) anywhere else`,
+        valkeyRef('ValkeyCluster', name, namespace),
+        'spec.replicasPerShard',
+      ),
+    );
+  }
   const objects: KubeObject[] = [
     renderConfigMap(name, namespace, { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) }),
     renderService(name, namespace),

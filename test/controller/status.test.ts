@@ -90,14 +90,20 @@ describe('buildStatus', () => {
       identity: { kind: 'not-valkey', redisVersion: '7.0.15' },
       verdict: { ok: false, reason: 'NotValkey', found: 'no valkey_version: not Valkey (redis_version 7.0.15)' },
     };
-    const status = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), rejected] }));
+    // At creation (no slot has an owner yet): Failed, terminal, with how to recover.
+    const lonely = ['p 10.0.0.1:6379@16379 myself,master - 0 0 0 connected'];
+    const status = buildStatus(input({ observations: [answered('c-0-0', 0, lonely), rejected] }));
     expect(status.state).toBe('Failed');
     expect(status.message).toBe(
-      'Pod shop/c-0-1 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+      'Pod shop/c-0-1 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined. Failed is terminal: fix this, then delete and re-create the ValkeyCluster (the controller does not retry a failed creation)',
     );
     expect(status.nodes?.[1]).toEqual({ pod: 'c-0-1', shard: 0, ip: '10.0.0.2', role: 'unknown', health: 'failed' });
     expect(status.conditions?.find((c) => c.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'NotValkey' });
     expect(status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
+    // On a running cluster (a pod replaced with a binary below the floor) the rest keeps serving: Invalid.
+    const running = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), rejected] }));
+    expect(running.state).toBe('Invalid');
+    expect(running.message).toMatch(/^Pod shop\/c-0-1 runs no valkey_version: .*The pods keep serving what they loaded/);
   });
 
   it('reports a declared version that differs from the running one, even when both pass the floor', () => {

@@ -97,6 +97,7 @@ describe('hostile strings from the package, in every position', () => {
 
   /** What escaped text may still contain: nothing that starts markup, HTML, a mention, a reference or a link. */
   function expectInert(md: string) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
     expect(md).not.toMatch(/[\r\u001b\u2028\u202e]/);
     expect(md).not.toMatch(/(^|[^\\])[`*_[\]|~$]/m);
     expect(md).not.toMatch(/@(?!\u2060)/);
@@ -142,6 +143,7 @@ describe('hostile strings from the package, in every position', () => {
         .join('\n')
         // File names stand in code spans, where nothing renders (no HTML, mention or link).
         .replace(/ \(in `[^`\n]*`\)/g, '');
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
       expect(body).not.toMatch(/[\r\u001b\u2028\u202e<>]/);
       expect(body).not.toMatch(/@(?!\u2060)|:\/\/|www\./);
     }

@@ -5,7 +5,27 @@ import type { Plan } from './formation.js';
 import { byPosition, isAnswered, isRejected, type Answered, type NodeObservation, type Rejected } from './observation.js';
 import { shareProblems, primaryObservations } from './scaling.js';
 import { TOTAL_SLOTS, countSlots } from './slots.js';
+import { expiringSoonCondition, type TlsVerdict } from './tls-secret.js';
 import { rejectionMessage } from './version-gate.js';
+
+/** The states and condition types status writes (docs/status.md has one row for each). */
+export const STATE = { creating: 'Creating', active: 'Active', updating: 'Updating', invalid: 'Invalid', failed: 'Failed' } as const;
+export const CONDITION = {
+  versionCheck: 'VersionCheck',
+  versionMatchesImage: 'VersionMatchesImage',
+  clusterFormed: 'ClusterFormed',
+  ready: 'Ready',
+  tlsSecretValid: 'TLSSecretValid',
+  certificateExpiringSoon: 'CertificateExpiringSoon',
+  rollInProgress: 'RollInProgress',
+  rollHeld: 'RollHeld',
+  liveConfigApplied: 'LiveConfigApplied',
+  slotMigration: 'SlotMigration',
+} as const;
+
+/** How a Failed message ends: Failed is terminal, the controller leaves the cluster alone. */
+export const FAILED_RECOVERY =
+  'Failed is terminal: fix this, then delete and re-create the ValkeyCluster (the controller does not retry a failed creation)';
 
 /** What git declared for the pods: from the StatefulSets' annotations. */
 export interface Declared {
@@ -32,6 +52,8 @@ export interface StatusInput {
   day2?: Day2Status;
   /** Slot rebalancing of this pass (controller/reconcile/rebalance-cluster.ts); absent: slots spread as asked, or not looked at. */
   scaling?: ScalingStatus;
+  /** A TLS cluster: the verdict on its Secret this pass (tls-secret.ts); absent: no spec.tls. */
+  tls?: TlsVerdict;
 }
 
 /** What rebalancing did or waits for in this pass. */
@@ -47,6 +69,8 @@ export interface Day2Status {
   roll?: { held: boolean; message: string; revision: string };
   /** Live settings or ACLs not yet on every node (being applied, or failing), one line each. */
   reloads: readonly string[];
+  /** What the nodes refuse to load and a person must fix (a users.acl ACL LOAD rejects), one line each; also in reloads. */
+  refused?: readonly string[];
   /** The live revision every node runs once reloads is empty (for the condition's message). */
   liveRevision?: string;
 }
@@ -215,11 +239,33 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     nodes.every((n) => n.health === 'online');
 
   // Once every slot has had an owner the cluster exists, and later gaps are updates, not creation.
+  const before = input.previous?.state;
   const wasFormed =
-    input.previous?.state === 'Active' || input.previous?.state === 'Updating' || assignedAnywhere(answered) === TOTAL_SLOTS;
+    before === STATE.active || before === STATE.updating || before === STATE.invalid || assignedAnywhere(answered) === TOTAL_SLOTS;
   const day2 = input.day2;
   const day2Busy = (day2 !== undefined && (day2.roll !== undefined || day2.reloads.length > 0)) || input.scaling !== undefined;
-  const state = rejected.length ? 'Failed' : healthy && !day2Busy ? 'Active' : wasFormed || day2Busy ? 'Updating' : 'Creating';
+  const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
+  // What a person must fix: at creation the cluster cannot come up (Failed); once it ran, its pods
+  // keep serving what they loaded and fixing it brings the cluster back (Invalid).
+  const blockers = [
+    ...(input.tls?.problem ? [input.tls.problem.message] : []),
+    ...(rejected.length ? [versionCheck.message] : []),
+    ...(day2?.refused ?? []),
+  ];
+  const state =
+    before === STATE.failed
+      ? STATE.failed
+      : blockers.length
+        ? wasFormed
+          ? STATE.invalid
+          : input.tls?.problem || rejected.length
+            ? STATE.failed
+            : STATE.creating
+        : healthy && !day2Busy
+          ? STATE.active
+          : wasFormed || day2Busy
+            ? STATE.updating
+            : STATE.creating;
 
   const reasons = [
     ...(input.scaling ? [input.scaling.phase === 'held' ? `scaling held: ${input.scaling.message}` : input.scaling.message] : []),
@@ -233,13 +279,16 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     ...shape,
     ...(input.scaling ? [] : unbalanced),
   ];
-  const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
   const message =
-    state === 'Failed'
-      ? versionCheck.message
-      : state === 'Active'
-        ? `${input.shards} shard(s) with ${input.replicasPerShard} replica(s) each serve all ${TOTAL_SLOTS} slots; cluster_state ok`
-        : summarize(reasons);
+    state === STATE.failed
+      ? blockers.length === 0 && input.previous?.message
+        ? input.previous.message
+        : `${summarize(blockers)}. ${FAILED_RECOVERY}`
+      : state === STATE.invalid
+        ? `${summarize(blockers)}. The pods keep serving what they loaded; once this is fixed the cluster returns to Active`
+        : state === STATE.active
+          ? `${input.shards} shard(s) with ${input.replicasPerShard} replica(s) each serve all ${TOTAL_SLOTS} slots; cluster_state ok`
+          : summarize(reasons);
 
   const formedCondition: DesiredCondition = formed
     ? {
@@ -256,9 +305,16 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         reason: input.actionErrors.length ? 'FormationError' : answered.length === 0 ? 'WaitingForNodes' : 'Forming',
         message: summarize(reasons) || 'Forming',
       };
-  const ready: DesiredCondition = healthy
-    ? { type: 'Ready', status: 'True', reason: 'Active', message: 'The cluster is formed and every node is online', observedGeneration: g }
-    : { type: 'Ready', status: 'False', reason: state, message, observedGeneration: g };
+  const ready: DesiredCondition =
+    healthy && blockers.length === 0
+      ? {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Active',
+          message: 'The cluster is formed and every node is online',
+          observedGeneration: g,
+        }
+      : { type: 'Ready', status: 'False', reason: state, message, observedGeneration: g };
 
   return {
     state,
@@ -272,6 +328,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         formedCondition,
         ready,
         ...kstatusConditions(state, message, g),
+        ...(input.tls ? tlsConditions(input.tls, g) : []),
         ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : []),
         ...slotMigrationCondition(input.scaling, g, input.previous?.conditions),
       ],
@@ -279,6 +336,20 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
       input.now,
     ),
   };
+}
+
+/** TLSSecretValid and CertificateExpiringSoon, on every pass of a TLS cluster. */
+function tlsConditions(tls: TlsVerdict, g: number): DesiredCondition[] {
+  const valid: DesiredCondition = tls.problem
+    ? { type: CONDITION.tlsSecretValid, status: 'False', reason: tls.problem.reason, message: tls.problem.message, observedGeneration: g }
+    : {
+        type: CONDITION.tlsSecretValid,
+        status: 'True',
+        reason: 'Valid',
+        message: `TLS Secret ${tls.secret} holds a CA, a certificate valid now and its key`,
+        observedGeneration: g,
+      };
+  return [valid, { type: CONDITION.certificateExpiringSoon, ...expiringSoonCondition(tls), observedGeneration: g }];
 }
 
 /**

@@ -156,8 +156,16 @@ export async function runDay2(input: Day2Input, deps: Day2Deps): Promise<Day2Sta
     );
   for (const f of tls?.failures ?? []) deps.events.record(about, 'Warning', 'TlsReloadFailed', f.message);
 
+  // A node that refuses users.acl keeps its users and serves on: a person must fix the file.
+  const refused = [
+    ...live.failures.filter((f) => f.kind === 'acl' && f.message.startsWith('ACL LOAD')).map((f) => f.message),
+    ...(live.aclHeld.length
+      ? [`users.acl: ${live.aclHeld.join(', ')} refused the last ACL LOAD of this file (retried after a backoff)`]
+      : []),
+  ];
   const reloads = [
     ...live.failures.map((f) => f.message),
+    ...(live.aclHeld.length ? [refused[refused.length - 1] as string] : []),
     ...(tls?.failures.map((f) => f.message) ?? []),
     ...(tls?.stale.length ? [`TLS: waiting for the new certificate files on ${tls.stale.join(', ')}`] : []),
     ...(live.aclStale.length ? [`users.acl: waiting for the new file on ${live.aclStale.join(', ')}`] : []),
@@ -171,7 +179,8 @@ export async function runDay2(input: Day2Input, deps: Day2Deps): Promise<Day2Sta
     clusterProblems: input.clusterProblems,
     mayStart: deps.mayStartRoll(input.key),
   });
-  if (step.kind === 'none') return { reloads };
+  const base = { reloads, ...(refused.length ? { refused } : {}) };
+  if (step.kind === 'none') return base;
   let detail: string | undefined;
   if (step.kind === 'wait') detail = step.reason;
   else if (step.kind === 'held') {
@@ -180,5 +189,5 @@ export async function runDay2(input: Day2Input, deps: Day2Deps): Promise<Day2Sta
   } else detail = await runRollStep(about, step, input, deps);
   const progress = describeProgress(step.progress);
   const message = step.kind === 'held' ? `${detail}; ${progress}` : detail ? `${progress}: ${detail}` : progress;
-  return { roll: { held: step.kind === 'held', message, revision: revision ?? 'unknown' }, reloads };
+  return { ...base, roll: { held: step.kind === 'held', message, revision: revision ?? 'unknown' } };
 }

@@ -36,6 +36,8 @@ export interface LiveConfigOutcome {
   aclLoaded: string[];
   /** Nodes still on an older users.acl after a load (their file is not projected yet). */
   aclStale: string[];
+  /** Nodes that refused an ACL LOAD of this file earlier and wait out their backoff before the next try. */
+  aclHeld: string[];
   /** Failures, one line each, by pod, and whether it was an ACL load (backoff applies). */
   failures: { pod: string; kind: 'config' | 'acl'; message: string }[];
 }
@@ -77,7 +79,7 @@ async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out:
   try {
     if (aclDifferences(file, parseAclUsers(await s.aclList(), aclPasswordHash)).length === 0) return;
     if (input.aclBackoff(pod)) {
-      out.aclStale.push(pod);
+      out.aclHeld.push(pod);
       return;
     }
     try {
@@ -101,7 +103,7 @@ async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out:
 }
 
 export async function applyLiveConfig(input: LiveConfigInput): Promise<LiveConfigOutcome> {
-  const out: LiveConfigOutcome = { applied: [], aclLoaded: [], aclStale: [], failures: [] };
+  const out: LiveConfigOutcome = { applied: [], aclLoaded: [], aclStale: [], aclHeld: [], failures: [] };
   const pods = [...input.sessions.keys()].sort();
   await Promise.all(
     pods.map(async (pod) => {
@@ -113,5 +115,6 @@ export async function applyLiveConfig(input: LiveConfigInput): Promise<LiveConfi
   for (const list of [out.applied, out.failures]) list.sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : 0));
   out.aclLoaded.sort();
   out.aclStale.sort();
+  out.aclHeld.sort();
   return out;
 }

@@ -2,7 +2,10 @@ import { ANNOTATIONS, podFqdn, valkeyCluster, valkeyClusterStatus, type ValkeyCl
 import { planFormation } from '../cluster/formation.js';
 import { isAnswered, type Answered, type Member, type NodeObservation, type PodPlace } from '../cluster/observation.js';
 import { primaryObservations, shareProblems } from '../cluster/scaling.js';
-import { buildStatus, type Declared } from '../cluster/status.js';
+import { buildStatus, STATE, type Declared } from '../cluster/status.js';
+import { judgeTlsSecret, type SecretFacts, type TlsVerdict } from '../cluster/tls-secret.js';
+import { isApiError } from '../kube/client.js';
+import { readSecretFacts } from '../valkey/certificate.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import type { KubeObject, Pod, Secret, StatefulSet } from '../kube/types.js';
 import { rfc3339, type Clock } from '../runtime/clock.js';
@@ -69,22 +72,37 @@ function declaredVersion(sets: readonly StatefulSet[]): Declared | undefined {
 const decode = (b64: string | undefined): string | undefined =>
   b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8');
 
-/** TLS settings per pod from the cluster's Secret: its CA to verify, its cert as our client cert. */
+/**
+ * The cluster's TLS Secret, judged (tls-secret.ts), and the TLS settings per pod when its CA can be
+ * read: verified against its CA, its cert presented as our client cert. A Secret with a problem but
+ * a CA (an expired or mismatched pair) still lets the controller see the pods, which keep serving
+ * the pair they loaded.
+ */
 async function tlsSettings(
   cluster: ValkeyCluster,
   deps: ClusterReconcilerDeps,
-): Promise<{ options: (pod: string) => TlsOptions; certificate?: string }> {
+): Promise<{ verdict: TlsVerdict; options?: (pod: string) => TlsOptions; certificate?: string }> {
   const namespace = cluster.metadata.namespace as string;
   const secretName = cluster.spec.tls?.secretRef as string;
-  const secret = await deps.readSecret(namespace, secretName);
-  const ca = decode(secret.data?.['ca.crt']);
-  if (!ca) throw new Error(`Secret ${namespace}/${secretName} has no ca.crt; the controller verifies nodes against it`);
-  const cert = decode(secret.data?.['tls.crt']);
-  const key = decode(secret.data?.['tls.key']);
+  const which = `${namespace}/${secretName}`;
+  let secret: Secret | undefined;
+  let facts: SecretFacts;
+  try {
+    secret = await deps.readSecret(namespace, secretName);
+    facts = readSecretFacts(secret.data);
+  } catch (e) {
+    facts = isApiError(e, 404) ? { kind: 'absent' } : { kind: 'denied', detail: e instanceof Error ? e.message : String(e) };
+  }
+  const verdict = judgeTlsSecret(which, facts, deps.clock.now());
+  const ca = decode(secret?.data?.['ca.crt']);
+  if (!ca) return { verdict };
+  const cert = decode(secret?.data?.['tls.crt']);
+  const key = decode(secret?.data?.['tls.key']);
   const name = cluster.metadata.name;
   return {
+    verdict,
     options: (pod) => ({ ca, ...(cert && key ? { cert, key } : {}), servername: podFqdn(pod, name, namespace, deps.clusterDomain) }),
-    ...(cert ? { certificate: cert } : {}),
+    ...(cert && !verdict.problem ? { certificate: cert } : {}),
   };
 }
 
@@ -121,13 +139,14 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   let open = deps.open;
   let tls: ((pod: string) => TlsOptions) | undefined;
   let certificate: string | undefined;
+  let tlsVerdict: TlsVerdict | undefined;
   if (cluster.spec.tls) {
-    try {
-      const settings = await tlsSettings(cluster, deps);
-      tls = settings.options;
-      certificate = settings.certificate;
-    } catch (e) {
-      const message = `cannot read the TLS Secret: ${e instanceof Error ? e.message : String(e)}`;
+    const settings = await tlsSettings(cluster, deps);
+    tlsVerdict = settings.verdict;
+    tls = settings.options;
+    certificate = settings.certificate;
+    if (!tls) {
+      const message = `the controller cannot verify the nodes: ${tlsVerdict.problem?.message ?? 'no ca.crt'}`;
       open = () => Promise.reject(new Error(message));
     }
   }
@@ -185,6 +204,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       log,
     });
     const clusterProblems = [
+      // A restarted pod would not start with a Secret that has a problem: no roll until it is fixed.
+      ...(tlsVerdict?.problem ? [tlsVerdict.problem.message] : []),
       ...(scaling ? [`slot rebalancing: ${scaling.message}`] : []),
       ...actionErrors,
       ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []),
@@ -218,6 +239,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       actionErrors,
       foreignPods: ownership.foreign.map(foreignPodMessage),
       ...(scaling ? { scaling } : {}),
+      ...(tlsVerdict ? { tls: tlsVerdict } : {}),
       ...declaredOf(deps, namespace, name),
       ...(previous ? { previous } : {}),
       now: rfc3339(deps.clock.now()),
@@ -230,7 +252,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       log.info('status written', { state: status.state, message: status.message });
     }
     const { timing } = deps;
-    if (status.state === 'Failed') return { requeueAfterMs: timing.failedResyncMs };
+    if (status.state === STATE.failed || status.state === STATE.invalid) return { requeueAfterMs: timing.failedResyncMs };
     if (day2.roll && !day2.roll.held) return { requeueAfterMs: timing.progressMs, rolling: true };
     // A held roll waits for a person (a fixed image, an opt-in): pod and StatefulSet events wake it.
     if (day2.roll?.held) return { requeueAfterMs: timing.failedResyncMs };
