@@ -1,6 +1,6 @@
 import { ANNOTATIONS, LABELS } from '../api/index.js';
 import type { KubeObject } from '../render/object.js';
-import { parseUsersAcl, parseValkeyConf, type AclUser } from './rendered-files.js';
+import { settingsOf, usersOf, type AclUser } from './rendered-files.js';
 
 export interface RenderedShard {
   index: number;
@@ -74,8 +74,8 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
   return {
     namespace,
     name,
-    settings: parseValkeyConf(conf),
-    users: parseUsersAcl(acl),
+    settings: settingsOf(conf),
+    users: usersOf(acl),
     shards,
     replicasPerShard: Math.max(0, (shards[0]?.pods ?? 1) - 1),
     chain: (annotations[ANNOTATIONS.configChain] ?? '').split(',').filter(Boolean),

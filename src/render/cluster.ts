@@ -2,7 +2,8 @@ import { ANNOTATIONS, info, valkeyRef, type Problem, type RenderConfig, type Val
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
-import { aclRevisionLine, renderUsersAcl } from './acl.js';
+import { aclRevisionLine } from '../api/contract/users-acl.js';
+import { renderUsersAcl } from './acl.js';
 import { renderConfigMap, sha256 } from './configmap.js';
 import { renderProbeScript } from './probes.js';
 import { renderService } from './service.js';

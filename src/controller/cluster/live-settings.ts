@@ -1,6 +1,6 @@
 import { isManagedSettingName } from '../../api/index.js';
 import { canonicalSettingName, lookupSetting, type SettingFacts } from '../../api/valkey-table.js';
-import type { Directives } from './valkey-conf.js';
+import type { DirectivesByName } from '../../api/contract/valkey-conf.js';
 
 /**
  * Live settings: what the rendered valkey.conf asks for, compared with what a node runs
@@ -19,7 +19,7 @@ export interface DesiredSetting {
  * (api/managed-settings.ts), and `overridden`, the settings the container's arguments set
  * (`--masterauth`, `--cluster-announce-ip`): the file's value is not what runs.
  */
-export function desiredLiveSettings(conf: Directives, overridden: ReadonlySet<string> = new Set()): DesiredSetting[] {
+export function desiredLiveSettings(conf: DirectivesByName, overridden: ReadonlySet<string> = new Set()): DesiredSetting[] {
   const out: DesiredSetting[] = [];
   for (const [raw, lines] of conf) {
     const known = lookupSetting(raw);
