@@ -1,3 +1,4 @@
+import { optInCovers, readDataLossOptIn } from '../api/contract/data-loss-opt-in.js';
 import { ANNOTATIONS, compareVersions, parseVersion } from '../api/index.js';
 import { diffUsers } from './acl-diff.js';
 import type { PlanContext } from './plan-context.js';
@@ -86,7 +87,7 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
 function risksOf(base: RenderedCluster, change: RenderedCluster, settings: readonly SettingChange[], roll: RollPlan | undefined): Risk[] {
   const risks: Risk[] = [];
   const alone = roll?.shards.filter((s) => !s.failover).map((s) => s.statefulSet) ?? [];
-  const optedIn = change.dataLossOptIn === 'true' || (change.dataLossOptIn !== undefined && change.dataLossOptIn === change.restartHash);
+  const optedIn = optInCovers(readDataLossOptIn(change.dataLossOptIn), change.restartHash);
   if (alone.length > 0 && optedIn) {
     risks.push({
       level: 'risky',

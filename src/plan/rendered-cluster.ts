@@ -1,4 +1,4 @@
-import { ANNOTATIONS, LABELS } from '../api/index.js';
+import { ANNOTATIONS, shardOf } from '../api/index.js';
 import type { KubeObject } from '../render/object.js';
 import { settingsOf, usersOf, type AclUser } from './rendered-files.js';
 
@@ -55,7 +55,7 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
       acl = data['users.acl'] ?? '';
     } else if (object.kind === 'StatefulSet') {
       const sts = object as unknown as StatefulSetLike;
-      const index = Number(sts.metadata.labels?.[LABELS.shard] ?? shards.length);
+      const index = shardOf(sts.metadata.labels) ?? shards.length;
       if (shards.length === 0) {
         annotations = sts.metadata.annotations ?? {};
         templateAnnotations = sts.spec.template.metadata?.annotations ?? {};
@@ -88,5 +88,3 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
     objectsText: JSON.stringify(objects),
   };
 }
-
-export const podName = (statefulSet: string, ordinal: number) => `${statefulSet}-${ordinal}`;

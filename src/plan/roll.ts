@@ -1,5 +1,6 @@
 import type { PlanContext } from './plan-context.js';
-import { podName, type RenderedCluster } from './rendered-cluster.js';
+import { podName } from '../api/index.js';
+import type { RenderedCluster } from './rendered-cluster.js';
 import { rollCauses } from './roll-causes.js';
 import { differingPaths } from './template-diff.js';
 import type { RollShard, SettingChange } from './plan-schema.js';

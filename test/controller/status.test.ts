@@ -161,6 +161,22 @@ describe('buildStatus', () => {
     expect(buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), synced as NodeObservation] })).state).toBe('Active');
   });
 
+  it('counts a replica in sync as a roll does: link up, no full sync, at most 1 MiB behind its primary', () => {
+    const primary = {
+      ...answered('c-0-0', 0, primaryView),
+      replication: { role: 'primary' as const, linkUp: false, syncing: false, offset: 50_000_000 },
+    };
+    const replica = (offset: number) =>
+      ({
+        ...answered('c-0-1', 1, replicaView),
+        replication: { role: 'replica' as const, linkUp: true, syncing: false, offset },
+      }) as NodeObservation;
+    const behind = buildStatus(input({ observations: [primary as NodeObservation, replica(40_000_000)] }));
+    expect(behind.state).toBe('Updating');
+    expect(behind.message).toBe('replica c-0-1 is not in sync with its primary yet');
+    expect(buildStatus(input({ observations: [primary as NodeObservation, replica(49_500_000)] })).state).toBe('Active');
+  });
+
   it('is Updating while a roll or a reload runs, and says what and how far', () => {
     const roll = { held: false, message: 'rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done', revision: 'c-0-abc' };
     const rolling = buildStatus(input({ day2: { roll, reloads: [] } }));

@@ -15,7 +15,7 @@ import {
   type RebalanceDecision,
   type RebalanceOptions,
 } from '../../src/controller/cluster/rebalance.js';
-import { shardSlotRange } from '../../src/controller/cluster/slots.js';
+import { shardSlotRange } from '../../src/api/contract/slots.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 import { migrateSlots, repairSlots, type MigrateOptions, type MigrationNode } from '../../src/controller/valkey/migrate-slots.js';
 import { sessionOpener, type NodeSession } from '../../src/controller/valkey/node-session.js';

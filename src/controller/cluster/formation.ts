@@ -1,6 +1,6 @@
 import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-view.js';
 import { byPosition, type Endpoint, type Member } from './observation.js';
-import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from './slots.js';
+import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from '../../api/contract/slots.js';
 
 export interface PlanInput {
   shards: number;

@@ -1,3 +1,4 @@
+import { memoryWordInBytes } from '../../api/contract/valkey-memory.js';
 import { isManagedSettingName } from '../../api/index.js';
 import { canonicalSettingName, lookupSetting, type SettingFacts } from '../../api/valkey-table.js';
 import type { DirectivesByName } from '../../api/contract/valkey-conf.js';
@@ -30,16 +31,6 @@ export function desiredLiveSettings(conf: DirectivesByName, overridden: Readonly
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 };
-
-/** `1500mb` → `1572864000`, as `CONFIG GET` prints memory; anything else unchanged. */
-function memoryBytes(word: string): string {
-  const m = /^(-?\d+)([kmg]?b?)$/i.exec(word);
-  if (!m) return word;
-  const unit = UNITS[(m[2] ?? '').toLowerCase()];
-  return unit === undefined ? word : String(Number(m[1]) * unit);
-}
-
 /**
  * A value as Valkey reports it back, so the file's spelling and `CONFIG GET`'s compare equal:
  * memory units in bytes, case folded where Valkey folds it, several enum values as a set.
@@ -61,7 +52,7 @@ export function normalizeSettingValue(facts: SettingFacts, value: string): strin
     case 'memory':
     case 'memory-or-percent':
     case 'special':
-      return tokens.map((t) => memoryBytes(t.toLowerCase())).join(' ');
+      return tokens.map((t) => memoryWordInBytes(t.toLowerCase())).join(' ');
     case 'integer':
       return tokens.join(' ');
     case 'string':

@@ -2,9 +2,10 @@ import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import { withTransitions, type DesiredCondition } from './conditions.js';
 import type { Plan } from './formation.js';
-import { byPosition, isAnswered, isRejected, type Answered, type NodeObservation, type Rejected } from './observation.js';
+import { byPosition, isAnswered, isRejected, primaryOffsetOf, type Answered, type NodeObservation, type Rejected } from './observation.js';
 import { shareProblems, primaryObservations } from './scaling.js';
-import { TOTAL_SLOTS, countSlots } from './slots.js';
+import { replicaInSync } from '../../api/contract/replica-sync.js';
+import { TOTAL_SLOTS, countSlots } from '../../api/contract/slots.js';
 import { rejectionMessage } from './version-gate.js';
 
 /** What git declared for the pods: from the StatefulSets' annotations. */
@@ -102,7 +103,7 @@ function shapeProblems(input: StatusInput, answered: readonly Answered[]): strin
     if (replicas !== input.replicasPerShard) problems.push(`shard ${s} has ${replicas} of ${input.replicasPerShard} replicas`);
   }
   // Whole means every replica has its primary's data, not only that it follows it.
-  const behind = answered.filter((o) => o.replication?.role === 'replica' && (!o.replication.linkUp || o.replication.syncing));
+  const behind = answered.filter((o) => o.replication?.role === 'replica' && !replicaInSync(o.replication, primaryOffsetOf(o, answered)));
   for (const o of behind) problems.push(`replica ${o.pod} is not in sync with its primary yet`);
   const notOk = answered.filter((o) => o.info.state !== 'ok').map((o) => o.pod);
   if (notOk.length) problems.push(`cluster_state is not ok on ${notOk.join(', ')}`);

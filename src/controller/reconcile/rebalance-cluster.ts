@@ -1,7 +1,7 @@
 import type { Answered } from '../cluster/observation.js';
 import { planRebalance, slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
 import { describeMove, primaryObservations, shareProblems } from '../cluster/scaling.js';
-import { countSlots } from '../cluster/slots.js';
+import { countSlots } from '../../api/contract/slots.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
 import type { Clock } from '../runtime/clock.js';

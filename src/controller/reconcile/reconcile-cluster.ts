@@ -22,7 +22,7 @@ import { planFailback } from '../cluster/failback.js';
 import type { InvolvedObject } from '../kube/event-recorder.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import { statusEquals } from './status-equals.js';
-import { TOTAL_SLOTS } from '../cluster/slots.js';
+import { TOTAL_SLOTS } from '../../api/contract/slots.js';
 import { compareStrings } from '../../api/order.js';
 
 export interface ReconcileTiming {

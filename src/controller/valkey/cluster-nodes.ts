@@ -1,6 +1,6 @@
 /** `CLUSTER NODES` and `CLUSTER INFO` replies, parsed into the plain data of cluster/cluster-view.ts. */
 import type { ClusterInfo, ClusterNode, SlotMarker } from '../cluster/cluster-view.js';
-import type { SlotRange } from '../cluster/slots.js';
+import { readSlotRange, type SlotRange } from '../../api/contract/slots.js';
 import { parseInfo } from './info.js';
 
 export class ClusterNodesParseError extends Error {}
@@ -38,10 +38,9 @@ function parseMarkers(tokens: readonly string[]): Pick<ClusterNode, 'migrating' 
 
 function parseSlot(token: string): SlotRange | undefined {
   if (token.startsWith('[')) return undefined;
-  const m = /^(\d+)(?:-(\d+))?$/.exec(token);
-  if (!m) throw new ClusterNodesParseError(`slot "${token}" is not a number or range`);
-  const first = Number(m[1]);
-  return [first, m[2] === undefined ? first : Number(m[2])];
+  const range = readSlotRange(token);
+  if (!range) throw new ClusterNodesParseError(`slot "${token}" is not a number or range`);
+  return range;
 }
 
 export function parseClusterNodes(text: string): ClusterNode[] {
