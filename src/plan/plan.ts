@@ -109,7 +109,8 @@ function renderSide(side: PlanSide, readRenderConfig: (value: unknown) => Render
   problems.push(...rendered.problems);
   const clusters = new Map<string, RenderedCluster>();
   if (!hasErrors(problems)) {
-    for (const c of rendered.clusters) clusters.set(`${c.namespace}/${c.name}`, readRenderedCluster(c.namespace, c.name, c.objects));
+    for (const c of rendered.clusters)
+      clusters.set(`${c.namespace}/${c.name}`, readRenderedCluster(c.namespace, c.name, c.objects, c.provenance));
   }
   return parsed.config ? { render: parsed.config, clusters, problems } : { clusters, problems };
 }

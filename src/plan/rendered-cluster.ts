@@ -1,4 +1,5 @@
 import { ANNOTATIONS, shardOf } from '../api/index.js';
+import type { ClusterProvenance } from '../menu/provenance.js';
 import type { KubeObject } from '../render/object.js';
 import { settingsOf, usersOf, type AclUser } from './rendered-files.js';
 
@@ -31,6 +32,8 @@ export interface RenderedCluster {
   dataLossOptIn: string | undefined;
   /** Every object as JSON, to notice a change no rule below names. */
   objectsText: string;
+  /** Who set each value, from chain resolution. */
+  provenance: ClusterProvenance;
 }
 
 interface StatefulSetLike {
@@ -41,7 +44,12 @@ interface StatefulSetLike {
   };
 }
 
-export function readRenderedCluster(namespace: string, name: string, objects: readonly KubeObject[]): RenderedCluster {
+export function readRenderedCluster(
+  namespace: string,
+  name: string,
+  objects: readonly KubeObject[],
+  provenance: ClusterProvenance,
+): RenderedCluster {
   let conf = '';
   let acl = '';
   const shards: RenderedShard[] = [];
@@ -86,5 +94,6 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
     restartHash: templateAnnotations[ANNOTATIONS.restartHash],
     dataLossOptIn: annotations[ANNOTATIONS.allowDataLossRoll],
     objectsText: JSON.stringify(objects),
+    provenance,
   };
 }

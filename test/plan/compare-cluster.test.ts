@@ -25,7 +25,7 @@ function renderOne(objects: unknown[]): RenderedCluster {
   const out = renderAll(objects, render);
   expect(out.problems.filter((p) => p.severity === 'error')).toEqual([]);
   const c = out.clusters[0] as (typeof out.clusters)[number];
-  return readRenderedCluster(c.namespace, c.name, c.objects);
+  return readRenderedCluster(c.namespace, c.name, c.objects, c.provenance);
 }
 
 const context = (base: unknown[], change: unknown[]): PlanContext => ({
