@@ -174,5 +174,3 @@ export function customResourceDefinition(def: KindDefinition): Record<string, un
     },
   };
 }
-
-export const allCustomResourceDefinitions = () => KINDS.map(customResourceDefinition);

@@ -5,7 +5,7 @@ import { Informer, type InformerError, type InformerEvent } from './kube/informe
 import { paths } from './kube/paths.js';
 import { isApiError } from './kube/client.js';
 import { eventRecorder, type EventRecorder } from './kube/event-recorder.js';
-import { objectKey, type ConfigMap, type KubeObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
+import { objectKey, type ConfigMap, type ApiObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
 import type { EvictionResult } from './reconcile/day2.js';
 import { RetryGate } from './runtime/retry-gate.js';
 import { reconcileCluster, type ReconcileTiming } from './reconcile/reconcile-cluster.js';
@@ -51,10 +51,10 @@ const MANAGED_SELECTOR = `${LABELS.managedBy}=${MANAGED_BY}`;
  * slow cluster never waits in front of another.
  */
 export class Controller {
-  private readonly clusters: Informer<KubeObject>;
+  private readonly clusters: Informer<ApiObject>;
   private readonly pods: Informer<Pod>;
   private readonly statefulSets: Informer<StatefulSet>;
-  private readonly configs: Informer<KubeObject>;
+  private readonly configs: Informer<ApiObject>;
   private readonly configMaps: Informer<ConfigMap>;
   private readonly events: EventRecorder;
   private readonly aclRetry: RetryGate;
@@ -62,11 +62,11 @@ export class Controller {
   private readonly rollingNow = new Set<string>();
   /** Slots each cluster's scaling had to move when it started: "n of m" in status. */
   private readonly scalingTotals = new Map<string, number>();
-  private readonly images: Informer<KubeObject>;
+  private readonly images: Informer<ApiObject>;
   private readonly queue: WorkQueue;
 
   constructor(private readonly opts: ControllerOptions) {
-    const informer = <T extends KubeObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
+    const informer = <T extends ApiObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
       new Informer<T>({
         name,
         client: opts.client,
@@ -122,7 +122,7 @@ export class Controller {
     return this.informers().every((i) => i.hasSynced());
   }
 
-  private informers(): Informer<KubeObject>[] {
+  private informers(): Informer<ApiObject>[] {
     return [this.clusters, this.pods, this.statefulSets, this.configMaps, this.configs, this.images];
   }
 
@@ -132,17 +132,17 @@ export class Controller {
   }
 
   /** Status writes (ours) do not change the generation; only spec changes and arrivals matter. */
-  private onClusterEvent(e: InformerEvent<KubeObject>): void {
+  private onClusterEvent(e: InformerEvent<ApiObject>): void {
     if (e.type === 'modified' && e.old?.metadata.generation === e.object.metadata.generation) return;
     this.queue.add(CLUSTER_PREFIX + objectKey(e.object));
   }
 
-  private enqueueOwner(o: KubeObject): void {
+  private enqueueOwner(o: ApiObject): void {
     const cluster = o.metadata.labels?.[LABELS.cluster];
     if (cluster && o.metadata.namespace) this.queue.add(`${CLUSTER_PREFIX}${o.metadata.namespace}/${cluster}`);
   }
 
-  private ofCluster<T extends KubeObject>(informer: Informer<T>, namespace: string, cluster: string): T[] {
+  private ofCluster<T extends ApiObject>(informer: Informer<T>, namespace: string, cluster: string): T[] {
     return informer.list().filter((o) => o.metadata.namespace === namespace && o.metadata.labels?.[LABELS.cluster] === cluster);
   }
 

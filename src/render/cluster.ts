@@ -13,7 +13,7 @@ import type { PreviousCluster } from './previous.js';
 import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
 import { rolloutFindings } from './rollout-warnings.js';
 
-export interface RenderedCluster {
+export interface ClusterRender {
   /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget. */
   objects: KubeObject[];
   problems: Problem[];
@@ -28,7 +28,7 @@ export function renderCluster(
   roles: ReadonlyMap<string, ValkeyRole>,
   render: RenderConfig,
   previous?: PreviousCluster,
-): RenderedCluster {
+): ClusterRender {
   const name = cluster.metadata.name;
   const namespace = cluster.metadata.namespace as string;
   const tls = cluster.spec.tls !== undefined;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { valkeyClusterStatus } from '../../src/api/index.js';
 import { withTransitions } from '../../src/controller/cluster/conditions.js';
-import type { Plan } from '../../src/controller/cluster/formation.js';
+import type { FormationPlan } from '../../src/controller/cluster/formation.js';
 import type { NodeObservation } from '../../src/controller/cluster/observation.js';
 import { buildStatus, type StatusInput } from '../../src/controller/cluster/status.js';
 import { statusEquals } from '../../src/controller/reconcile/status-equals.js';
-import { canonicalJson } from '../../src/controller/runtime/canonical-json.js';
+import { canonicalJson } from '../../src/api/canonical-json.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -14,7 +14,7 @@ const OK_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:163
 const FAIL_INFO = parseClusterInfo('cluster_state:fail\r\ncluster_slots_assigned:16384\r\n');
 const GOSSIPING_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:8192\r\n');
 
-const idle: Plan = { actions: [], waiting: [], primaries: new Map([[0, 'c-0-0']]) };
+const idle: FormationPlan = { actions: [], waiting: [], primaries: new Map([[0, 'c-0-0']]) };
 
 function answered(pod: string, ordinal: number, lines: string[], version = '9.0.1', info = OK_INFO): NodeObservation {
   return {
@@ -145,7 +145,7 @@ describe('buildStatus', () => {
     );
     expect(gossiping.state).toBe('Updating');
     expect(gossiping.message).toBe('not every slot is assigned as seen from c-0-1');
-    const steps: Plan = { ...idle, actions: [{ kind: 'replicate', on: 'c-0-1', primaryId: 'p', primaryPod: 'c-0-0' }] };
+    const steps: FormationPlan = { ...idle, actions: [{ kind: 'replicate', on: 'c-0-1', primaryId: 'p', primaryPod: 'c-0-0' }] };
     expect(buildStatus(input({ plan: steps })).message).toContain('1 formation step(s) in progress');
   });
 

@@ -60,15 +60,15 @@ export function normalizeSettingValue(facts: SettingFacts, value: string): strin
   }
 }
 
-export interface SettingChange {
+export interface ConfigSetChange {
   name: string;
   value: string;
   running: string;
 }
 
 /** What to `CONFIG SET` on one node: the desired settings whose running value differs. */
-export function planLiveSettings(desired: readonly DesiredSetting[], running: ReadonlyMap<string, string>): SettingChange[] {
-  const changes: SettingChange[] = [];
+export function planLiveSettings(desired: readonly DesiredSetting[], running: ReadonlyMap<string, string>): ConfigSetChange[] {
+  const changes: ConfigSetChange[] = [];
   for (const d of desired) {
     const now = running.get(d.name);
     // A name this server does not know (a newer release's): nothing to set live.

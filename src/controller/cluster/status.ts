@@ -1,7 +1,7 @@
 import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import { withTransitions, type DesiredCondition } from './conditions.js';
-import type { Plan } from './formation.js';
+import type { FormationPlan } from './formation.js';
 import { byPosition, isAnswered, isRejected, primaryOffsetOf, type Answered, type NodeObservation, type Rejected } from './observation.js';
 import { shareProblems, primaryObservations } from './scaling.js';
 import { replicaInSync } from '../../api/contract/replica-sync.js';
@@ -20,7 +20,7 @@ export interface StatusInput {
   shards: number;
   replicasPerShard: number;
   observations: readonly NodeObservation[];
-  plan: Plan;
+  plan: FormationPlan;
   /** Formation commands that failed in this pass. */
   actionErrors: readonly string[];
   declared?: Declared;

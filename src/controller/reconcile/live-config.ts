@@ -1,7 +1,7 @@
 import { readAclLines, readUsersAcl } from '../../api/contract/users-acl.js';
 import { directivesByName, readValkeyConf } from '../../api/contract/valkey-conf.js';
 import { aclDifferences, aclSignatures } from '../cluster/acl-users.js';
-import { desiredLiveSettings, planLiveSettings, type SettingChange } from '../cluster/live-settings.js';
+import { desiredLiveSettings, planLiveSettings, type ConfigSetChange } from '../cluster/live-settings.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
 import { aclPasswordHash } from '../valkey/digests.js';
 import type { NodeSession } from '../valkey/node-session.js';
@@ -27,7 +27,7 @@ export interface LiveConfigInput {
 
 export interface NodeApplied {
   pod: string;
-  changes: SettingChange[];
+  changes: ConfigSetChange[];
 }
 
 export interface LiveConfigOutcome {
@@ -51,7 +51,7 @@ async function applySettings(pod: string, s: NodeSession, input: LiveConfigInput
   try {
     const running = await s.configGet(desired.map((d) => d.name));
     const changes = planLiveSettings(desired, running);
-    const done: SettingChange[] = [];
+    const done: ConfigSetChange[] = [];
     for (const c of changes) {
       try {
         await s.configSet(c.name, c.value);

@@ -33,7 +33,7 @@ export interface RebalanceDeps {
   batchSlots?: number;
 }
 
-export interface RebalanceInput {
+export interface RebalanceFacts {
   key: string;
   about: InvolvedObject;
   shards: number;
@@ -86,7 +86,7 @@ async function withMemory(
   };
 }
 
-function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceInput): MigrationNode[] {
+function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceFacts): MigrationNode[] {
   return primaries.flatMap((p) => {
     const session = input.sessions.get(p.pod);
     const o = input.answered.find((a) => a.pod === p.pod);
@@ -97,7 +97,7 @@ function migrationNodes(primaries: readonly PrimaryObservation[], input: Rebalan
 async function heal(
   d: Extract<RebalanceDecision, { kind: 'heal' }>,
   nodes: MigrationNode[],
-  input: RebalanceInput,
+  input: RebalanceFacts,
   deps: RebalanceDeps,
 ): Promise<ScalingStatus> {
   const out = await repairSlots(d.repairs, nodes);
@@ -118,7 +118,7 @@ async function heal(
 async function move(
   d: Extract<RebalanceDecision, { kind: 'move' }>,
   nodes: MigrationNode[],
-  input: RebalanceInput,
+  input: RebalanceFacts,
   deps: RebalanceDeps,
 ): Promise<ScalingStatus> {
   const totals = deps.scalingTotals;
@@ -152,7 +152,7 @@ async function move(
  * Called once formation has nothing left to do. Undefined when the slots are already spread as
  * `shards` asks (nothing to show in status).
  */
-export async function rebalanceCluster(input: RebalanceInput, deps: RebalanceDeps): Promise<ScalingStatus | undefined> {
+export async function rebalanceCluster(input: RebalanceFacts, deps: RebalanceDeps): Promise<ScalingStatus | undefined> {
   try {
     const counted = await withKeyCounts(primaryObservations(input.answered), input.sessions);
     const { primaries, maxmemoryBytes } = await withMemory(counted, input.shards, input.sessions);

@@ -4,7 +4,7 @@ import { isAnswered, type Answered, type Member, type NodeObservation, type PodP
 import { primaryObservations, shareProblems } from '../cluster/scaling.js';
 import { buildStatus, type Declared } from '../cluster/status.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
-import type { KubeObject, Pod, Secret, StatefulSet } from '../kube/types.js';
+import type { ApiObject, Pod, Secret, StatefulSet } from '../kube/types.js';
 import { rfc3339, type Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import { mapLimit } from '../runtime/map-limit.js';
@@ -37,7 +37,7 @@ export interface ReconcileTiming {
 export interface ClusterReconcilerDeps
   extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'>,
     Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots'> {
-  cluster(key: string): KubeObject | undefined;
+  cluster(key: string): ApiObject | undefined;
   pods(namespace: string, cluster: string): Pod[];
   statefulSets(namespace: string, cluster: string): StatefulSet[];
   readSecret(namespace: string, name: string): Promise<Secret>;
