@@ -39,6 +39,8 @@ export interface ControllerOptions {
   maxConcurrentRolls?: number;
   /** Slots moved per rebalance step, one step per pass (default: the planner's 64). */
   rebalanceBatchSlots?: number;
+  /** `auto` (default): atomic slot migration where every primary has it; `classic`: never. */
+  slotMigration?: 'auto' | 'classic';
 }
 
 const IMAGES_KEY = 'images';
@@ -62,6 +64,8 @@ export class Controller {
   private readonly rollingNow = new Set<string>();
   /** Slots each cluster's scaling had to move when it started: "n of m" in status. */
   private readonly scalingTotals = new Map<string, number>();
+  /** Clusters whose scaling finishes on the classic path after an atomic step failed (rebalance-cluster.ts). */
+  private readonly classicFallback = new Map<string, string>();
   private readonly images: Informer<ApiObject>;
   private readonly queue: WorkQueue;
 
@@ -238,8 +242,10 @@ export class Controller {
       mayStartRoll: (cluster) => this.mayStartRoll(cluster),
       aclRetry: this.aclRetry,
       scalingTotals: this.scalingTotals,
+      classicFallback: this.classicFallback,
       deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
+      ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
       open: o.open,
       policy: o.policy,
       endpointOf: o.endpointOf,

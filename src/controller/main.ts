@@ -12,6 +12,7 @@ import { isLogLevel, jsonLogger, type Logger } from './runtime/log.js';
 import { controllerMetrics } from './runtime/metrics.js';
 import { sessionOpener } from './valkey/node-session.js';
 import type { EndpointOf } from './valkey/observe-node.js';
+import { SHIPPED_NODE_TIMEOUT_MS, SHIPPED_RETRY_BACKOFF, SHIPPED_TIMING } from './shipped-defaults.js';
 
 export const USAGE = `valkey-status-sync: the valkey-krm status-sync controller
 
@@ -25,6 +26,8 @@ Usage: valkey-status-sync [options]
   --concurrency N            clusters reconciled at once (default: 4)
   --max-concurrent-rolls N   clusters that roll pods at once, fleet-wide (default: 1)
   --node-timeout MS          bound on connecting to a node and on each command (default: 3000)
+  --slot-migration MODE      auto: Valkey 9's atomic slot migration where every primary has it, else
+                             the classic protocol; classic: always the classic protocol (default: auto)
   --leader-elect BOOL        elect a leader on a Lease so replicas can run side by side (default: true)
   --lease-namespace NS       namespace of the Lease (default: $POD_NAMESPACE, else valkey-system)
   --lease-name NAME          name of the Lease (default: valkey-status-sync)
@@ -67,7 +70,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
       'http-address': { type: 'string', default: '0.0.0.0:8080' },
       concurrency: { type: 'string', default: '4' },
       'max-concurrent-rolls': { type: 'string', default: '1' },
-      'node-timeout': { type: 'string', default: '3000' },
+      'node-timeout': { type: 'string', default: String(SHIPPED_NODE_TIMEOUT_MS) },
+      'slot-migration': { type: 'string', default: 'auto' },
       'leader-elect': { type: 'string', default: 'true' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string', default: 'valkey-status-sync' },
@@ -77,6 +81,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
   });
   const logLevel = values['log-level'];
   if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
+  const slotMigration = values['slot-migration'];
+  if (slotMigration !== 'auto' && slotMigration !== 'classic')
+    throw new UsageError(`--slot-migration must be auto or classic, got "${slotMigration}"`);
   const leaderElect = values['leader-elect'];
   if (leaderElect !== 'true' && leaderElect !== 'false') throw new UsageError(`--leader-elect must be true or false, got "${leaderElect}"`);
   return {
@@ -89,6 +96,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     concurrency: positiveInt('concurrency', values.concurrency),
     maxConcurrentRolls: positiveInt('max-concurrent-rolls', values['max-concurrent-rolls']),
     nodeTimeoutMs: positiveInt('node-timeout', values['node-timeout']),
+    slotMigration: slotMigration as 'auto' | 'classic',
     leaderElect: leaderElect === 'true',
     leaseNamespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'valkey-system',
     leaseName: values['lease-name'],
@@ -147,9 +155,10 @@ export async function runStatusSync(argv: readonly string[], env: NodeJS.Process
       clusterDomain: options.clusterDomain,
       concurrency: options.concurrency,
       maxConcurrentRolls: options.maxConcurrentRolls,
-      timing: { progressMs: 2_000, resyncMs: 30_000, failedResyncMs: 30_000 },
+      slotMigration: options.slotMigration,
+      timing: SHIPPED_TIMING,
       watchBackoff: { initialMs: 500, maxMs: 30_000, jitter: 0.2 },
-      retryBackoff: { initialMs: 1_000, maxMs: 60_000, jitter: 0.2 },
+      retryBackoff: SHIPPED_RETRY_BACKOFF,
       clock: systemClock,
       log,
       metrics,

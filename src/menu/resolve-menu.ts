@@ -23,7 +23,7 @@ import {
 } from './resolve.js';
 import { NameIndex } from './suggest.js';
 import { lintImage, lintRole, lintResolvedConfig } from './lint.js';
-import { checkValkeySettings } from './check-settings.js';
+import { checkSettingsForImage, checkValkeySettings } from './check-settings.js';
 
 /** A config whose whole chain resolved, with its image joined verbatim. */
 export interface ResolvedConfig extends MergedChain {
@@ -69,7 +69,7 @@ export function resolveMenu(menu: Menu): ResolvedMenu {
   for (const config of menu.configs.values()) problems.push(...checkValkeySettings(config));
   for (const role of menu.roles.values()) problems.push(...lintRole(role));
   for (const image of menu.images.values()) problems.push(...lintImage(image));
-  for (const resolved of configs.values()) problems.push(...lintResolvedConfig(resolved, menu));
+  for (const resolved of configs.values()) problems.push(...lintResolvedConfig(resolved, menu), ...checkSettingsForImage(resolved));
 
   const clusters: ResolvedCluster[] = [];
   for (const cluster of menu.clusters) {

@@ -1,5 +1,6 @@
 import { optInCovers, readDataLossOptIn } from '../api/contract/data-loss-opt-in.js';
 import { ANNOTATIONS, compareVersions, parseVersion } from '../api/index.js';
+import { lookupSetting } from '../api/valkey-table.js';
 import { diffUsers } from './acl-diff.js';
 import type { PlanContext } from './plan-context.js';
 import type { ClusterPlan, ClusterShape, Risk, SettingChange, UserChange } from './plan-schema.js';
@@ -141,6 +142,9 @@ function rollReasons(roll: RollPlan): string[] {
   ];
 }
 
+/** The release that reads a setting and ignores it (a deprecated one, such as dynamic-hz), if any. */
+const ignoredBy = (name: string) => lookupSetting(name)?.facts.ignoredBy;
+
 function settingReason(s: SettingChange, rolls: boolean): string {
   const value = (v: string | null) => (v === null ? '(unset)' : v === '' ? '""' : v);
   const how =
@@ -149,7 +153,9 @@ function settingReason(s: SettingChange, rolls: boolean): string {
         ? 'live-capable, applied by the roll'
         : 'applied live with CONFIG SET'
       : s.applies === 'restart'
-        ? 'needs a restart'
+        ? ignoredBy(s.name)
+          ? `needs a restart, for nothing: Valkey ${ignoredBy(s.name)} ignores it`
+          : 'needs a restart'
         : 'not in the settings table: treated as needing a restart';
   return `setting ${s.name}: ${value(s.from)} -> ${value(s.to)} (${how}; ${s.setBy})`;
 }

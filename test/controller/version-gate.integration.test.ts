@@ -1,6 +1,10 @@
 // The runtime version check against real servers, with the strict policy (the only one production
 // can use): Debian's redis-server has no valkey_version and Valkey 8.0.1 is below the floor, so
 // both must be refused before they join anything; a refused pod does not hold up the good ones.
+// These are the INFO-based gate: the 8.0.1 pods here start on the rendered users.acl without
+// `+cluster|syncslots` (aclForPre9Builds), standing in for a binary that starts but reports a
+// version below 9.0.1, as 9.0.0 would. What 8.0.1 really does with the file as rendered (it exits
+// at start-up; the version comes from its termination message) is below-floor.integration.test.ts.
 // The second half runs the shipped bundle, dist/valkey-status-sync.mjs, exactly as deployed:
 // production wiring (pod IP, port 6379, strict policy), the ServiceAccount's RBAC, leader
 // election, probes, metrics and a graceful SIGTERM.

@@ -13,8 +13,11 @@ export interface TestPki {
   key: string;
   /** Server flags (valkey-server and redis-server alike) serving TLS on `port` with this certificate, requiring client certificates from this CA. */
   tlsArgs(port: number): string[];
-  /** Another node certificate and key from the same CA (new key, new serial): a rotation that keeps the CA. */
-  issue(dnsNames: readonly string[]): { cert: string; key: string };
+  /**
+   * Another node certificate and key from the same CA (new key, new serial): a rotation that keeps
+   * the CA. `days: 0` makes one whose validity ends the second it starts (expired a second later).
+   */
+  issue(dnsNames: readonly string[], opts?: { days?: number }): { cert: string; key: string };
   remove(): void;
 }
 
@@ -41,7 +44,7 @@ export function makePki(dnsNames: readonly string[]): TestPki {
     '-subj',
     '/CN=valkey-krm test CA',
   );
-  const issue = (names: readonly string[], prefix: string): { cert: string; key: string } => {
+  const issue = (names: readonly string[], prefix: string, days = 2): { cert: string; key: string } => {
     writeFileSync(
       p(`${prefix}node.ext`),
       [
@@ -66,7 +69,7 @@ export function makePki(dnsNames: readonly string[]): TestPki {
       '-out',
       certPath,
       '-days',
-      '2',
+      String(days),
       '-extfile',
       p(`${prefix}node.ext`),
     );
@@ -94,9 +97,9 @@ export function makePki(dnsNames: readonly string[]): TestPki {
       '--tls-auth-clients',
       'yes',
     ],
-    issue: (names) => {
+    issue: (names, opts) => {
       issued += 1;
-      return issue(names, `issued-${issued}-`);
+      return issue(names, `issued-${issued}-`, opts?.days);
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

@@ -1,6 +1,6 @@
 import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
-import { withTransitions, type DesiredCondition } from './conditions.js';
+import { kstatusConditions, withTransitions, type DesiredCondition } from './conditions.js';
 import type { FormationPlan } from './formation.js';
 import { byPosition, isAnswered, isRejected, primaryOffsetOf, type Answered, type NodeObservation, type Rejected } from './observation.js';
 import { shareProblems, primaryObservations } from './scaling.js';
@@ -263,6 +263,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         versionMatch,
         formedCondition,
         ready,
+        ...kstatusConditions(state, message, g),
         ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : []),
         ...slotMigrationCondition(input.scaling, g, input.previous?.conditions),
       ],

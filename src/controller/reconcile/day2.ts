@@ -139,7 +139,13 @@ export async function runDay2(input: Day2Input, deps: Day2Deps): Promise<Day2Sta
     deps.log.info('live settings applied', { nodes: live.applied.map((a) => `${a.pod}: ${a.changes.map((c) => c.name).join(' ')}`) });
 
   const tls = input.tls
-    ? await reloadTls({ certificate: input.tls.certificate, sessions: input.sessions, reopen: input.tls.reopen, metrics: deps.metrics })
+    ? await reloadTls({
+        certificate: input.tls.certificate,
+        sessions: input.sessions,
+        reopen: input.tls.reopen,
+        metrics: deps.metrics,
+        nowMs: deps.clock.now(),
+      })
     : undefined;
   if (tls?.reloaded.length)
     deps.events.record(

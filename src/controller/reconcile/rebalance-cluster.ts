@@ -7,17 +7,29 @@ import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
-import { migrateSlots, repairSlots, type MigrationNode } from '../valkey/migrate-slots.js';
+import { isMyself } from '../cluster/cluster-view.js';
+import { parseClusterInfo, parseClusterNodes } from '../valkey/cluster-nodes.js';
+import { awaitRunningMigrations } from '../valkey/migrate-slots-atomic.js';
+import { everyNodeHasAtomic, migrateSlots, repairSlots, type MigrationNode } from '../valkey/migrate-slots.js';
 import { parseMemoryInfo } from '../valkey/memory-info.js';
 import type { NodeSession } from '../valkey/node-session.js';
 
 /**
- * One rebalance decision per pass, carried out: heal slots an interrupted migration left marked,
- * hold a shrink the remaining primaries' memory could not take (status only), or move one bounded
- * batch of slots (valkey/migrate-slots.ts). The planner (cluster/rebalance.ts) decides from what
- * the primaries report right now, so a restarted controller picks up where the cluster is, not
- * where it thought it was.
+ * Rebalance decisions carried out: heal slots an interrupted migration left marked, hold a shrink
+ * the remaining primaries' memory could not take (status only), or move one bounded batch of slots
+ * (valkey/migrate-slots.ts). The planner (cluster/rebalance.ts) decides from what the primaries
+ * report right now, so a restarted controller picks up where the cluster is, not where it thought
+ * it was.
+ *
+ * Steps run back to back within a pass (the primaries' own lines read again after each step),
+ * for up to `PASS_BUDGET_MS`; a pass that ends mid-migration asks to run again at once. So the
+ * speed is the servers' and the data's, not the controller's requeue interval.
  */
+
+/** How long one pass keeps moving slots before it writes status and hands back (it is queued again at once). */
+const PASS_BUDGET_MS = 10_000;
+/** Slots per atomic step: one CLUSTER MIGRATESLOTS job each (the classic path keeps the planner's 64). */
+export const ATOMIC_BATCH_SLOTS = 1024;
 
 export interface RebalanceDeps {
   events: EventRecorder;
@@ -29,8 +41,17 @@ export interface RebalanceDeps {
    * only: after a controller restart status says how many are left instead.
    */
   scalingTotals?: Map<string, number>;
-  /** Slots per step (the planner's default when absent). */
+  /** Slots per step (the planner's default when absent, ATOMIC_BATCH_SLOTS on the atomic path). */
   batchSlots?: number;
+  /**
+   * Clusters whose scaling takes the classic path for the rest of it, because an atomic step
+   * failed: cluster key → that step's error. Cleared when the cluster is balanced. In memory only.
+   */
+  classicFallback?: Map<string, string>;
+  /** How long one pass keeps moving slots (default PASS_BUDGET_MS; 0: one step per pass). */
+  passBudgetMs?: number;
+  /** `classic`: never the atomic path (the controller's --slot-migration); default auto. */
+  slotMigration?: 'auto' | 'classic';
 }
 
 export interface RebalanceFacts {
@@ -120,68 +141,139 @@ async function move(
   nodes: MigrationNode[],
   input: RebalanceFacts,
   deps: RebalanceDeps,
-): Promise<ScalingStatus> {
+): Promise<ScalingStatus & { ok: boolean }> {
   const totals = deps.scalingTotals;
   if (totals && !totals.has(input.key)) totals.set(input.key, d.remainingSlots);
   const total = totals?.get(input.key);
   const what = describeMove(d, total);
   const started = deps.clock.now();
-  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes);
+  const fallback = deps.classicFallback?.get(input.key);
+  const classic = fallback !== undefined || deps.slotMigration === 'classic';
+  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes, classic ? { path: 'classic' } : {});
   deps.metrics.slotsMoved.inc(out.slotsMoved);
   deps.metrics.keysMoved.inc(out.keysMoved);
   deps.metrics.migrationSteps.inc({ result: out.error ? 'error' : 'ok' });
   deps.metrics.migrationSeconds.observe(Math.max(0, (deps.clock.now() - started) / 1000));
   const moved = `${out.slotsMoved} of ${countSlots(d.slots)} slot(s), ${out.keysMoved} key(s)`;
   if (out.error) {
-    deps.events.record(input.about, 'Warning', 'SlotMigrationFailed', `${what}: ${moved} moved, then: ${out.error}`);
-    deps.log.warn('rebalance: step failed', { step: what, error: out.error });
-    return { phase: 'moving', message: `${what}; the last step failed (${out.error}), retrying` };
+    // An atomic step that failed is retried with the classic protocol, and so is the rest of this scaling.
+    const retry = out.path === 'atomic' ? 'retrying with the classic protocol' : 'retrying';
+    if (out.path === 'atomic') deps.classicFallback?.set(input.key, out.error);
+    deps.events.record(
+      input.about,
+      'Warning',
+      'SlotMigrationFailed',
+      `${what} (${out.path}): ${moved} moved, then: ${out.error}; ${retry}`,
+    );
+    deps.log.warn('rebalance: step failed', { step: what, path: out.path, error: out.error });
+    return { phase: 'moving', message: `${what}; the last step (${out.path}) failed (${out.error}), ${retry}`, ok: false };
   }
   deps.events.record(
     input.about,
     'Normal',
     'SlotsMoved',
-    `Moved ${moved} from ${d.from.pod} (shard ${d.from.shard}) to ${d.to.pod} (shard ${d.to.shard}); ${d.remainingSlots - out.slotsMoved} slot(s) left to move`,
+    `Moved ${moved} from ${d.from.pod} (shard ${d.from.shard}) to ${d.to.pod} (shard ${d.to.shard}) (${out.path}); ${d.remainingSlots - out.slotsMoved} slot(s) left to move`,
   );
-  deps.log.info('rebalance: moved', { step: what, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
+  deps.log.info('rebalance: moved', { step: what, path: out.path, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
   // Status after the step: its slots count as moved.
-  return { phase: 'moving', message: describeMove({ ...d, remainingSlots: d.remainingSlots - out.slotsMoved }, total) };
+  const via = fallback ? ` (classic protocol: an atomic step failed: ${fallback})` : '';
+  return {
+    phase: 'moving',
+    message: `${describeMove({ ...d, remainingSlots: d.remainingSlots - out.slotsMoved }, total)}${via}`,
+    ok: true,
+  };
+}
+
+/** The primaries' own lines read again after a step: slots and markers move, replicas do not. */
+async function refreshed(
+  primaries: readonly PrimaryObservation[],
+  sessions: ReadonlyMap<string, NodeSession>,
+): Promise<PrimaryObservation[]> {
+  return Promise.all(
+    primaries.map(async (p) => {
+      const session = sessions.get(p.pod);
+      if (!session) return p;
+      const [nodes, info] = await Promise.all([session.clusterNodes(), session.clusterInfo()]);
+      const self = parseClusterNodes(nodes).find(isMyself);
+      return { shard: p.shard, pod: p.pod, replicas: p.replicas, self: self ?? p.self, clusterState: parseClusterInfo(info).state };
+    }),
+  );
 }
 
 /**
  * Called once formation has nothing left to do. Undefined when the slots are already spread as
- * `shards` asks (nothing to show in status).
+ * `shards` asks (nothing to show in status). `again` asks the caller to run the next pass at once:
+ * this one ran out of its time budget while slots still move.
  */
-export async function rebalanceCluster(input: RebalanceFacts, deps: RebalanceDeps): Promise<ScalingStatus | undefined> {
+export async function rebalanceCluster(
+  input: RebalanceFacts,
+  deps: RebalanceDeps,
+): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
+  const started = deps.clock.now();
+  const budget = deps.passBudgetMs ?? PASS_BUDGET_MS;
+  let observed = primaryObservations(input.answered);
+  let steps = 0;
+  let last: ScalingStatus | undefined;
   try {
-    const counted = await withKeyCounts(primaryObservations(input.answered), input.sessions);
-    const { primaries, maxmemoryBytes } = await withMemory(counted, input.shards, input.sessions);
-    const decision = planRebalance({
-      shards: input.shards,
-      replicasPerShard: input.replicasPerShard,
-      primaries,
-      ...(maxmemoryBytes ? { maxmemoryBytes } : {}),
-      ...(deps.batchSlots ? { options: { batchSlots: deps.batchSlots } } : {}),
-    });
-    const nodes = () => migrationNodes(primaries, input);
-    switch (decision.kind) {
-      case 'balanced':
-        if (deps.scalingTotals?.delete(input.key))
-          deps.events.record(input.about, 'Normal', 'SlotsBalanced', `Every shard primary holds its share of the slots`);
-        return undefined;
-      case 'wait':
-        // A cluster still settling (cluster_state, gossip) with its slots already spread as asked
-        // has nothing to scale: formation's own status says why it is not Active.
-        if (shareProblems(input.shards, primaries).length === 0) return undefined;
-        return { phase: 'waiting', message: decision.reason };
-      case 'hold':
-        // Nothing moves and nothing is retired (retirement waits for an undefined answer here).
-        deps.log.info('rebalance: held', { reason: decision.reason });
-        return { phase: 'held', message: decision.reason };
-      case 'heal':
-        return await heal(decision, nodes(), input, deps);
-      case 'move':
-        return await move(decision, nodes(), input, deps);
+    for (;;) {
+      const counted = await withKeyCounts(observed, input.sessions);
+      const { primaries, maxmemoryBytes } = await withMemory(counted, input.shards, input.sessions);
+      const plan = (batchSlots?: number): RebalanceDecision =>
+        planRebalance({
+          shards: input.shards,
+          replicasPerShard: input.replicasPerShard,
+          primaries,
+          ...(maxmemoryBytes ? { maxmemoryBytes } : {}),
+          ...(batchSlots ? { options: { batchSlots } } : {}),
+        });
+      let decision = plan(deps.batchSlots);
+      const nodes = migrationNodes(primaries, input);
+      if (decision.kind === 'move' || decision.kind === 'heal') {
+        const atomic = deps.slotMigration !== 'classic' && !deps.classicFallback?.has(input.key) && (await everyNodeHasAtomic(nodes));
+        if (atomic) {
+          // A job started before (a controller since restarted, a step past its deadline) runs on
+          // its own: nothing new starts until it ends, then the slots are read again.
+          const left = Math.max(0, budget - (deps.clock.now() - started));
+          const { waited, running } = await awaitRunningMigrations(nodes, left);
+          if (running.length > 0) return { phase: 'moving', message: `waiting for ${running.join('; ')}`, again: true };
+          if (waited) {
+            observed = await refreshed(observed, input.sessions);
+            continue;
+          }
+          if (decision.kind === 'move') decision = plan(deps.batchSlots ?? ATOMIC_BATCH_SLOTS);
+        }
+      }
+      switch (decision.kind) {
+        case 'balanced':
+          deps.classicFallback?.delete(input.key);
+          // Slots moved in this pass: status shows its last step ("n of m slots moved"), and the
+          // next pass (at once) sees the slots from fresh observations and retires the removed shards.
+          if (steps > 0 && last) return { ...last, again: true };
+          if (deps.scalingTotals?.delete(input.key))
+            deps.events.record(input.about, 'Normal', 'SlotsBalanced', `Every shard primary holds its share of the slots`);
+          return undefined;
+        case 'wait':
+          if (steps > 0) return last;
+          // A cluster still settling (cluster_state, gossip) with its slots already spread as asked
+          // has nothing to scale: formation's own status says why it is not Active.
+          if (shareProblems(input.shards, primaries).length === 0) return undefined;
+          return { phase: 'waiting', message: decision.reason };
+        case 'hold':
+          // Nothing moves and nothing is retired (retirement waits for an undefined answer here).
+          deps.log.info('rebalance: held', { reason: decision.reason });
+          return { phase: 'held', message: decision.reason };
+        case 'heal':
+          return await heal(decision, nodes, input, deps);
+        case 'move': {
+          const out = await move(decision, nodes, input, deps);
+          const { ok, ...status } = out;
+          steps++;
+          last = status;
+          if (!ok) return status;
+          if (deps.clock.now() - started >= budget) return { ...status, again: true };
+          observed = await refreshed(observed, input.sessions);
+        }
+      }
     }
   } catch (e) {
     deps.metrics.migrationSteps.inc({ result: 'error' });

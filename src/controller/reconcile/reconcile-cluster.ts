@@ -36,7 +36,7 @@ export interface ReconcileTiming {
 
 export interface ClusterReconcilerDeps
   extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'>,
-    Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots'> {
+    Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots' | 'classicFallback' | 'slotMigration'> {
   cluster(key: string): ApiObject | undefined;
   pods(namespace: string, cluster: string): Pod[];
   statefulSets(namespace: string, cluster: string): StatefulSet[];
@@ -227,6 +227,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     if (day2.roll?.held) return { requeueAfterMs: timing.failedResyncMs };
     if (day2.reloads.length) return { requeueAfterMs: timing.progressMs };
     if (scaling?.phase === 'held') return { requeueAfterMs: timing.failedResyncMs };
+    // Slots still move and the pass only stopped to write status: the next one starts at once.
+    if (scaling?.again) return { requeueAfterMs: 0 };
     if (status.state === 'Active' && plan.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
     return { requeueAfterMs: timing.progressMs };
   } finally {
@@ -252,7 +254,7 @@ async function rebalanceStep(args: {
   sessions: ReadonlyMap<string, NodeSession>;
   deps: ClusterReconcilerDeps;
   log: Logger;
-}): Promise<ScalingStatus | undefined> {
+}): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
   const { cluster, deps } = args;
   if (!args.formationIdle) return undefined;
   const about = {
@@ -348,8 +350,12 @@ async function failBack(
   return { phase: 'failback', message: what };
 }
 
-const pickDefined = (deps: ClusterReconcilerDeps): Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots'> => ({
+const pickDefined = (
+  deps: ClusterReconcilerDeps,
+): Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots' | 'classicFallback' | 'slotMigration'> => ({
   ...(deps.scalingTotals ? { scalingTotals: deps.scalingTotals } : {}),
+  ...(deps.classicFallback ? { classicFallback: deps.classicFallback } : {}),
+  ...(deps.slotMigration ? { slotMigration: deps.slotMigration } : {}),
   ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
 });
 

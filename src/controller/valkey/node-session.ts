@@ -46,10 +46,30 @@ export interface NodeSession {
   migrateKeys(target: Pick<Endpoint, 'host' | 'port'>, keys: readonly string[], timeoutMs: number, replace?: boolean): Promise<boolean>;
   /** Whether the server knows `container|subcommand` (COMMAND INFO), e.g. `cluster|migrateslots`. */
   knowsCommand(name: string): Promise<boolean>;
+  /** CLUSTER MIGRATESLOTS (Valkey 9.0+), sent to the source: it moves `ranges` to `targetId` on its own. */
+  migrateSlotsTo(targetId: string, ranges: readonly SlotRange[]): Promise<void>;
+  /** CLUSTER GETSLOTMIGRATIONS: this node's slot imports and exports, running and recently finished. */
+  slotMigrations(): Promise<SlotMigrationJob[]>;
+  /** CLUSTER CANCELSLOTMIGRATIONS: stops every migration this node runs; false when none was running. */
+  cancelSlotMigrations(): Promise<boolean>;
   infoMemory(): Promise<string>;
   /** INFO keyspace: whether a node about to be retired still holds keys. */
   infoKeyspace(): Promise<string>;
   close(): void;
+}
+
+/** One entry of CLUSTER GETSLOTMIGRATIONS. `state` is `success`, `failed` or `cancelled` once finished. */
+export interface SlotMigrationJob {
+  name: string;
+  operation: 'IMPORT' | 'EXPORT';
+  /** As the server writes them: `0-99 200-299`. */
+  slotRanges: string;
+  sourceNode: string;
+  targetNode: string;
+  /** Seconds since the epoch. */
+  createTime: number;
+  state: string;
+  message: string;
 }
 
 /** What CLUSTER SETSLOT makes of a slot. */
@@ -77,6 +97,9 @@ export const NODE_COMMANDS = [
   'CLUSTER COUNTKEYSINSLOT',
   'MIGRATE',
   'COMMAND INFO',
+  'CLUSTER MIGRATESLOTS',
+  'CLUSTER GETSLOTMIGRATIONS',
+  'CLUSTER CANCELSLOTMIGRATIONS',
 ] as const;
 export type NodeCommand = (typeof NODE_COMMANDS)[number];
 
@@ -108,6 +131,28 @@ function pairs(reply: RespValue): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) out.set(flat[i] as string, flat[i + 1] as string);
   return out;
+}
+
+/** One GETSLOTMIGRATIONS entry: a flat `[field, value, ...]` array in RESP2. */
+function slotMigrationJob(entry: RespValue): SlotMigrationJob {
+  if (!Array.isArray(entry))
+    throw new NodeUnavailableError(`CLUSTER GETSLOTMIGRATIONS: expected an array per job, got ${JSON.stringify(entry)}`);
+  const f = new Map<string, RespValue>();
+  for (let i = 0; i + 1 < entry.length; i += 2) f.set(String(entry[i]), entry[i + 1] as RespValue);
+  const str = (k: string): string => (typeof f.get(k) === 'string' ? (f.get(k) as string) : '');
+  const operation = str('operation');
+  if (operation !== 'IMPORT' && operation !== 'EXPORT')
+    throw new NodeUnavailableError(`CLUSTER GETSLOTMIGRATIONS: unknown operation ${JSON.stringify(operation)}`);
+  return {
+    name: str('name'),
+    operation,
+    slotRanges: str('slot_ranges'),
+    sourceNode: str('source_node'),
+    targetNode: str('target_node'),
+    createTime: Number(f.get('create_time') ?? 0),
+    state: str('state'),
+    message: str('message'),
+  };
 }
 
 /** A session factory bound to the controller's credentials and timeouts. */
@@ -181,6 +226,29 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
       knowsCommand: async (name) => {
         const reply = await call('COMMAND INFO', ['COMMAND', 'INFO', name]);
         return Array.isArray(reply) && reply.length > 0 && reply[0] !== null;
+      },
+      migrateSlotsTo: (targetId, ranges) =>
+        ok('CLUSTER MIGRATESLOTS', [
+          'CLUSTER',
+          'MIGRATESLOTS',
+          'SLOTSRANGE',
+          ...ranges.flatMap(([a, b]) => [String(a), String(b)]),
+          'NODE',
+          targetId,
+        ]),
+      slotMigrations: async () => {
+        const reply = await call('CLUSTER GETSLOTMIGRATIONS', ['CLUSTER', 'GETSLOTMIGRATIONS']);
+        if (!Array.isArray(reply)) throw new NodeUnavailableError('CLUSTER GETSLOTMIGRATIONS: expected an array');
+        return reply.map(slotMigrationJob);
+      },
+      cancelSlotMigrations: async () => {
+        try {
+          await call('CLUSTER CANCELSLOTMIGRATIONS', ['CLUSTER', 'CANCELSLOTMIGRATIONS']);
+          return true;
+        } catch (e) {
+          if (e instanceof CommandError && /no migrations ongoing/i.test(e.reply.message)) return false;
+          throw e;
+        }
       },
       infoMemory: async () => text(await call('INFO', ['INFO', 'memory']), 'INFO memory'),
       infoKeyspace: async () => text(await call('INFO', ['INFO', 'keyspace']), 'INFO keyspace'),

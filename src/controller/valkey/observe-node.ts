@@ -1,6 +1,7 @@
 import { ordinalOf, shardOf } from '../../api/index.js';
 import type { Endpoint, NodeObservation, PodPlace, Replication } from '../cluster/observation.js';
-import type { VersionPolicy } from '../cluster/version-gate.js';
+import { startupLogSummary } from '../cluster/roll.js';
+import { versionInStartupLog, type VersionPolicy } from '../cluster/version-gate.js';
 import type { Pod } from '../kube/types.js';
 import { parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
 import { parseInfo, serverIdentity } from './info.js';
@@ -39,6 +40,33 @@ function pendingReason(pod: Pod): string | undefined {
   return undefined;
 }
 
+/**
+ * A container that is not running and last exited with a failure, with the log tail its
+ * termination message carries (`terminationMessagePolicy: FallbackToLogsOnError`).
+ */
+function failedStartLog(pod: Pod): string | undefined {
+  const status = pod.status?.containerStatuses?.[0];
+  if (!status || status.state?.running) return undefined;
+  const terminated = status.state?.terminated ?? status.lastState?.terminated;
+  return terminated && terminated.exitCode !== 0 ? terminated.message : undefined;
+}
+
+/**
+ * A binary below the floor may never answer INFO: Valkey 8.0.1 refuses the rendered users.acl
+ * (`+cluster|syncslots`) and exits at start-up. Its log still names its version, which the same
+ * policy judges; a rejection says where the version was read and what the server said.
+ */
+function rejectedAtStartup(pod: Pod, place: PodPlace, policy: VersionPolicy): NodeObservation | undefined {
+  const log = failedStartLog(pod);
+  const version = log === undefined ? undefined : versionInStartupLog(log);
+  if (log === undefined || version === undefined) return undefined;
+  const identity = { kind: 'valkey', version } as const;
+  const verdict = policy.check(identity);
+  if (verdict.ok) return undefined;
+  const found = `${verdict.found} (read from its start-up log: its container exits at start-up with "${startupLogSummary(log)}")`;
+  return { ...place, state: 'rejected', identity, verdict: { ...verdict, found } };
+}
+
 /** `INFO replication` into the facts a roll and the status read. */
 export function parseReplication(text: string): Replication {
   const f = parseInfo(text);
@@ -60,9 +88,12 @@ const describeError = (e: unknown): string => {
 
 /**
  * Talks to one pod: INFO server first, and only a server that passes the version policy is asked
- * about the cluster (and later sent commands). Never throws; every outcome is an observation.
+ * about the cluster (and later sent commands); a container that exits at start-up is judged by
+ * the version its log names. Never throws; every outcome is an observation.
  */
 export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext): Promise<ObservedNode> {
+  const exited = pod.metadata.deletionTimestamp ? undefined : rejectedAtStartup(pod, place, ctx.policy);
+  if (exited) return { observation: exited };
   const pending = pendingReason(pod);
   const endpoint = pending ? undefined : ctx.endpointOf(pod);
   if (pending || !endpoint) return { observation: { ...place, state: 'pending', reason: pending ?? 'has no address yet' } };
