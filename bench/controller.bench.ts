@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Member } from '../src/controller/cluster/observation.js';
 import { planFormation } from '../src/controller/cluster/formation.js';
-import { shardSlotRange, formatRanges } from '../src/controller/cluster/slots.js';
+import { shardSlotRange, formatRanges } from '../src/api/contract/slots.js';
 import { buildStatus } from '../src/controller/cluster/status.js';
 import { parseClusterInfo, parseClusterNodes, type ClusterNodeInterner } from '../src/controller/valkey/cluster-nodes.js';
 

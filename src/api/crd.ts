@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { GROUP, LABELS, VERSION } from './group.js';
+import { LABELS } from './contract/annotations.js';
+import { GROUP, VERSION } from './group.js';
 import type { CelRule } from './common.js';
 import { valkeyImageSpec } from './valkey-image.js';
 import { valkeyConfigSpec } from './valkey-config.js';
@@ -174,5 +175,3 @@ export function customResourceDefinition(def: KindDefinition): Record<string, un
     },
   };
 }
-
-export const allCustomResourceDefinitions = () => KINDS.map(customResourceDefinition);

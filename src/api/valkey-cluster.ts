@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { RESERVED_ANNOTATION_PREFIX } from './group.js';
+import { RESERVED_ANNOTATION_PREFIX } from './contract/annotations.js';
 import {
   celRules,
   CLUSTER_NAME_MAX,

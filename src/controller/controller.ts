@@ -5,7 +5,7 @@ import { Informer, type InformerError, type InformerEvent } from './kube/informe
 import { paths } from './kube/paths.js';
 import { isApiError } from './kube/client.js';
 import { eventRecorder, type EventRecorder } from './kube/event-recorder.js';
-import { objectKey, type ConfigMap, type KubeObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
+import { objectKey, type ConfigMap, type ApiObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
 import type { EvictionResult } from './reconcile/day2.js';
 import { RetryGate } from './runtime/retry-gate.js';
 import { reconcileCluster, type ReconcileTiming } from './reconcile/reconcile-cluster.js';
@@ -53,10 +53,10 @@ const MANAGED_SELECTOR = `${LABELS.managedBy}=${MANAGED_BY}`;
  * slow cluster never waits in front of another.
  */
 export class Controller {
-  private readonly clusters: Informer<KubeObject>;
+  private readonly clusters: Informer<ApiObject>;
   private readonly pods: Informer<Pod>;
   private readonly statefulSets: Informer<StatefulSet>;
-  private readonly configs: Informer<KubeObject>;
+  private readonly configs: Informer<ApiObject>;
   private readonly configMaps: Informer<ConfigMap>;
   private readonly events: EventRecorder;
   private readonly aclRetry: RetryGate;
@@ -66,11 +66,11 @@ export class Controller {
   private readonly scalingTotals = new Map<string, number>();
   /** Clusters whose scaling finishes on the classic path after an atomic step failed (rebalance-cluster.ts). */
   private readonly classicFallback = new Map<string, string>();
-  private readonly images: Informer<KubeObject>;
+  private readonly images: Informer<ApiObject>;
   private readonly queue: WorkQueue;
 
   constructor(private readonly opts: ControllerOptions) {
-    const informer = <T extends KubeObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
+    const informer = <T extends ApiObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
       new Informer<T>({
         name,
         client: opts.client,
@@ -126,7 +126,7 @@ export class Controller {
     return this.informers().every((i) => i.hasSynced());
   }
 
-  private informers(): Informer<KubeObject>[] {
+  private informers(): Informer<ApiObject>[] {
     return [this.clusters, this.pods, this.statefulSets, this.configMaps, this.configs, this.images];
   }
 
@@ -136,17 +136,17 @@ export class Controller {
   }
 
   /** Status writes (ours) do not change the generation; only spec changes and arrivals matter. */
-  private onClusterEvent(e: InformerEvent<KubeObject>): void {
+  private onClusterEvent(e: InformerEvent<ApiObject>): void {
     if (e.type === 'modified' && e.old?.metadata.generation === e.object.metadata.generation) return;
     this.queue.add(CLUSTER_PREFIX + objectKey(e.object));
   }
 
-  private enqueueOwner(o: KubeObject): void {
+  private enqueueOwner(o: ApiObject): void {
     const cluster = o.metadata.labels?.[LABELS.cluster];
     if (cluster && o.metadata.namespace) this.queue.add(`${CLUSTER_PREFIX}${o.metadata.namespace}/${cluster}`);
   }
 
-  private ofCluster<T extends KubeObject>(informer: Informer<T>, namespace: string, cluster: string): T[] {
+  private ofCluster<T extends ApiObject>(informer: Informer<T>, namespace: string, cluster: string): T[] {
     return informer.list().filter((o) => o.metadata.namespace === namespace && o.metadata.labels?.[LABELS.cluster] === cluster);
   }
 
@@ -220,9 +220,9 @@ export class Controller {
       { kind: 'PodDisruptionBudget', path: `${paths.podDisruptionBudgets(namespace)}/${name}` },
     ];
     for (const { kind, path } of objects) {
-      let live: KubeObject;
+      let live: ApiObject;
       try {
-        live = await this.opts.client.request<KubeObject>('GET', path);
+        live = await this.opts.client.request<ApiObject>('GET', path);
       } catch (e) {
         if (isApiError(e, 404)) continue;
         throw e;
@@ -294,7 +294,7 @@ export class Controller {
 }
 
 /** Why `o` is not the object valkey-krm rendered for `cluster`'s shard `shard`, or undefined when it is. */
-function notRenderedForShard(o: KubeObject, cluster: string, shard: number): string | undefined {
+function notRenderedForShard(o: ApiObject, cluster: string, shard: number): string | undefined {
   const labels = o.metadata.labels ?? {};
   if (labels[LABELS.managedBy] !== MANAGED_BY) return `is not labelled ${LABELS.managedBy}=${MANAGED_BY}`;
   if (labels[LABELS.cluster] !== cluster || labels[LABELS.shard] !== String(shard))

@@ -118,7 +118,7 @@ function loadKubeConfig(path: string | undefined): KubeConfig {
 }
 
 /** Runs until SIGTERM/SIGINT; resolves with the exit code. */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runStatusSync(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let options: ReturnType<typeof parseOptions>;
   try {
     options = parseOptions(argv, env);

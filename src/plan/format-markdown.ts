@@ -1,6 +1,6 @@
 import { VERDICTS, type ClusterPlan, type Plan, type PlanProblem } from './plan-schema.js';
 import { clusterName } from './format-text.js';
-import { listSome, num, plural } from './words.js';
+import { listSome, num, counted } from './words.js';
 import { visibleOneLine } from '../api/index.js';
 
 /** The first line of every plan comment: how the CI recipe finds its own comment to update it. */
@@ -66,7 +66,7 @@ export function formatPlanMarkdown(plan: Plan, options: { maxChars?: number } = 
   for (const verdict of VERDICTS) {
     const group = plan.clusters.filter((c) => c.verdict === verdict);
     if (group.length === 0) continue;
-    const title = `${verdict}: ${plural(group.length, 'cluster')}`;
+    const title = `${verdict}: ${counted(group.length, 'cluster')}`;
     const collapse = verdict !== 'held' && verdict !== 'risky' && group.length > OPEN_GROUP_MAX;
     push(collapse ? `<details><summary><b>${title}</b></summary>` : `#### ${title}`, '');
     if (verdict === 'unchanged') {

@@ -14,7 +14,8 @@ import { canonicalSettingName } from '../api/valkey-table.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
-import { aclRevisionLine, renderUsersAcl } from './acl.js';
+import { aclRevisionLine } from '../api/contract/users-acl.js';
+import { renderUsersAcl } from './acl.js';
 import { renderConfigMap, sha256 } from './configmap.js';
 import { renderProbeScript } from './probes.js';
 import { renderService } from './service.js';
@@ -24,7 +25,7 @@ import type { PreviousCluster } from './previous.js';
 import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
 import { rolloutFindings } from './rollout-warnings.js';
 
-export interface RenderedCluster {
+export interface ClusterRender {
   /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget. */
   objects: KubeObject[];
   problems: Problem[];
@@ -39,7 +40,7 @@ export function renderCluster(
   roles: ReadonlyMap<string, ValkeyRole>,
   render: RenderConfig,
   previous?: PreviousCluster,
-): RenderedCluster {
+): ClusterRender {
   const name = cluster.metadata.name;
   const namespace = cluster.metadata.namespace as string;
   const tls = cluster.spec.tls !== undefined;

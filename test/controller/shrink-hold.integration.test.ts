@@ -8,7 +8,7 @@
 // primaries grew by is what the check counted for the keys that moved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Answered } from '../../src/controller/cluster/observation.js';
-import { countSlots } from '../../src/controller/cluster/slots.js';
+import { countSlots } from '../../src/api/contract/slots.js';
 import type { ScalingStatus } from '../../src/controller/cluster/status.js';
 import type { EventRecorder } from '../../src/controller/kube/event-recorder.js';
 import { rebalanceCluster } from '../../src/controller/reconcile/rebalance-cluster.js';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { valkeyClusterStatus } from '../../src/api/index.js';
 import { withTransitions } from '../../src/controller/cluster/conditions.js';
-import type { Plan } from '../../src/controller/cluster/formation.js';
+import type { FormationPlan } from '../../src/controller/cluster/formation.js';
 import type { NodeObservation } from '../../src/controller/cluster/observation.js';
 import { buildStatus, type StatusInput } from '../../src/controller/cluster/status.js';
 import { statusEquals } from '../../src/controller/reconcile/status-equals.js';
-import { canonicalJson } from '../../src/controller/runtime/canonical-json.js';
+import { canonicalJson } from '../../src/api/canonical-json.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -14,7 +14,7 @@ const OK_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:163
 const FAIL_INFO = parseClusterInfo('cluster_state:fail\r\ncluster_slots_assigned:16384\r\n');
 const GOSSIPING_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:8192\r\n');
 
-const idle: Plan = { actions: [], waiting: [], primaries: new Map([[0, 'c-0-0']]) };
+const idle: FormationPlan = { actions: [], waiting: [], primaries: new Map([[0, 'c-0-0']]) };
 
 function answered(pod: string, ordinal: number, lines: string[], version = '9.0.1', info = OK_INFO): NodeObservation {
   return {
@@ -161,7 +161,7 @@ describe('buildStatus', () => {
     );
     expect(gossiping.state).toBe('Updating');
     expect(gossiping.message).toBe('not every slot is assigned as seen from c-0-1');
-    const steps: Plan = { ...idle, actions: [{ kind: 'replicate', on: 'c-0-1', primaryId: 'p', primaryPod: 'c-0-0' }] };
+    const steps: FormationPlan = { ...idle, actions: [{ kind: 'replicate', on: 'c-0-1', primaryId: 'p', primaryPod: 'c-0-0' }] };
     expect(buildStatus(input({ plan: steps })).message).toContain('1 formation step(s) in progress');
   });
 
@@ -175,6 +175,22 @@ describe('buildStatus', () => {
     expect(status.message).toBe('replica c-0-1 is not in sync with its primary yet');
     const synced = { ...syncing, replication: { role: 'replica' as const, linkUp: true, syncing: false, offset: 42 } };
     expect(buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), synced as NodeObservation] })).state).toBe('Active');
+  });
+
+  it('counts a replica in sync as a roll does: link up, no full sync, at most 1 MiB behind its primary', () => {
+    const primary = {
+      ...answered('c-0-0', 0, primaryView),
+      replication: { role: 'primary' as const, linkUp: false, syncing: false, offset: 50_000_000 },
+    };
+    const replica = (offset: number) =>
+      ({
+        ...answered('c-0-1', 1, replicaView),
+        replication: { role: 'replica' as const, linkUp: true, syncing: false, offset },
+      }) as NodeObservation;
+    const behind = buildStatus(input({ observations: [primary as NodeObservation, replica(40_000_000)] }));
+    expect(behind.state).toBe('Updating');
+    expect(behind.message).toBe('replica c-0-1 is not in sync with its primary yet');
+    expect(buildStatus(input({ observations: [primary as NodeObservation, replica(49_500_000)] })).state).toBe('Active');
   });
 
   it('is Updating while a roll or a reload runs, and says what and how far', () => {

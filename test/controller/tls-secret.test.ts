@@ -3,7 +3,7 @@
 // status makes of each on a running cluster (Invalid, or Active with CertificateExpiringSoon) and
 // at creation (Failed, terminal).
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../src/controller/cluster/formation.js';
+import type { FormationPlan as Plan } from '../../src/controller/cluster/formation.js';
 import type { NodeObservation } from '../../src/controller/cluster/observation.js';
 import { buildStatus, FAILED_RECOVERY, type StatusInput } from '../../src/controller/cluster/status.js';
 import { expiringSoonCondition, judgeTlsSecret } from '../../src/controller/cluster/tls-secret.js';

@@ -15,7 +15,7 @@ import {
   type RebalanceDecision,
   type RebalanceOptions,
 } from '../../src/controller/cluster/rebalance.js';
-import { shardSlotRange } from '../../src/controller/cluster/slots.js';
+import { shardSlotRange } from '../../src/api/contract/slots.js';
 import type { Answered } from '../../src/controller/cluster/observation.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 import { parseInfo, serverIdentity } from '../../src/controller/valkey/info.js';

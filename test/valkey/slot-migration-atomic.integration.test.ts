@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_USERNAMES } from '../../src/api/index.js';
 import { isMyself } from '../../src/controller/cluster/cluster-view.js';
 import { planRebalance } from '../../src/controller/cluster/rebalance.js';
-import { TOTAL_SLOTS, countSlots, type SlotRange } from '../../src/controller/cluster/slots.js';
+import { TOTAL_SLOTS, countSlots, type SlotRange } from '../../src/api/contract/slots.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 import { isFinished } from '../../src/controller/valkey/migrate-slots-atomic.js';
 import { migrateSlots } from '../../src/controller/valkey/migrate-slots.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMyself } from '../../src/controller/cluster/cluster-view.js';
 import { planRebalance } from '../../src/controller/cluster/rebalance.js';
-import { TOTAL_SLOTS, countSlots } from '../../src/controller/cluster/slots.js';
+import { TOTAL_SLOTS, countSlots } from '../../src/api/contract/slots.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 import { migrateSlots } from '../../src/controller/valkey/migrate-slots.js';
 import type { NodeSession } from '../../src/controller/valkey/node-session.js';

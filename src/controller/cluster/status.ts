@@ -1,10 +1,11 @@
 import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import { kstatusConditions, withTransitions, type DesiredCondition } from './conditions.js';
-import type { Plan } from './formation.js';
-import { byPosition, isAnswered, isRejected, type Answered, type NodeObservation, type Rejected } from './observation.js';
+import type { FormationPlan } from './formation.js';
+import { byPosition, isAnswered, isRejected, primaryOffsetOf, type Answered, type NodeObservation, type Rejected } from './observation.js';
 import { shareProblems, primaryObservations } from './scaling.js';
-import { TOTAL_SLOTS, countSlots } from './slots.js';
+import { replicaInSync } from '../../api/contract/replica-sync.js';
+import { TOTAL_SLOTS, countSlots } from '../../api/contract/slots.js';
 import { expiringSoonCondition, type TlsVerdict } from './tls-secret.js';
 import { rejectionMessage } from './version-gate.js';
 
@@ -39,7 +40,7 @@ export interface StatusInput {
   shards: number;
   replicasPerShard: number;
   observations: readonly NodeObservation[];
-  plan: Plan;
+  plan: FormationPlan;
   /** Formation commands that failed in this pass. */
   actionErrors: readonly string[];
   /** Pods with the cluster's labels that are not its StatefulSets' own (never dialled), one line each. */
@@ -128,7 +129,7 @@ function shapeProblems(input: StatusInput, answered: readonly Answered[]): strin
     if (replicas !== input.replicasPerShard) problems.push(`shard ${s} has ${replicas} of ${input.replicasPerShard} replicas`);
   }
   // Whole means every replica has its primary's data, not only that it follows it.
-  const behind = answered.filter((o) => o.replication?.role === 'replica' && (!o.replication.linkUp || o.replication.syncing));
+  const behind = answered.filter((o) => o.replication?.role === 'replica' && !replicaInSync(o.replication, primaryOffsetOf(o, answered)));
   for (const o of behind) problems.push(`replica ${o.pod} is not in sync with its primary yet`);
   const notOk = answered.filter((o) => o.info.state !== 'ok').map((o) => o.pod);
   if (notOk.length) problems.push(`cluster_state is not ok on ${notOk.join(', ')}`);

@@ -1,7 +1,7 @@
 import type { Answered } from '../cluster/observation.js';
 import { planRebalance, slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
 import { describeMove, primaryObservations, shareProblems } from '../cluster/scaling.js';
-import { countSlots } from '../cluster/slots.js';
+import { countSlots } from '../../api/contract/slots.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
 import type { Clock } from '../runtime/clock.js';
@@ -54,7 +54,7 @@ export interface RebalanceDeps {
   slotMigration?: 'auto' | 'classic';
 }
 
-export interface RebalanceInput {
+export interface RebalanceFacts {
   key: string;
   about: InvolvedObject;
   shards: number;
@@ -107,7 +107,7 @@ async function withMemory(
   };
 }
 
-function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceInput): MigrationNode[] {
+function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceFacts): MigrationNode[] {
   return primaries.flatMap((p) => {
     const session = input.sessions.get(p.pod);
     const o = input.answered.find((a) => a.pod === p.pod);
@@ -118,7 +118,7 @@ function migrationNodes(primaries: readonly PrimaryObservation[], input: Rebalan
 async function heal(
   d: Extract<RebalanceDecision, { kind: 'heal' }>,
   nodes: MigrationNode[],
-  input: RebalanceInput,
+  input: RebalanceFacts,
   deps: RebalanceDeps,
 ): Promise<ScalingStatus> {
   const out = await repairSlots(d.repairs, nodes);
@@ -139,7 +139,7 @@ async function heal(
 async function move(
   d: Extract<RebalanceDecision, { kind: 'move' }>,
   nodes: MigrationNode[],
-  input: RebalanceInput,
+  input: RebalanceFacts,
   deps: RebalanceDeps,
 ): Promise<ScalingStatus & { ok: boolean }> {
   const totals = deps.scalingTotals;
@@ -206,7 +206,7 @@ async function refreshed(
  * this one ran out of its time budget while slots still move.
  */
 export async function rebalanceCluster(
-  input: RebalanceInput,
+  input: RebalanceFacts,
   deps: RebalanceDeps,
 ): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
   const started = deps.clock.now();

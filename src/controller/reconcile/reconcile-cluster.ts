@@ -7,7 +7,7 @@ import { judgeTlsSecret, type SecretFacts, type TlsVerdict } from '../cluster/tl
 import { isApiError } from '../kube/client.js';
 import { readSecretFacts } from '../valkey/certificate.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
-import type { KubeObject, Pod, Secret, StatefulSet } from '../kube/types.js';
+import type { ApiObject, Pod, Secret, StatefulSet } from '../kube/types.js';
 import { rfc3339, type Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import { mapLimit } from '../runtime/map-limit.js';
@@ -25,7 +25,7 @@ import { planFailback } from '../cluster/failback.js';
 import type { InvolvedObject } from '../kube/event-recorder.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import { statusEquals } from './status-equals.js';
-import { TOTAL_SLOTS } from '../cluster/slots.js';
+import { TOTAL_SLOTS } from '../../api/contract/slots.js';
 import { compareStrings } from '../../api/order.js';
 import { foreignPodMessage, provePodOwnership, type ForeignPod } from '../cluster/pod-ownership.js';
 
@@ -41,7 +41,7 @@ export interface ReconcileTiming {
 export interface ClusterReconcilerDeps
   extends Omit<Day2Deps, 'clock' | 'log' | 'metrics'>,
     Pick<RebalanceDeps, 'scalingTotals' | 'batchSlots' | 'classicFallback' | 'slotMigration'> {
-  cluster(key: string): KubeObject | undefined;
+  cluster(key: string): ApiObject | undefined;
   pods(namespace: string, cluster: string): Pod[];
   statefulSets(namespace: string, cluster: string): StatefulSet[];
   readSecret(namespace: string, name: string): Promise<Secret>;

@@ -9,7 +9,7 @@
  */
 import { isIP } from 'node:net';
 import type { ClusterInfo, ClusterNode, SlotMarker } from '../cluster/cluster-view.js';
-import { TOTAL_SLOTS, type SlotRange } from '../cluster/slots.js';
+import { TOTAL_SLOTS, readSlotRange, type SlotRange } from '../../api/contract/slots.js';
 import { parseInfo } from './info.js';
 
 export class ClusterNodesParseError extends Error {}
@@ -81,12 +81,11 @@ function parseMarkers(tokens: readonly string[]): Pick<ClusterNode, 'migrating' 
 
 function parseSlot(token: string): SlotRange | undefined {
   if (token.startsWith('[')) return undefined;
-  const m = /^(\d+)(?:-(\d+))?$/.exec(token);
-  if (!m) throw new ClusterNodesParseError(`slot ${quote(token)} is not a number or range`);
-  const first = slot(m[1] as string);
-  const last = m[2] === undefined ? first : slot(m[2]);
-  if (last < first) throw new ClusterNodesParseError(`slot range ${quote(token)} ends before it starts`);
-  return [first, last];
+  const range = readSlotRange(token);
+  if (!range) throw new ClusterNodesParseError(`slot ${quote(token)} is not a number or range`);
+  const [first, last] = token.split('-').map((part) => slot(part)) as [number, number?];
+  if (range[1] < range[0]) throw new ClusterNodesParseError(`slot range ${quote(token)} ends before it starts`);
+  return [first, last ?? first];
 }
 
 function parseLine(line: string): ClusterNode {

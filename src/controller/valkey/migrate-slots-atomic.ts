@@ -13,7 +13,7 @@
  * a running job there and waits for it (`awaitRunningMigrations`); a server that restarts forgets
  * its jobs, and its peer fails its side of them.
  */
-import { countSlots, type SlotRange } from '../cluster/slots.js';
+import { countSlots, type SlotRange } from '../../api/contract/slots.js';
 import { isMyself } from '../cluster/cluster-view.js';
 import { parseClusterNodes } from './cluster-nodes.js';
 import type { MigrationNode } from './migrate-slots.js';

@@ -10,7 +10,7 @@
  */
 import type { Endpoint } from '../cluster/observation.js';
 import type { SlotRepair } from '../cluster/rebalance.js';
-import { formatRanges, toRanges, type SlotRange } from '../cluster/slots.js';
+import { formatRanges, toRanges, type SlotRange } from '../../api/contract/slots.js';
 import type { NodeSession } from './node-session.js';
 import { migrateSlotsAtomically, type AtomicOptions } from './migrate-slots-atomic.js';
 import { CommandError } from './resp-connection.js';

@@ -1,5 +1,5 @@
 import type { Endpoint } from '../cluster/observation.js';
-import type { SlotRange } from '../cluster/slots.js';
+import type { SlotRange } from '../../api/contract/slots.js';
 import type { RespValue } from './resp.js';
 import { CommandError, connectResp, NodeUnavailableError, type TlsOptions } from './resp-connection.js';
 

@@ -1,4 +1,4 @@
-import { LABELS } from '../../api/index.js';
+import { ordinalOf, shardOf } from '../../api/index.js';
 import type { Endpoint, NodeObservation, PodPlace, Replication } from '../cluster/observation.js';
 import { startupLogSummary } from '../cluster/roll.js';
 import { versionInStartupLog, type VersionPolicy } from '../cluster/version-gate.js';
@@ -28,9 +28,9 @@ export interface ObservedNode {
 
 /** `<cluster>-<shard>-<ordinal>` with the shard from the pod's label; undefined for foreign pods. */
 export function podPlace(pod: Pod): PodPlace | undefined {
-  const shard = Number(pod.metadata.labels?.[LABELS.shard]);
-  const ordinal = Number(/-(\d+)$/.exec(pod.metadata.name)?.[1]);
-  if (!Number.isInteger(shard) || shard < 0 || !Number.isInteger(ordinal)) return undefined;
+  const shard = shardOf(pod.metadata.labels);
+  const ordinal = ordinalOf(pod.metadata.name);
+  if (shard === undefined || ordinal === undefined) return undefined;
   return { pod: pod.metadata.name, shard, ordinal, ...(pod.status?.podIP ? { ip: pod.status.podIP } : {}) };
 }
 
