@@ -280,8 +280,9 @@ export async function setPodRunning(api: ApiServer, ns: string, name: string, ip
 }
 
 export async function deletePod(api: ApiServer, ns: string, name: string): Promise<void> {
-  // Never scheduled, so the API server deletes it at once (no kubelet to wait for).
-  await apiCall(api, 'DELETE', `/api/v1/namespaces/${ns}/pods/${name}`);
+  // Bound to a node no kubelet runs, so a graceful delete would wait for ever: delete it at once,
+  // as `kubectl delete --grace-period=0 --force` does.
+  await apiCall(api, 'DELETE', `/api/v1/namespaces/${ns}/pods/${name}?gracePeriodSeconds=0`);
   await waitFor(`pod ${ns}/${name} gone`, async () => (await api.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404, {
     timeoutMs: 10_000,
   });
