@@ -24,7 +24,9 @@ export const valkeySettings = lazy(() =>
         }),
         // Quotes must balance as Valkey splits the line, or the pods do not start.
         z.superRefine((value, ctx) => {
-          const why = /[\r\n]/.test(value) ? undefined : valkeyArgsError(value);
+          // A control character is the pattern's finding above; say it once.
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: the same class as the pattern above
+          const why = /[\x00-\x08\x0a-\x1f\x7f]/.test(value) ? undefined : valkeyArgsError(value);
           if (why) ctx.addIssue({ code: 'custom', message: `${why}; Valkey would refuse the line and not start` });
         }),
       ),

@@ -49,6 +49,7 @@ async function failedStart(build: ValkeyBuild, extra: string[]): Promise<{ code:
 /** A pod in CrashLoopBackOff whose last termination carries `message`, as the kubelet reports it. */
 const crashLooping = (message: string): Pod => ({
   metadata: { name: 'old-0-0', namespace: 'gate', labels: { 'valkey.gomomento.com/shard': '0' } },
+  spec: { nodeName: 'node-a' },
   status: {
     phase: 'Running',
     podIP: '10.0.0.7',

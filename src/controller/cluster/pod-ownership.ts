@@ -1,3 +1,4 @@
+import { STATEFULSET_REVISION_LABEL } from '../../api/contract/annotations.js';
 import { LABELS } from '../../api/index.js';
 
 /** What ownership is proven from: the slices of a Pod and a StatefulSet the API server sends. */
@@ -28,7 +29,7 @@ export interface PodLike {
  */
 export const STATEFULSET_LABELS = {
   podName: 'statefulset.kubernetes.io/pod-name',
-  revision: 'controller-revision-hash',
+  revision: STATEFULSET_REVISION_LABEL,
 } as const;
 
 /** Where a proven pod sits: `<cluster>-<shard>-<ordinal>`. */
