@@ -33,7 +33,7 @@ function loadAcl(acl: string): { signal: NodeJS.Signals | null; status: number |
       '--dir',
       dir,
     ]),
-    { timeout: 4000, killSignal: 'SIGTERM', encoding: 'utf8' },
+    { timeout: 12_000, killSignal: 'SIGTERM', encoding: 'utf8' },
   );
   return { signal: r.signal, status: r.status, log: `${r.stdout}${r.stderr}` };
 }
