@@ -10,6 +10,7 @@ import { namespacePassword } from '../../src/controller/valkey/controller-creden
 import { ensureTools, startApiServer, type ApiServer } from '../support/apiserver.js';
 import { run } from '../support/exec.js';
 import { tempDirs } from '../support/files.js';
+import { shBlockAfter } from '../support/markdown.js';
 import { repoPath } from '../support/paths.js';
 
 const tmp = tempDirs('install-docs');
@@ -23,16 +24,6 @@ afterAll(async () => {
   await api?.stop();
   tmp.cleanup();
 });
-
-/** The first fenced `sh` block after `heading`. */
-function shBlockAfter(file: string, heading: string): string {
-  const text = readFileSync(repoPath(file), 'utf8');
-  const from = text.indexOf(heading);
-  expect(from, heading).toBeGreaterThan(-1);
-  const block = /^```sh\n([\s\S]*?)^```$/m.exec(text.slice(from))?.[1];
-  expect(block).toBeDefined();
-  return block as string;
-}
 
 const kubectl = (args: string[]) => run('kubectl', ['--kubeconfig', api.kubeconfigPath, ...args]);
 
