@@ -2,7 +2,7 @@ import type { ValkeyCluster } from '../../api/index.js';
 import type { NodeObservation } from '../cluster/observation.js';
 import { describeProgress, type RollStep } from '../cluster/roll.js';
 import type { Day2Status } from '../cluster/status.js';
-import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
+import { involvedCluster, type EventRecorder, type InvolvedObject } from '../kube/event-recorder.js';
 import type { ConfigMap, Pod, StatefulSet } from '../kube/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
@@ -114,13 +114,7 @@ async function runRollStep(about: InvolvedObject, step: RollStep, input: Day2Inp
 export async function runDay2(input: Day2Input, deps: Day2Deps): Promise<Day2Status> {
   const { cluster } = input;
   const namespace = cluster.metadata.namespace as string;
-  const about: InvolvedObject = {
-    apiVersion: cluster.apiVersion,
-    kind: 'ValkeyCluster',
-    namespace,
-    name: cluster.metadata.name,
-    ...(typeof cluster.metadata.uid === 'string' ? { uid: cluster.metadata.uid } : {}),
-  };
+  const about = involvedCluster(cluster);
   const cmName = mountedConfigMap(input.statefulSets);
   const cm = cmName ? deps.configMap(namespace, cmName) : undefined;
   const aclKey = (pod: string): string => `${namespace}/${pod}`;

@@ -22,7 +22,7 @@ import { rebalanceCluster, type RebalanceDeps } from './rebalance-cluster.js';
 import { retireShards, type RetireDeps } from './retire-shards.js';
 import { failoverAndConfirm } from './roll-cluster.js';
 import { planFailback } from '../cluster/failback.js';
-import type { InvolvedObject } from '../kube/event-recorder.js';
+import { involvedCluster, type InvolvedObject } from '../kube/event-recorder.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import { statusEquals } from './status-equals.js';
 import { TOTAL_SLOTS } from '../../api/contract/slots.js';
@@ -288,13 +288,7 @@ async function rebalanceStep(args: {
 }): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
   const { cluster, deps } = args;
   if (!args.formationIdle) return undefined;
-  const about = {
-    apiVersion: cluster.apiVersion,
-    kind: 'ValkeyCluster',
-    namespace: cluster.metadata.namespace as string,
-    name: cluster.metadata.name,
-    ...(typeof cluster.metadata.uid === 'string' ? { uid: cluster.metadata.uid } : {}),
-  };
+  const about = involvedCluster(cluster);
   const { answered } = args;
   if (args.rolling) {
     const unbalanced = shareProblems(cluster.spec.shards, primaryObservations(answered));
@@ -416,13 +410,7 @@ function reopener(
 /** A Warning Event (aggregated by the recorder) and a log line per foreign pod, every pass it is there. */
 function reportForeignPods(cluster: ValkeyCluster, foreign: readonly ForeignPod[], deps: ClusterReconcilerDeps, log: Logger): void {
   if (foreign.length === 0) return;
-  const about = {
-    apiVersion: cluster.apiVersion,
-    kind: 'ValkeyCluster',
-    namespace: cluster.metadata.namespace as string,
-    name: cluster.metadata.name,
-    ...(typeof cluster.metadata.uid === 'string' ? { uid: cluster.metadata.uid } : {}),
-  };
+  const about = involvedCluster(cluster);
   for (const f of foreign) {
     deps.events.record(about, 'Warning', 'ForeignPod', foreignPodMessage(f));
     log.warn("a pod with the cluster labels is not its StatefulSet's; not dialled", { pod: f.pod, reason: f.reason });
