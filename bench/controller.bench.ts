@@ -18,6 +18,9 @@ import { planFormation } from '../src/controller/cluster/formation.js';
 import { shardSlotRange, formatRanges } from '../src/api/contract/slots.js';
 import { buildStatus } from '../src/controller/cluster/status.js';
 import { parseClusterInfo, parseClusterNodes, type ClusterNodeInterner } from '../src/controller/valkey/cluster-nodes.js';
+import { figureLog } from './figures.js';
+
+const report = figureLog('controller');
 
 const LIMIT_MIB = 256;
 const STOP_MIB = Number(process.env.BENCH_STOP_MIB ?? 1024);
@@ -169,7 +172,7 @@ const rows = cases.filter((_, i) => !only || only.includes(i)).map(([what, c, s,
 const header: Row = { what: 'case', pods: 'pods', heap: 'peak heap MiB', rss: 'peak RSS MiB', ms: 'pass ms', fits: `fits ${LIMIT_MIB}Mi` };
 const widths = Object.keys(header).map((k) => Math.max(...[header, ...rows].map((r) => r[k as keyof Row].length)));
 for (const r of [header, ...rows])
-  console.log(
+  report.line(
     Object.keys(header)
       .map((k, i) => r[k as keyof Row].padEnd(widths[i] as number))
       .join('  '),

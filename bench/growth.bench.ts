@@ -9,6 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { menuCases } from './growth-cases-menu.js';
 import { yamlCases } from './growth-cases-yaml.js';
+import { figureLog } from './figures.js';
+
+const report = figureLog('growth');
 
 export interface GrowthCase {
   name: string;
@@ -37,8 +40,8 @@ function measure(input: string): { ms: number; exit: number; stderr: string } {
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
-console.log(`growth benchmark (node ${process.version}): time per doubling of the input, flagged above ×${RATIO_LIMIT}`);
-console.log('case                                   | n       | in KiB  | exit | ms       | ×prev');
+report.line(`growth benchmark (node ${process.version}): time per doubling of the input, flagged above ×${RATIO_LIMIT}`);
+report.line('case                                   | n       | in KiB  | exit | ms       | ×prev');
 let flagged = 0;
 for (const c of CASES) {
   if (only && !only.includes(c.name)) continue;
@@ -52,10 +55,10 @@ for (const c of CASES) {
     if (flag) flagged++;
     const crashed = r.exit !== 0 && r.exit !== 1 ? `  <-- crashed: ${r.stderr.split('\n').find((l) => l.trim()) ?? ''}` : '';
     if (crashed) flagged++;
-    console.log(
+    report.line(
       `${c.name.padEnd(38)} | ${String(n).padStart(7)} | ${fmt(Buffer.byteLength(input) / 1024, 0).padStart(7)} | ${String(r.exit).padStart(4)} | ${fmt(r.ms).padStart(8)} | ${ratio === undefined ? '' : `×${fmt(ratio, 2)}`}${flag}${crashed}`,
     );
     previous = r.ms;
   }
 }
-console.log(flagged ? `${flagged} measurement(s) flagged` : 'no case grew faster than ×2.5 per doubling');
+report.line(flagged ? `${flagged} measurement(s) flagged` : 'no case grew faster than ×2.5 per doubling');

@@ -11,6 +11,9 @@
 import { ATOMIC_BATCH_SLOTS } from '../src/controller/reconcile/rebalance-cluster.js';
 import { clusterClient, loadKeys, startWorkload } from '../test/support/client-workload.js';
 import { rebalance, startSlotCluster } from '../test/support/slot-cluster.js';
+import { figureLog } from './figures.js';
+
+const figures = figureLog('migration');
 
 const keys = Number(process.env.BENCH_KEYS ?? 1_000_000);
 const paths = (process.env.BENCH_PATHS ?? 'classic,atomic').split(',') as ('classic' | 'atomic')[];
@@ -39,7 +42,7 @@ for (const path of paths) {
     const loader = clusterClient(port, cluster.appPassword, true);
     await loadKeys(loader, keys, 10_000);
     loader.disconnect();
-    console.log(`[${path}] loaded ${keys} keys in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
+    figures.line(`[${path}] loaded ${keys} keys in ${((performance.now() - loadStart) / 1000).toFixed(1)} s`);
     const opts = {
       plan: { batchSlots: path === 'atomic' ? ATOMIC_BATCH_SLOTS : CLASSIC_BATCH_SLOTS },
       migrate: { keysPerBatch: 100, path: path === 'atomic' ? ('auto' as const) : ('classic' as const) },
@@ -65,7 +68,7 @@ for (const path of paths) {
         errors: JSON.stringify(report.errors),
       };
       rows.push(row);
-      console.log(
+      figures.line(
         `[${path}] ${direction}: ${row.slots} slots, ${row.keys} keys in ${row.seconds.toFixed(1)} s (${row.steps} steps); ` +
           `client ${report.writes} writes, longest pause ${row.pauseMs.toFixed(0)} ms, ASK ${row.ask}, lost ${row.lost}, errors ${row.errors}`,
       );
@@ -75,11 +78,11 @@ for (const path of paths) {
   }
 }
 
-console.log(`\n${keys.toLocaleString('en-US')} small keys, Valkey 9.1.2, 6 nodes on loopback, a client writing and reading throughout:`);
-console.log('| path | change | slots/s | keys/s | time | steps | longest client pause | ASK redirects | acknowledged writes lost |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+figures.line(`\n${keys.toLocaleString('en-US')} small keys, Valkey 9.1.2, 6 nodes on loopback, a client writing and reading throughout:`);
+figures.line('| path | change | slots/s | keys/s | time | steps | longest client pause | ASK redirects | acknowledged writes lost |');
+figures.line('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows)
-  console.log(
+  figures.line(
     `| ${r.path} | ${r.direction} | ${(r.slots / r.seconds).toFixed(0)} | ${(r.keys / r.seconds).toFixed(0)} | ${r.seconds.toFixed(1)} s | ` +
       `${r.steps} | ${r.pauseMs.toFixed(0)} ms | ${r.ask} | ${r.lost} |`,
   );

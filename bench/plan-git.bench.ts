@@ -7,6 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { figureLog } from './figures.js';
+
+const report = figureLog('plan-git');
 
 const MB = Number(process.env.BENCH_MB ?? 300);
 const repo = mkdtempSync(join(tmpdir(), 'plan-git-bench-'));
@@ -27,7 +30,7 @@ try {
     },
   );
   const [kb, seconds] = (r.stderr.trim().split('\n').pop() ?? '').split(' ');
-  console.log(
+  report.line(
     `plan --base-rev over ${MB} MB in the planned package: exit ${r.status}, peak RSS ${Math.round(Number(kb) / 1024)} MiB, ${seconds} s`,
   );
 } finally {

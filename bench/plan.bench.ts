@@ -9,6 +9,9 @@ import { stringify } from 'yaml';
 import { clusterObjects, menuObjects, renderConfig } from './generate.js';
 import { runCli } from '../src/krm/cli/run-cli.js';
 import { runPlanCommand } from '../src/krm/plan-command.js';
+import { figureLog } from './figures.js';
+
+const report = figureLog('plan');
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 1000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -57,11 +60,11 @@ try {
     summary = out.stdout.split('\n')[0] ?? '';
     return out.exitCode;
   });
-  console.log(`plan benchmark (node ${process.version}), ${CLUSTERS} clusters, ValkeyConfig ${SHARED} edited, best of ${RUNS}`);
-  console.log(`  ${summary}`);
-  console.log(`  single render (plain files, in process): ${render.toFixed(0)} ms`);
-  console.log(`  plan (two renders compared):             ${plan.toFixed(0)} ms`);
-  console.log(`  ratio: ${(plan / render).toFixed(2)}x (target: within 2.5x)`);
+  report.line(`plan benchmark (node ${process.version}), ${CLUSTERS} clusters, ValkeyConfig ${SHARED} edited, best of ${RUNS}`);
+  report.line(`  ${summary}`);
+  report.line(`  single render (plain files, in process): ${render.toFixed(0)} ms`);
+  report.line(`  plan (two renders compared):             ${plan.toFixed(0)} ms`);
+  report.line(`  ratio: ${(plan / render).toFixed(2)}x (target: within 2.5x)`);
 } finally {
   rmSync(root, { recursive: true, force: true });
 }

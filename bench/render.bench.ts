@@ -9,6 +9,9 @@ import { clusterObjects, menuObjects, resourceListText } from './generate.js';
 import { parseResourceList } from '../src/krm/read-input.js';
 import { runFunction } from '../src/krm/run-function.js';
 import { runResourceList } from '../src/krm/resource-list.js';
+import { figureLog } from './figures.js';
+
+const report = figureLog('render');
 
 const EXE = 'dist/render-valkey.cjs';
 const sizes = (process.env.BENCH_SIZES ?? '10,100,1000,5000').split(',').map(Number);
@@ -35,8 +38,8 @@ function runExe(input: string, rss = true): Measured {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
-console.log('render-valkey benchmark (node', `${process.version})`);
-console.log('size   | e2e wall ms | peak RSS MiB | objects | out MiB | µs/cluster | in-process: parse / render / emit ms');
+report.line('render-valkey benchmark (node', `${process.version})`);
+report.line('size   | e2e wall ms | peak RSS MiB | objects | out MiB | µs/cluster | in-process: parse / render / emit ms');
 const menu = menuObjects();
 const figures: Record<number, number> = {};
 for (const n of sizes) {
@@ -54,7 +57,7 @@ for (const n of sizes) {
   const t3 = performance.now();
   const emit = t3 - t2 - (t2 - t0);
   figures[n] = best.ms;
-  console.log(
+  report.line(
     `${String(n).padEnd(6)} | ${fmt(best.ms).padStart(11)} | ${fmt(best.maxRssMiB).padStart(12)} | ${String(outcome.generated.length).padStart(7)} | ${fmt(best.stdoutBytes / 2 ** 20, 2).padStart(7)} | ${fmt((best.ms * 1000) / n, 0).padStart(10)} | ${fmt(t1 - t0)} / ${fmt(t2 - t1)} / ${fmt(Math.max(emit, 0))}`,
   );
 }
@@ -72,7 +75,7 @@ if (rerenderSize !== undefined) {
   const runs = [runExe(again), runExe(again), runExe(again)];
   const best = runs.reduce((a, b) => (a.ms < b.ms ? a : b));
   if (best.exit !== 0) throw new Error(`re-render of ${rerenderSize} clusters failed with exit ${best.exit}`);
-  console.log(
+  report.line(
     `re-render of ${rerenderSize} clusters with their previous output in the input (${fmt(Buffer.byteLength(again) / 2 ** 20, 1)} MiB in): ${fmt(best.ms)} ms, peak RSS ${fmt(best.maxRssMiB)} MiB`,
   );
 }
@@ -90,7 +93,7 @@ for (let i = 0; i < 31; i++) {
   spawnSync(process.execPath, [emptyScript], { input: empty });
   nodeAlone.push(performance.now() - t);
 }
-console.log(
+report.line(
   `cold start (empty ResourceList, median of 31): ${fmt(median(starts))} ms; Node alone on an empty script: ${fmt(median(nodeAlone))} ms`,
 );
 const ks = Object.keys(figures)
@@ -98,7 +101,7 @@ const ks = Object.keys(figures)
   .sort((a, b) => a - b);
 if (ks.length >= 2) {
   const [a, b] = [ks[ks.length - 2] as number, ks[ks.length - 1] as number];
-  console.log(
+  report.line(
     `growth ${a} → ${b} clusters: ×${fmt((figures[b] as number) / (figures[a] as number), 2)} time for ×${fmt(b / a, 0)} clusters`,
   );
 }

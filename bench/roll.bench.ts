@@ -21,6 +21,9 @@ import {
   startDay2World,
   startKubeController,
 } from '../test/support/controller/day2-world.js';
+import { figureLog } from './figures.js';
+
+const report = figureLog('roll');
 
 const NS = 'bench';
 const NAME = 'sessions';
@@ -97,10 +100,10 @@ try {
   );
   const total = (performance.now() - t0) / 1000;
   const r = await writer.stop();
-  console.log(
+  report.line(
     `roll ${SHARDS} shards x ${REPLICAS} replicas: ${total.toFixed(1)} s, ${await counter('valkey_status_sync_failovers_total')} failovers, ${await counter('valkey_status_sync_roll_steps_total')} roll steps`,
   );
-  console.log(
+  report.line(
     `  writes: ${r.acknowledged} acknowledged, ${r.lost} lost; longest pause per shard: ${r.longestPauseMs.map((ms) => `${ms} ms`).join(', ')}`,
   );
 
@@ -122,7 +125,7 @@ try {
     intervalMs: 20,
   });
   const fileLanded = performance.now() - t1;
-  console.log(
+  report.line(
     `live setting (maxmemory): live on all ${ips.length} nodes ${live.toFixed(0)} ms after the ConfigMap write; the file landed in the pod after ${fileLanded.toFixed(0)} ms (the controller applies from the API object, not the file)`,
   );
 
@@ -141,7 +144,7 @@ try {
     { timeoutMs: 60_000, intervalMs: 20 },
   );
   const aclLive = performance.now();
-  console.log(
+  report.line(
     `users.acl: file landed ${(aclFile - t2).toFixed(0)} ms after the ConfigMap write; loaded on all nodes ${(aclLive - aclFile).toFixed(0)} ms after that (${(aclLive - t2).toFixed(0)} ms in all)`,
   );
   await app.stop();
