@@ -1,6 +1,6 @@
 // A shrink that would not fit is held, on real servers: three primaries of the development build
 // (unstable-2024-10) with a few MiB of keys each and a small maxmemory, asked to go to two shards
-// through the controller's own step (reconcile/rebalance-cluster.ts), which reads `INFO memory`
+// through the controller's own reads and step (reconcile/rebalance-cluster.ts), which reads `INFO memory`
 // from each primary. Held: nothing moves, and status says what is needed and what is allowed.
 // With room (CONFIG SET maxmemory, as a ValkeyConfig change applies it live) the same call moves
 // a batch; a shrink half done that stops fitting is held again; and once drained, what the kept
@@ -10,7 +10,8 @@ import type { Answered } from '../../src/controller/cluster/observation.js';
 import { countSlots } from '../../src/controller/cluster/slots.js';
 import type { ScalingStatus } from '../../src/controller/cluster/status.js';
 import type { EventRecorder } from '../../src/controller/kube/event-recorder.js';
-import { rebalanceCluster } from '../../src/controller/reconcile/rebalance-cluster.js';
+import { planRebalance } from '../../src/controller/cluster/rebalance.js';
+import { executeRebalance, observeRebalance } from '../../src/controller/reconcile/rebalance-cluster.js';
 import { systemClock } from '../../src/controller/runtime/clock.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
@@ -65,8 +66,18 @@ const sessions = (): Map<string, NodeSession> => new Map(cluster.nodes.map((n) =
 /** The controller's step with `shards` lowered to 2. */
 async function shrinkStep(): Promise<ScalingStatus | undefined> {
   const about = { apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyCluster', namespace: 'default', name: 'c' };
-  const input = { key: 'default/c', about, shards: 2, replicasPerShard: 0, answered: await answered(), sessions: sessions() };
-  return rebalanceCluster(input, deps);
+  const target = { key: 'default/c', about, answered: await answered(), sessions: sessions() };
+  const { primaries, maxmemoryBytes } = await observeRebalance(target.answered, 2, target.sessions);
+  const decision = planRebalance({
+    shards: 2,
+    replicasPerShard: 0,
+    primaries,
+    ...(maxmemoryBytes ? { maxmemoryBytes } : {}),
+    options: { batchSlots: deps.batchSlots },
+  });
+  if (decision.kind === 'hold') return { phase: 'held', message: decision.reason };
+  if (decision.kind === 'heal' || decision.kind === 'move') return executeRebalance(decision, primaries, target, deps);
+  return undefined;
 }
 
 const slotCounts = async (): Promise<number[]> => (await observePrimaries(cluster)).map((p) => countSlots(p.self.slots));

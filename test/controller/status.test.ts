@@ -162,7 +162,7 @@ describe('buildStatus', () => {
   });
 
   it('is Updating while a roll or a reload runs, and says what and how far', () => {
-    const roll = { held: false, message: 'rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done', revision: 'c-0-abc' };
+    const roll = { state: 'rolling' as const, message: 'rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done', revision: 'c-0-abc' };
     const rolling = buildStatus(input({ day2: { roll, reloads: [] } }));
     expect(rolling.state).toBe('Updating');
     expect(rolling.message).toBe('rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done');
@@ -170,7 +170,9 @@ describe('buildStatus', () => {
       status: 'True',
       message: expect.stringContaining('c-0-abc'),
     });
-    const held = buildStatus(input({ day2: { roll: { ...roll, held: true, message: 'pod c-0-1 exited at start-up: x' }, reloads: [] } }));
+    const held = buildStatus(
+      input({ day2: { roll: { ...roll, state: 'held', message: 'pod c-0-1 exited at start-up: x' }, reloads: [] } }),
+    );
     expect(held.message).toBe('roll held: pod c-0-1 exited at start-up: x');
     expect(held.conditions?.find((c) => c.type === 'RollHeld')?.status).toBe('True');
     const reloading = buildStatus(input({ day2: { reloads: ['users.acl: waiting for the new file on c-0-0'] } }));

@@ -1,6 +1,7 @@
 import type { Answered } from '../cluster/observation.js';
-import { planRebalance, slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
-import { describeMove, primaryObservations, shareProblems } from '../cluster/scaling.js';
+import { EVENT } from '../../api/status-names.js';
+import { slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
+import { describeMove, primaryObservations } from '../cluster/scaling.js';
 import { countSlots } from '../cluster/slots.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
@@ -12,11 +13,12 @@ import { parseMemoryInfo } from '../valkey/memory-info.js';
 import type { NodeSession } from '../valkey/node-session.js';
 
 /**
- * One rebalance decision per pass, carried out: heal slots an interrupted migration left marked,
- * hold a shrink the remaining primaries' memory could not take (status only), or move one bounded
- * batch of slots (valkey/migrate-slots.ts). The planner (cluster/rebalance.ts) decides from what
- * the primaries report right now, so a restarted controller picks up where the cluster is, not
- * where it thought it was.
+ * The rebalancer's reads and its two executors: what the primaries report (key counts of slots a
+ * marker names, memory while a shrink runs), then, when the pass planner (cluster/pass-planner.ts,
+ * over cluster/rebalance.ts) chose it, settling slots an interrupted migration left marked or
+ * moving one bounded batch of slots (valkey/migrate-slots.ts). The planners decide from what the
+ * primaries report right now, so a restarted controller picks up where the cluster is, not where
+ * it thought it was.
  */
 
 export interface RebalanceDeps {
@@ -33,11 +35,10 @@ export interface RebalanceDeps {
   batchSlots?: number;
 }
 
-export interface RebalanceInput {
+/** What the heal and move executors need about the cluster. */
+export interface RebalanceTarget {
   key: string;
   about: InvolvedObject;
-  shards: number;
-  replicasPerShard: number;
   answered: readonly Answered[];
   sessions: ReadonlyMap<string, NodeSession>;
 }
@@ -86,7 +87,7 @@ async function withMemory(
   };
 }
 
-function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceInput): MigrationNode[] {
+function migrationNodes(primaries: readonly PrimaryObservation[], input: Pick<RebalanceTarget, 'answered' | 'sessions'>): MigrationNode[] {
   return primaries.flatMap((p) => {
     const session = input.sessions.get(p.pod);
     const o = input.answered.find((a) => a.pod === p.pod);
@@ -97,7 +98,7 @@ function migrationNodes(primaries: readonly PrimaryObservation[], input: Rebalan
 async function heal(
   d: Extract<RebalanceDecision, { kind: 'heal' }>,
   nodes: MigrationNode[],
-  input: RebalanceInput,
+  input: RebalanceTarget,
   deps: RebalanceDeps,
 ): Promise<ScalingStatus> {
   const out = await repairSlots(d.repairs, nodes);
@@ -107,7 +108,7 @@ async function heal(
   deps.events.record(
     input.about,
     out.errors.length ? 'Warning' : 'Normal',
-    'SlotsHealed',
+    EVENT.slotsHealed,
     `Settled slots an interrupted migration left marked: ${summary}`,
   );
   deps.log.info('rebalance: healed', { repairs: summary, errors: out.errors });
@@ -118,7 +119,7 @@ async function heal(
 async function move(
   d: Extract<RebalanceDecision, { kind: 'move' }>,
   nodes: MigrationNode[],
-  input: RebalanceInput,
+  input: RebalanceTarget,
   deps: RebalanceDeps,
 ): Promise<ScalingStatus> {
   const totals = deps.scalingTotals;
@@ -133,14 +134,14 @@ async function move(
   deps.metrics.migrationSeconds.observe(Math.max(0, (deps.clock.now() - started) / 1000));
   const moved = `${out.slotsMoved} of ${countSlots(d.slots)} slot(s), ${out.keysMoved} key(s)`;
   if (out.error) {
-    deps.events.record(input.about, 'Warning', 'SlotMigrationFailed', `${what}: ${moved} moved, then: ${out.error}`);
+    deps.events.record(input.about, 'Warning', EVENT.slotMigrationFailed, `${what}: ${moved} moved, then: ${out.error}`);
     deps.log.warn('rebalance: step failed', { step: what, error: out.error });
     return { phase: 'moving', message: `${what}; the last step failed (${out.error}), retrying` };
   }
   deps.events.record(
     input.about,
     'Normal',
-    'SlotsMoved',
+    EVENT.slotsMoved,
     `Moved ${moved} from ${d.from.pod} (shard ${d.from.shard}) to ${d.to.pod} (shard ${d.to.shard}); ${d.remainingSlots - out.slotsMoved} slot(s) left to move`,
   );
   deps.log.info('rebalance: moved', { step: what, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
@@ -148,43 +149,37 @@ async function move(
   return { phase: 'moving', message: describeMove({ ...d, remainingSlots: d.remainingSlots - out.slotsMoved }, total) };
 }
 
-/**
- * Called once formation has nothing left to do. Undefined when the slots are already spread as
- * `shards` asks (nothing to show in status).
- */
-export async function rebalanceCluster(input: RebalanceInput, deps: RebalanceDeps): Promise<ScalingStatus | undefined> {
+/** The primaries as the rebalance planner reads them: key counts of marked slots, memory during a shrink. */
+export async function observeRebalance(
+  answered: readonly Answered[],
+  shards: number,
+  sessions: ReadonlyMap<string, NodeSession>,
+): Promise<{ primaries: PrimaryObservation[]; maxmemoryBytes?: number }> {
+  const counted = await withKeyCounts(primaryObservations(answered), sessions);
+  return withMemory(counted, shards, sessions);
+}
+
+/** Carries out the pass planner's heal or move; what status shows afterwards. */
+export async function executeRebalance(
+  decision: Extract<RebalanceDecision, { kind: 'heal' | 'move' }>,
+  primaries: readonly PrimaryObservation[],
+  input: RebalanceTarget,
+  deps: RebalanceDeps,
+): Promise<ScalingStatus> {
   try {
-    const counted = await withKeyCounts(primaryObservations(input.answered), input.sessions);
-    const { primaries, maxmemoryBytes } = await withMemory(counted, input.shards, input.sessions);
-    const decision = planRebalance({
-      shards: input.shards,
-      replicasPerShard: input.replicasPerShard,
-      primaries,
-      ...(maxmemoryBytes ? { maxmemoryBytes } : {}),
-      ...(deps.batchSlots ? { options: { batchSlots: deps.batchSlots } } : {}),
-    });
-    const nodes = () => migrationNodes(primaries, input);
-    switch (decision.kind) {
-      case 'balanced':
-        if (deps.scalingTotals?.delete(input.key))
-          deps.events.record(input.about, 'Normal', 'SlotsBalanced', `Every shard primary holds its share of the slots`);
-        return undefined;
-      case 'wait':
-        // A cluster still settling (cluster_state, gossip) with its slots already spread as asked
-        // has nothing to scale: formation's own status says why it is not Active.
-        if (shareProblems(input.shards, primaries).length === 0) return undefined;
-        return { phase: 'waiting', message: decision.reason };
-      case 'hold':
-        // Nothing moves and nothing is retired (retirement waits for an undefined answer here).
-        deps.log.info('rebalance: held', { reason: decision.reason });
-        return { phase: 'held', message: decision.reason };
-      case 'heal':
-        return await heal(decision, nodes(), input, deps);
-      case 'move':
-        return await move(decision, nodes(), input, deps);
-    }
+    const nodes = migrationNodes(primaries, input);
+    return decision.kind === 'heal' ? await heal(decision, nodes, input, deps) : await move(decision, nodes, input, deps);
   } catch (e) {
     deps.metrics.migrationSteps.inc({ result: 'error' });
     return { phase: 'waiting', message: `rebalancing could not read or move slots: ${message(e)}` };
   }
+}
+
+/** Once the slots are balanced: the "n of m" a finished scaling counted is dropped, and an Event says so. */
+export function rebalanceFinished(
+  input: Pick<RebalanceTarget, 'key' | 'about'>,
+  deps: Pick<RebalanceDeps, 'events' | 'scalingTotals'>,
+): void {
+  if (deps.scalingTotals?.delete(input.key))
+    deps.events.record(input.about, 'Normal', EVENT.slotsBalanced, `Every shard primary holds its share of the slots`);
 }
