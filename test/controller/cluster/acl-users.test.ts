@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { aclDifferences, parseAclFile as parseFile, parseAclUsers as parseUsers } from '../../src/controller/cluster/acl-users.js';
-import { aclPasswordHash } from '../../src/controller/valkey/digests.js';
+import { aclDifferences, parseAclFile as parseFile, parseAclUsers as parseUsers } from '../../../src/controller/cluster/acl-users.js';
+import { aclPasswordHash } from '../../../src/controller/valkey/digests.js';
 
 const parseAclFile = (t: string) => parseFile(t, aclPasswordHash);
 const parseAclUsers = (l: string[]) => parseUsers(l, aclPasswordHash);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { countSlots, formatRanges, shardSlotRange, toRanges } from '../../src/controller/cluster/slots.js';
+import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { countSlots, formatRanges, shardSlotRange, toRanges } from '../../../src/controller/cluster/slots.js';
 
 describe('parseClusterNodes', () => {
   it('reads Valkey 8+ lines with hostname and aux fields, replicas, failed and noaddr nodes', () => {

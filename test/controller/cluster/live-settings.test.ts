@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { desiredLiveSettings, normalizeSettingValue, planLiveSettings } from '../../src/controller/cluster/live-settings.js';
-import { parseValkeyConf } from '../../src/controller/cluster/valkey-conf.js';
-import { lookupSetting } from '../../src/api/valkey-table.js';
+import { desiredLiveSettings, normalizeSettingValue, planLiveSettings } from '../../../src/controller/cluster/live-settings.js';
+import { parseValkeyConf } from '../../../src/controller/cluster/valkey-conf.js';
+import { lookupSetting } from '../../../src/api/valkey-table.js';
 
 const CONF = `# Rendered
 maxmemory 1500mb

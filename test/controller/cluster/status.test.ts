@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { valkeyClusterStatus } from '../../src/api/index.js';
-import { withTransitions } from '../../src/controller/cluster/conditions.js';
-import type { Plan } from '../../src/controller/cluster/formation.js';
-import type { NodeObservation } from '../../src/controller/cluster/observation.js';
-import { buildStatus, type StatusInput } from '../../src/controller/cluster/status.js';
-import { statusEquals } from '../../src/controller/reconcile/status-equals.js';
-import { canonicalJson } from '../../src/controller/runtime/canonical-json.js';
-import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import { valkeyClusterStatus } from '../../../src/api/index.js';
+import { withTransitions } from '../../../src/controller/cluster/conditions.js';
+import type { Plan } from '../../../src/controller/cluster/formation.js';
+import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
+import { buildStatus, type StatusInput } from '../../../src/controller/cluster/status.js';
+import { statusEquals } from '../../../src/controller/reconcile/status-equals.js';
+import { canonicalJson } from '../../../src/controller/runtime/canonical-json.js';
+import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 const T0 = '2026-01-01T00:00:00Z';
 const T1 = '2026-01-01T00:05:00Z';

@@ -6,21 +6,21 @@
 // a batch; a shrink half done that stops fitting is held again; and once drained, what the kept
 // primaries grew by is what the check counted for the keys that moved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Answered } from '../../src/controller/cluster/observation.js';
-import { countSlots } from '../../src/controller/cluster/slots.js';
-import type { ScalingStatus } from '../../src/controller/cluster/status.js';
-import type { EventRecorder } from '../../src/controller/kube/event-recorder.js';
-import { planRebalance } from '../../src/controller/cluster/rebalance.js';
-import { executeRebalance, observeRebalance } from '../../src/controller/reconcile/rebalance-cluster.js';
-import { systemClock } from '../../src/controller/runtime/clock.js';
-import { jsonLogger } from '../../src/controller/runtime/log.js';
-import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
-import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { parseInfo, serverIdentity } from '../../src/controller/valkey/info.js';
-import { parseMemoryInfo, type NodeMemory } from '../../src/controller/valkey/memory-info.js';
-import type { NodeSession } from '../../src/controller/valkey/node-session.js';
-import { clusterClient } from '../support/client-workload.js';
-import { observePrimaries, startSlotCluster, type SlotCluster, type SlotNode } from '../support/slot-cluster.js';
+import type { Answered } from '../../../src/controller/cluster/observation.js';
+import { countSlots } from '../../../src/controller/cluster/slots.js';
+import type { ScalingStatus } from '../../../src/controller/cluster/status.js';
+import type { EventRecorder } from '../../../src/controller/kube/event-recorder.js';
+import { planRebalance } from '../../../src/controller/cluster/rebalance.js';
+import { executeRebalance, observeRebalance } from '../../../src/controller/reconcile/rebalance-cluster.js';
+import { systemClock } from '../../../src/controller/runtime/clock.js';
+import { jsonLogger } from '../../../src/controller/runtime/log.js';
+import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
+import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { parseInfo, serverIdentity } from '../../../src/controller/valkey/info.js';
+import { parseMemoryInfo, type NodeMemory } from '../../../src/controller/valkey/memory-info.js';
+import type { NodeSession } from '../../../src/controller/valkey/node-session.js';
+import { clusterClient } from '../../support/client-workload.js';
+import { observePrimaries, startSlotCluster, type SlotCluster, type SlotNode } from '../../support/slot-cluster.js';
 
 const MiB = 2 ** 20;
 const KEYS = 16_000;

@@ -6,7 +6,7 @@ import {
   type RollInput,
   type RollPod,
   type RollShard,
-} from '../../src/controller/cluster/roll.js';
+} from '../../../src/controller/cluster/roll.js';
 
 const OLD = 'c-0-old';
 const NEW = 'c-0-new';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IMAGE_FINALIZER, planImageFinalizers, type ImageFacts } from '../../src/controller/cluster/image-finalizers.js';
+import { IMAGE_FINALIZER, planImageFinalizers, type ImageFacts } from '../../../src/controller/cluster/image-finalizers.js';
 
 const image = (name: string, finalizers: string[] = [], deleting = false): ImageFacts => ({
   name,
