@@ -160,7 +160,7 @@ async function execute(
 }
 
 /** The roll as status shows it: the planner's state, with the executor's word when the step did not happen. */
-function rollStatus(plan: PassPlan, executed: Executed): Day2Status['roll'] {
+export function rollStatus(plan: PassPlan, executed: Pick<Executed, 'rollDetail'>): Day2Status['roll'] {
   const r = plan.roll;
   if (r.state === 'none') return undefined;
   const progress = r.step.kind === 'none' ? '' : describeProgress(r.step.progress);
