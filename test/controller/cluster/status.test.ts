@@ -161,6 +161,36 @@ describe('buildStatus', () => {
     expect(buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), synced as NodeObservation] })).state).toBe('Active');
   });
 
+  it('a roll waiting for its turn is not in progress: RollInProgress False, reason Waiting, and says why', () => {
+    const roll = {
+      state: 'waiting' as const,
+      message: 'rolling shard 1 of 1, 0 of 2 pods done: waiting for a roll slot (--max-concurrent-rolls)',
+      revision: 'c-0-abc',
+    };
+    const waiting = buildStatus(input({ day2: { roll, reloads: [] } }));
+    expect(waiting.state).toBe('Updating');
+    expect(waiting.message).toBe(`roll not started: ${roll.message}`);
+    expect(waiting.conditions?.find((c) => c.type === 'RollInProgress')).toMatchObject({
+      status: 'False',
+      reason: 'Waiting',
+      message: `Not started: ${roll.message} (revision c-0-abc)`,
+    });
+  });
+
+  it('failback has its own condition: True while a primary is away from ordinal 0, False at rest once it was', () => {
+    const away = buildStatus(
+      input({ failback: { acted: false, message: 'shard 0: c-0-0 takes the primary back from c-0-1 once it is in sync' } }),
+    );
+    expect(away.state).toBe('Updating');
+    expect(away.conditions?.find((c) => c.type === 'PrimaryFailback')).toMatchObject({ status: 'True', reason: 'Waiting' });
+    expect(away.conditions?.some((c) => c.type === 'SlotMigration')).toBe(false);
+    const acted = buildStatus(input({ failback: { acted: true, message: "c-0-0 takes shard 0's primary back from c-0-1" } }));
+    expect(acted.conditions?.find((c) => c.type === 'PrimaryFailback')).toMatchObject({ status: 'True', reason: 'FailingBack' });
+    const back = buildStatus(input({ previous: away }));
+    expect(back.conditions?.find((c) => c.type === 'PrimaryFailback')).toMatchObject({ status: 'False', reason: 'AtOrdinalZero' });
+    expect(buildStatus(input({})).conditions?.some((c) => c.type === 'PrimaryFailback')).toBe(false);
+  });
+
   it('is Updating while a roll or a reload runs, and says what and how far', () => {
     const roll = { state: 'rolling' as const, message: 'rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done', revision: 'c-0-abc' };
     const rolling = buildStatus(input({ day2: { roll, reloads: [] } }));
