@@ -177,8 +177,18 @@ function planTopology(f: PassFacts): (
 const rollRevision = (shards: readonly RollShard[], step: RollStep): string =>
   (step.kind === 'none' ? undefined : shards.find((s) => s.shard === step.progress.shard)?.updateRevision) ?? 'unknown';
 
-const topologyOperation = (t: ReturnType<typeof planTopology>): OperationName =>
-  t.kind === 'act' && t.op.kind !== 'none' && t.op.kind !== 'formation' ? (t.op.kind as OperationName) : 'move';
+/** The topology operation a state is about. */
+const topologyOperation = (state: TopologyState): OperationName =>
+  state.phase === 'retiring' ? 'retire' : state.phase === 'healing' ? 'heal' : 'move';
+
+/** "once <this> is done", for what keeps the failback waiting. */
+const DONE: Record<Exclude<Operation['kind'], 'none' | 'failover'>, string> = {
+  formation: 'formation has no step left',
+  heal: 'the slots an interrupted migration left marked are settled',
+  move: 'the slots are spread as shards asks',
+  retire: 'the drained shards are retired',
+  roll: 'the roll is finished',
+};
 
 export function planPass(f: PassFacts): PassPlan {
   const answered = f.observations.filter(isAnswered);
@@ -218,14 +228,16 @@ export function planPass(f: PassFacts): PassPlan {
   let failbackWaiting: string | undefined;
   if (failback.kind !== 'none') {
     const blocker =
-      now.kind !== 'none'
-        ? `${now.kind === 'roll' ? 'the roll' : now.kind} acts in this pass`
+      now.kind !== 'none' && now.kind !== 'failover'
+        ? DONE[now.kind]
         : topology.kind !== 'none'
-          ? 'the slots are spread as shards asks'
+          ? topology.state.phase === 'retiring'
+            ? DONE.retire
+            : DONE.move
           : step.kind !== 'none'
-            ? 'the roll is finished (it moves primaries itself)'
+            ? `${DONE.roll} (it moves primaries itself)`
             : undefined;
-    if (blocker) failbackWaiting = `primaries fail back to ordinal 0 once ${blocker.replace(/ acts in this pass$/, ' is done')}`;
+    if (blocker) failbackWaiting = `primaries fail back to ordinal 0 once ${blocker}`;
     else if (failback.kind === 'failover') now = failback;
     else failbackWaiting = failback.reason;
   }
@@ -234,7 +246,10 @@ export function planPass(f: PassFacts): PassPlan {
   if (formation.actions.length === 0 && formation.waiting.length > 0)
     waiting.push({ operation: 'formation', reason: formation.waiting.join('; ') });
   if (topologyState && (topology.kind !== 'act' || now !== topology.op))
-    waiting.push({ operation: topologyOperation(topology), reason: topologyState.message });
+    waiting.push({
+      operation: topologyOperation(topology.kind === 'none' ? topologyState : topology.state),
+      reason: topologyState.message,
+    });
   if (roll.state !== 'none' && now.kind !== 'roll') waiting.push({ operation: 'roll', reason: roll.message });
   if (failbackWaiting) waiting.push({ operation: 'failback', reason: failbackWaiting });
 
