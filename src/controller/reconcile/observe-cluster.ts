@@ -2,7 +2,7 @@ import { ANNOTATIONS, podFqdn, type ValkeyCluster } from '../../api/index.js';
 import { compareStrings } from '../../api/order.js';
 import type { PassFacts } from '../cluster/pass-planner.js';
 import { isAnswered, type NodeObservation, type PodPlace } from '../cluster/observation.js';
-import { rollShards } from '../cluster/roll-facts.js';
+import { rollShards } from './roll-facts.js';
 import type { Declared } from '../cluster/status.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import type { Pod, Secret, StatefulSet } from '../kube/types.js';

@@ -1,11 +1,12 @@
 /**
  * What a roll decides from, read off the StatefulSets, the pods and the nodes (cluster/roll.ts
- * plans from it). Pure.
+ * plans from it): the observing half's translation of Kubernetes objects into the planner's
+ * plain data. Pure.
  */
 import { LABELS } from '../../api/index.js';
-import { isMyself, isPrimary } from './cluster-view.js';
-import type { Answered, NodeObservation } from './observation.js';
-import { startupProblemMessage, type RollNode, type RollPod, type RollShard } from './roll.js';
+import { isMyself, isPrimary } from '../cluster/cluster-view.js';
+import type { Answered, NodeObservation } from '../cluster/observation.js';
+import { startupProblemMessage, type RollNode, type RollPod, type RollShard } from '../cluster/roll.js';
 import type { Pod, StatefulSet } from '../kube/types.js';
 
 /** The StatefulSet controller's label naming the revision a pod was created from. */
