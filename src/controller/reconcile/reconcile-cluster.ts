@@ -202,17 +202,22 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     for (const w of plan.waiting) log.debug('waits', { operation: w.operation, reason: w.reason });
     if (plan.roll.state === 'held' && plan.roll.step.kind === 'held')
       deps.api.events.record(involved(cluster), 'Warning', EVENT.rollHeld, plan.roll.step.reason);
+    const reload = () =>
+      reloadCluster(
+        { about: involved(cluster), statefulSets: seen.statefulSets, sessions, ...(seen.tls ? { tls: seen.tls } : {}) },
+        {
+          configMap: (ns, name) => deps.api.configMap(ns, name),
+          events: deps.api.events,
+          aclRetry: deps.memory.aclRetry,
+          log,
+          metrics: deps.metrics,
+        },
+      );
+    // The reloads go before a roll step (an evicted pod's node would refuse them) and after the rest
+    // (a node formation just attached gets them in the same pass).
+    const reloadsFirst = plan.now.kind === 'roll' ? await reload() : undefined;
     const executed = await execute(plan.now, key, cluster, seen, facts, deps, log);
-    const reloads = await reloadCluster(
-      { about: involved(cluster), statefulSets: seen.statefulSets, sessions, ...(seen.tls ? { tls: seen.tls } : {}) },
-      {
-        configMap: (ns, name) => deps.api.configMap(ns, name),
-        events: deps.api.events,
-        aclRetry: deps.memory.aclRetry,
-        log,
-        metrics: deps.metrics,
-      },
-    );
+    const reloads = reloadsFirst ?? (await reload());
     if (plan.slotsBalanced)
       rebalanceFinished({ key, about: involved(cluster) }, { events: deps.api.events, scalingTotals: deps.memory.scalingTotals });
 
