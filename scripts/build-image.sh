@@ -19,6 +19,10 @@
 #   scripts/build-image.sh               build what is missing, print the image's name and size
 #   scripts/build-image.sh --print-env   the same, but stdout carries only IMAGE=..., BASE=...,
 #                                        CONTAINERS_CONF=... lines (progress goes to stderr)
+#   scripts/build-image.sh --tag NAME [--push]
+#                                        also tag the image NAME (your registry's name for it, e.g.
+#                                        registry.example.com/platform/valkey-krm:0.1.0) and, with
+#                                        --push, `podman push` it there (log in first: podman login)
 #
 # CONTAINERS_CONF: when unset, scripts/podman-containers.conf is used (runc, cgroupfs).
 # VALKEY_KRM_IMAGE_DIR: where the lock and the containers.conf copy live (~/.cache/valkey-krm/image).
@@ -27,13 +31,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 print_env=0
-for arg in "$@"; do
-  case "$arg" in
+tag=""
+push=0
+while (($#)); do
+  case "$1" in
     --print-env) print_env=1 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "build-image.sh: unknown argument: $arg" >&2; exit 2 ;;
+    --tag) [[ $# -ge 2 && -n $2 ]] || { echo "build-image.sh: --tag needs an image name" >&2; exit 2; }; tag="$2"; shift ;;
+    --push) push=1 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build-image.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
+  shift
 done
+[[ $push == 0 || -n $tag ]] || { echo "build-image.sh: --push needs --tag NAME (where to push)" >&2; exit 2; }
 if [[ $print_env == 1 ]]; then exec 3>&2; else exec 3>&1; fi
 say() { echo "$@" >&3; }
 
@@ -117,6 +127,14 @@ finish() {
   image="$(bytes "$IMAGE")"
   base="$(bytes "$BASE")"
   say "image: $IMAGE, $(mib "$image"): $(mib "$((image - base))") on the base $BASE ($(mib "$base"))"
+  if [[ -n $tag ]]; then
+    podman tag "$IMAGE" "$tag"
+    say "tagged: $tag"
+    if [[ $push == 1 ]]; then
+      podman push --quiet "$tag" >&3
+      say "pushed: $tag"
+    fi
+  fi
 }
 
 # Fast path: both images exist, no lock.

@@ -10,6 +10,8 @@
 #   - podman and runc from Debian, and the project's image built with them on a local base
 #     (scripts/build-image.sh: about a minute the first time, nothing when nothing changed)
 #   - the YAML round-trip oracle (go-yaml v2 and v3, scripts/yaml-oracle), cached the same way
+#   - the GitOps readers (scripts/gitops-oracles: Argo CD's Lua sandbox via gopher-lua, Flux's
+#     kstatus from sigs.k8s.io/cli-utils, and kubeconform), cached the same way (about 4 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +46,9 @@ export CONTAINERS_CONF="$podman_conf/containers.conf"
 npm ci --no-audit --no-fund --loglevel=error
 bash scripts/build-tools.sh >&2
 bash scripts/build-yaml-oracle.sh >&2
+bash scripts/build-gitops-oracles.sh >&2
 npx tsx scripts/gen-crds.ts --check
+npx tsx scripts/gen-json-schemas.ts --check
 npm run -s typecheck
 npm run -s lint
 npm run -s build

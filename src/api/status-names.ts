@@ -14,6 +14,9 @@ export const CONDITION = {
   liveConfigApplied: 'LiveConfigApplied',
   slotMigration: 'SlotMigration',
   primaryFailback: 'PrimaryFailback',
+  /** kstatus's two (cluster/conditions.ts): present only while True. */
+  reconciling: 'Reconciling',
+  stalled: 'Stalled',
 } as const;
 
 export type ConditionType = (typeof CONDITION)[keyof typeof CONDITION];

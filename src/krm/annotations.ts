@@ -28,6 +28,14 @@ export const isLocalConfig = (value: unknown): boolean => {
 
 export const isKptfile = (value: unknown): boolean => own(value, 'kind') === 'Kptfile';
 
+/**
+ * kpt's inventory object (`kpt live init` writes resourcegroup.yaml): kpt live reads it, but it is
+ * not a resource of the package, and Argo CD would apply it (as a CR of a CRD it lacks) if the
+ * plain-files mode passed it on.
+ */
+export const isKptInventory = (value: unknown): boolean =>
+  own(value, 'kind') === 'ResourceGroup' && own(value, 'apiVersion') === 'kpt.dev/v1alpha1';
+
 /** Where kpt (or kustomize) says an item came from. */
 export function fileOf(value: unknown): { path: string; index: number } | undefined {
   const a = annotationsOf(value);

@@ -5,10 +5,11 @@ import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { isRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
-import { fileOf, isKptfile, isLocalConfig, originOf } from './annotations.js';
+import { fileOf, isKptInventory, isKptfile, isLocalConfig, originOf } from './annotations.js';
 import { chooseRenderConfig } from './function-config.js';
 import { outputPath } from './output-path.js';
 import { isEarlierOutput, wearsOurLabel } from './ownership.js';
+import { staleRenderProblems } from './stale-render.js';
 import type { RunCounts } from './report.js';
 import { STDIN_PATH } from './report.js';
 import { describeLocation, refKey, type FileLocation, type FileLookup } from './results.js';
@@ -100,7 +101,7 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
       const nearMiss = nearMissOfOurs(v);
       if (nearMiss) problems.push(nearMiss);
     }
-    const local = isLocalConfig(v) || isKptfile(v) || isRenderConfig(v);
+    const local = isLocalConfig(v) || isKptfile(v) || isKptInventory(v) || isRenderConfig(v);
     if (!(options.dropLocalConfig && local)) passthrough.push(item);
   }
 
@@ -138,15 +139,20 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
       else paths.set(`${c.namespace}/${c.name}`, path);
     }
   }
-  const ok = !hasErrors(problems);
-  const generated: GeneratedObject[] = [];
-  if (ok && render && !options.validateOnly) {
-    for (const c of rendered.clusters) {
+  const generatedFrom = (clusters: typeof rendered.clusters): GeneratedObject[] =>
+    clusters.flatMap((c) => {
       const path = paths.get(`${c.namespace}/${c.name}`) as string;
-      for (const [index, object] of c.objects.entries())
-        generated.push(index === 0 ? { object, path, index, header: generatedHeader(c.namespace, c.name) } : { object, path, index });
-    }
+      return c.objects.map((object, index) =>
+        index === 0 ? { object, path, index, header: generatedHeader(c.namespace, c.name) } : { object, path, index },
+      );
+    });
+  // Checking only: committed earlier output must be what a fresh render writes (stale-render.ts).
+  if (options.validateOnly && render && previous.length > 0 && !hasErrors(problems)) {
+    const fresh = renderAll(valkeyObjects, render, { validateOnly: false, previous: previous.map((item) => item.value) });
+    problems.push(...staleRenderProblems(previous, generatedFrom(fresh.clusters)));
   }
+  const ok = !hasErrors(problems);
+  const generated: GeneratedObject[] = ok && render && !options.validateOnly ? generatedFrom(rendered.clusters) : [];
   const lookup: FileLookup = (ref, inputs) => {
     if (inputs) return sortLocations(inputs.flatMap((i) => valkeyFiles[i] ?? []));
     // One name in several places with no positions given: the first place, whatever the input order.

@@ -58,9 +58,9 @@ describe('functions/render-valkey/README.md, "Plain files"', () => {
   });
 });
 
-describe('README.md, "When something is wrong"', () => {
+describe('docs/reference.md, "When something is wrong"', () => {
   it('the example report is what render-valkey prints for an image below the floor', async () => {
-    const readme = readFileSync(repoPath('README.md'), 'utf8');
+    const readme = readFileSync(repoPath('docs/reference.md'), 'utf8');
     const example = /^```text\n\$ (render-valkey kptfile-examples\/tshirt-sizes)[^\n]*\n([\s\S]*?)^```$/m.exec(readme);
     expect(example).not.toBeNull();
     const { dir, env } = workspace();
@@ -81,5 +81,25 @@ describe('functions/validate-valkey/README.md', () => {
     const r = await run('sh', ['-c', example?.[1] as string], { cwd: dir, env });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(example?.[2]);
+  });
+});
+
+describe('README.md, the quickstart', () => {
+  it('the package of "2. Write a package" renders and validates with the commands of "3. Render it", as written', async () => {
+    const readme = readFileSync(repoPath('README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## 2. Write a package'), readme.indexOf('## 3. Render it'));
+    const files = [...section.matchAll(/^```yaml\n# ([a-z-]+\.yaml)\n([\s\S]*?)^```$/gm)];
+    expect(files.map((m) => m[1])).toEqual(['menu.yaml', 'clusters.yaml', 'render-config.yaml']);
+    const dir = tmp.make('quickstart');
+    for (const m of files) writeFileSync(join(dir, m[1] as string), m[2] as string);
+    const { env } = workspace();
+    const r = await run('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', shBlockAfter('README.md', '## 3. Render it')], {
+      cwd: dir,
+      env,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('render-valkey: 0 errors, 0 warnings, 0 infos; rendered 1 cluster into 8 objects');
+    expect(r.stderr).toContain('validate-valkey: 0 errors, 0 warnings, 0 infos; valid: 1 image, 2 configs, 1 role, 1 cluster');
+    expect(r.stdout).toMatch(/^kind: StatefulSet$/m);
   });
 });

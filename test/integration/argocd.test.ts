@@ -150,6 +150,16 @@ describe('generate, as the CMP server runs it', () => {
     expect(r.stderr).toBe('render-valkey: 0 errors, 0 warnings, 0 infos; rendered 2 clusters into 14 objects\n');
   });
 
+  it("leaves out kpt's inventory (kpt live init's resourcegroup.yaml), which is not the package's to apply", async () => {
+    const { appPath } = workDir();
+    const init = await run('kpt', ['live', 'init', appPath, '--namespace', 'valkey']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(join(appPath, 'resourcegroup.yaml'), 'utf8')).toContain('kind: ResourceGroup');
+    const r = await generate(appPath);
+    expect(r.code, r.stderr).toBe(0);
+    expect(manifests(r.stdout)).toEqual(expected);
+  });
+
   it('takes RENDER_CONFIG and RENDER_PATHS from the Application (ARGOCD_ENV_*)', async () => {
     const { appPath } = workDir();
     const r = await generate(appPath, { RENDER_CONFIG: 'render-config.yaml', RENDER_PATHS: 'platform teams' });

@@ -1,3 +1,4 @@
+import { CONDITION } from '../../api/status-names.js';
 import type { Condition } from '../../api/index.js';
 
 /** A condition as the controller computes it; the transition time is filled in by `withTransitions`. */
@@ -17,4 +18,23 @@ export function withTransitions(
     const lastTransitionTime = before && before.status === c.status ? before.lastTransitionTime : now;
     return { ...c, lastTransitionTime };
   });
+}
+
+/** States that need a person before the cluster can progress (kstatus reads them as Failed). */
+const STALLED_STATES: readonly string[] = ['Failed', 'Invalid'];
+/** States in which the controller is still carrying the spec out (kstatus: InProgress). */
+const RECONCILING_STATES: readonly string[] = ['Creating', 'Updating'];
+
+/**
+ * The two conditions kstatus reads (Flux's health checks and `wait: true`, `kstatus`), present
+ * only while True: `Reconciling` while Creating or Updating (InProgress; `Ready` alone would not
+ * do, since a cluster rolling its pods still serves and is Ready), `Stalled` while Failed or
+ * Invalid (Failed). Without either, an Active cluster at its observedGeneration reads Current.
+ * Checked against the real kstatus in test/integration/gitops-readers.test.ts.
+ */
+export function kstatusConditions(state: string, message: string, observedGeneration: number): DesiredCondition[] {
+  if (STALLED_STATES.includes(state)) return [{ type: CONDITION.stalled, status: 'True', reason: state, message, observedGeneration }];
+  if (RECONCILING_STATES.includes(state))
+    return [{ type: CONDITION.reconciling, status: 'True', reason: state, message, observedGeneration }];
+  return [];
 }

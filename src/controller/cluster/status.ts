@@ -1,7 +1,7 @@
 import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
 import { CONDITION, REASON } from '../../api/status-names.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
-import { withTransitions, type DesiredCondition } from './conditions.js';
+import { kstatusConditions, withTransitions, type DesiredCondition } from './conditions.js';
 import type { Plan } from './formation.js';
 import { byPosition, isAnswered, isRejected, type Answered, type NodeObservation, type Rejected } from './observation.js';
 import { shareProblems, primaryObservations } from './scaling.js';
@@ -290,6 +290,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         versionMatch,
         formedCondition,
         ready,
+        ...kstatusConditions(state, message, g),
         ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : []),
         ...slotMigrationCondition(input.scaling, g, input.previous?.conditions),
         ...failbackCondition(input.failback, g, input.previous?.conditions),
