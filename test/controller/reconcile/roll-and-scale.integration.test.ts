@@ -147,11 +147,13 @@ describe('one merge changes the image and shards together, while a second cluste
     const t0 = Date.now();
     await world.apply(rendered(BOTH, shards, image));
     const reports: Record<string, WorkloadReport> = {};
+    let last: Record<string, ClusterObject['status']> = {};
     try {
       await waitFor(
         `${BOTH}: ${shards} shards balanced on ${image}; ${OTHER} on ${image}; both Active`,
         async () => {
           const [both, other] = [await clusterObject(BOTH), await clusterObject(OTHER)];
+          last = { [BOTH]: both.status, [OTHER]: other.status };
           const bothRoll = conditionOf(both, 'RollInProgress')?.status === 'True';
           const otherRoll = conditionOf(other, 'RollInProgress')?.status === 'True';
           if (bothRoll && !otherMerged) {
@@ -167,6 +169,10 @@ describe('one merge changes the image and shards together, while a second cluste
         },
         { timeoutMs: 420_000, intervalMs: 250 },
       );
+    } catch (e) {
+      // What each cluster said last, so a timeout shows where it stood.
+      process.stdout.write(`[roll-and-scale] ${direction}: last status ${JSON.stringify(last)}\n`);
+      throw e;
     } finally {
       for (const [name, w] of workloads) reports[name] = await w.stop();
     }
