@@ -1,10 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// Three groups, each runnable alone (`vitest run --project <name>`, or npm run test:<name>):
+// Four groups, each runnable alone (`vitest run --project <name>`, or npm run test:<name>):
 //   unit         pure code, golden files and type tests: seconds, no servers, no build
 //   integration  real servers and tools: kube-apiserver/etcd, Valkey/Redis, kustomize, kpt, docker files
 //   e2e          the bundled executables in dist/, as users run them
-// Unit is everything that is not integration or e2e, so a new test file always lands in a group.
+//   node         the real-node smoke set (test/node/*.test.ts): a real kubelet, containerd and the
+//                controller's Deployment; scripts/test-all.sh runs it alone, one file at a time.
+//                The longer real-node suite (test/node/long/) runs with `npm run test:node`
+//                (vitest.node.config.ts), never here.
+// Unit is everything that is not integration, e2e or node, so a new test file always lands in a group.
 
 /** Tests that start real servers or run external tools. */
 const INTEGRATION = [
@@ -17,6 +21,10 @@ const INTEGRATION = [
 ];
 
 const E2E = ['test/e2e/**/*.test.ts'];
+
+/** Real-node files: minutes each, root, one at a time (NODE is the smoke set; test/node/long/ is not in this config). */
+const NODE = ['test/node/*.test.ts'];
+const NODE_ALL = ['test/node/**/*.test.ts'];
 
 /** Builds dist/ once per run; only the groups that execute dist/ pay for it. */
 const BUILD_DIST = ['test/setup/build-dist.ts'];
@@ -35,13 +43,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...INTEGRATION, ...E2E],
+          exclude: [...INTEGRATION, ...E2E, ...NODE_ALL],
           // Type tests (*.test-d.ts) are checked by tsc and reported as tests; they never run.
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/tsconfig.type-tests.json' },
         },
       },
       { extends: true, test: { name: 'integration', include: INTEGRATION, globalSetup: BUILD_DIST } },
       { extends: true, test: { name: 'e2e', include: E2E, globalSetup: BUILD_DIST } },
+      { extends: true, test: { name: 'node', include: NODE, globalSetup: BUILD_DIST, testTimeout: 30 * 60_000, hookTimeout: 30 * 60_000 } },
     ],
   },
 });

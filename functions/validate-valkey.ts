@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from '../src/krm/cli/main.js';
+import { runTool } from '../src/krm/cli/main.js';
 
-await main('validate-valkey');
+await runTool('validate-valkey');

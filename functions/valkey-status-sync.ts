@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // The status-sync controller: a thin entry; everything lives in src/controller.
-import { main } from '../src/controller/main.js';
+import { runStatusSync } from '../src/controller/main.js';
 
-process.exit(await main(process.argv.slice(2)));
+process.exit(await runStatusSync(process.argv.slice(2)));

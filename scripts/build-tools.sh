@@ -4,8 +4,11 @@
 #
 #   $VALKEY_KRM_TOOLS_DIR (default ~/.cache/valkey-krm/tools)
 #     k8s-<ver>/kube-apiserver           from k8s.io/kubernetes
-#     k8s-<ver>/kube-controller-manager  from k8s.io/kubernetes (the same module; built together
-#                                        when both are missing, alone when only it is)
+#     k8s-<ver>/kube-controller-manager  from k8s.io/kubernetes (the same module)
+#     k8s-<ver>/kube-scheduler           from k8s.io/kubernetes (the real-node tests bind pods with it)
+#     k8s-<ver>/kubelet                  from k8s.io/kubernetes (the real node, test/support/node/)
+#                                        (the k8s commands that are missing are built together, in one
+#                                        `go build`, so each extra one costs only what it does not share)
 #     etcd-<ver>/etcd                    from go.etcd.io/etcd/server/v3 (etcdmain)
 #     kustomize-<ver>/kustomize          from sigs.k8s.io/kustomize/kustomize/v5
 #
@@ -18,8 +21,12 @@
 #   scripts/build-tools.sh               build what is missing, report, print "tools: <dir>"
 #   scripts/build-tools.sh --print-env   the same, but stdout carries only
 #                                        KUBE_APISERVER=... / KUBE_CONTROLLER_MANAGER=... /
-#                                        ETCD=... / KUSTOMIZE=... lines
-#                                        (progress goes to stderr)
+#                                        KUBE_SCHEDULER=... / KUBELET=... / ETCD=... / KUSTOMIZE=...
+#                                        lines (progress goes to stderr)
+#   scripts/build-tools.sh --coredns     also CoreDNS (coredns-<ver>/coredns, github.com/coredns/coredns):
+#                                        only for tests that resolve pod hostnames; about 13 minutes
+#                                        and 1.5 GB of module cache on 2 cores, so not built by default
+#                                        (COREDNS=... is printed when it is present)
 #
 # Overridable: K8S_VERSION, ETCD_VERSION, KUSTOMIZE_VERSION (must build with the
 # local Go toolchain; GOTOOLCHAIN is forced to "local").
@@ -28,19 +35,25 @@ set -euo pipefail
 K8S_VERSION="${K8S_VERSION:-v1.34.4}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.8.2}"
+COREDNS_VERSION="${COREDNS_VERSION:-v1.14.7}"
 TOOLS_DIR="${VALKEY_KRM_TOOLS_DIR:-$HOME/.cache/valkey-krm/tools}"
 
 print_env=0
+want_coredns=0
 for arg in "$@"; do
   case "$arg" in
     --print-env) print_env=1 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --coredns) want_coredns=1 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build-tools.sh: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
 
 KUBE_APISERVER="$TOOLS_DIR/k8s-$K8S_VERSION/kube-apiserver"
 KUBE_CONTROLLER_MANAGER="$TOOLS_DIR/k8s-$K8S_VERSION/kube-controller-manager"
+KUBE_SCHEDULER="$TOOLS_DIR/k8s-$K8S_VERSION/kube-scheduler"
+KUBELET="$TOOLS_DIR/k8s-$K8S_VERSION/kubelet"
+COREDNS="$TOOLS_DIR/coredns-$COREDNS_VERSION/coredns"
 ETCD="$TOOLS_DIR/etcd-$ETCD_VERSION/etcd"
 KUSTOMIZE="$TOOLS_DIR/kustomize-$KUSTOMIZE_VERSION/kustomize"
 
@@ -48,13 +61,18 @@ KUSTOMIZE="$TOOLS_DIR/kustomize-$KUSTOMIZE_VERSION/kustomize"
 if [[ $print_env == 1 ]]; then exec 3>&2; else exec 3>&1; fi
 say() { echo "$@" >&3; }
 
-k8s_present() { [[ -x $KUBE_APISERVER && -x $KUBE_CONTROLLER_MANAGER ]]; }
-all_present() { k8s_present && [[ -x $ETCD && -x $KUSTOMIZE ]]; }
+K8S_COMMANDS=(kube-apiserver kube-controller-manager kube-scheduler kubelet)
+k8s_present() { local c; for c in "${K8S_COMMANDS[@]}"; do [[ -x $TOOLS_DIR/k8s-$K8S_VERSION/$c ]] || return 1; done; }
+all_present() { k8s_present && [[ -x $ETCD && -x $KUSTOMIZE ]] && { [[ $want_coredns == 0 ]] || [[ -x $COREDNS ]]; }; }
+CACHED_MSG="cached: ${K8S_COMMANDS[*]} $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION"
 
 finish() {
   if [[ $print_env == 1 ]]; then
     echo "KUBE_APISERVER=$KUBE_APISERVER"
     echo "KUBE_CONTROLLER_MANAGER=$KUBE_CONTROLLER_MANAGER"
+    echo "KUBE_SCHEDULER=$KUBE_SCHEDULER"
+    echo "KUBELET=$KUBELET"
+    [[ ! -x $COREDNS ]] || echo "COREDNS=$COREDNS"
     echo "ETCD=$ETCD"
     echo "KUSTOMIZE=$KUSTOMIZE"
   fi
@@ -63,7 +81,7 @@ finish() {
 
 # Fast path: everything cached, no lock, no Go.
 if all_present; then
-  say "cached: kube-apiserver and kube-controller-manager $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION"
+  say "$CACHED_MSG"
   finish
   exit 0
 fi
@@ -108,7 +126,7 @@ install_bin() {
 }
 
 # build_k8s <command>...: the given commands of k8s.io/kubernetes (kube-apiserver,
-# kube-controller-manager) from one throwaway module and one `go build`, so a
+# kube-controller-manager, kube-scheduler, kubelet) from one throwaway module and one `go build`, so a
 # second command costs only the packages it does not share with the first.
 build_k8s() {
   local t0 dir gomod replaces minor cmd
@@ -150,6 +168,22 @@ build_k8s() {
   for cmd in "$@"; do install_bin "$dir/bin/$cmd" "$TOOLS_DIR/k8s-$K8S_VERSION/$cmd"; done
   rm -rf "$dir"
   built+=("$* $K8S_VERSION in $((SECONDS - t0))s")
+}
+
+build_coredns() {
+  local t0 dir
+  t0=$SECONDS
+  say "building coredns $COREDNS_VERSION (github.com/coredns/coredns; about 13 minutes on 2 cores) ..."
+  dir="$(new_build_module coredns)"
+  build_dirs+=("$dir")
+  (
+    cd "$dir"
+    # CoreDNS's own go.mod has no replace directives: go install of the module at its version works.
+    GOBIN="$dir/bin" GOFLAGS="-buildvcs=false" go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION" >&3 2>&1
+  )
+  install_bin "$dir/bin/coredns" "$COREDNS"
+  rm -rf "$dir"
+  built+=("coredns $COREDNS_VERSION in $((SECONDS - t0))s")
 }
 
 build_etcd() {
@@ -204,14 +238,14 @@ build_kustomize() {
 [[ -x $KUSTOMIZE ]] || build_kustomize
 [[ -x $ETCD ]] || build_etcd
 k8s_missing=()
-[[ -x $KUBE_APISERVER ]] || k8s_missing+=(kube-apiserver)
-[[ -x $KUBE_CONTROLLER_MANAGER ]] || k8s_missing+=(kube-controller-manager)
+for cmd in "${K8S_COMMANDS[@]}"; do [[ -x $TOOLS_DIR/k8s-$K8S_VERSION/$cmd ]] || k8s_missing+=("$cmd"); done
 ((${#k8s_missing[@]} == 0)) || build_k8s "${k8s_missing[@]}"
+[[ $want_coredns == 0 || -x $COREDNS ]] || build_coredns
 
 if ((${#built[@]})); then
   for b in "${built[@]}"; do say "built: $b"; done
   say "go module cache $modcache: ${modcache_before} MiB -> $(mib "$modcache") MiB"
 else
-  say "cached: kube-apiserver and kube-controller-manager $K8S_VERSION, etcd $ETCD_VERSION, kustomize $KUSTOMIZE_VERSION"
+  say "$CACHED_MSG"
 fi
 finish

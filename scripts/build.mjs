@@ -62,7 +62,7 @@ for (const file of ['dist/lib/krm.cjs', 'dist/lib/yaml.cjs']) {
 execFileSync(process.execPath, ['scripts/warm-up.cjs', 'dist/lib', 'kptfile-examples'], { stdio: 'inherit' });
 const launcher = await readFile('scripts/launcher.cjs', 'utf8');
 for (const name of KRM_FUNCTIONS) {
-  await writeFile(`dist/${name}.cjs`, launcher.replace('main(TOOL)', `main(${JSON.stringify(name)})`));
+  await writeFile(`dist/${name}.cjs`, launcher.replace('runTool(TOOL)', `runTool(${JSON.stringify(name)})`));
   await chmod(`dist/${name}.cjs`, 0o755);
 }
 

@@ -10,9 +10,9 @@ const path = require('node:path');
 const dir = path.resolve(process.argv[2]);
 const { load } = require(path.join(dir, 'load.cjs'));
 const scripts = new Map();
-const { main, runCli, runResourceList } = load(dir, 'krm.cjs', scripts);
-if (typeof main !== 'function' || typeof runCli !== 'function' || typeof runResourceList !== 'function') {
-  throw new Error(`${dir}/krm.cjs does not export main, runCli and runResourceList`);
+const { runTool, runCli, runResourceList } = load(dir, 'krm.cjs', scripts);
+if (typeof runTool !== 'function' || typeof runCli !== 'function' || typeof runResourceList !== 'function') {
+  throw new Error(`${dir}/krm.cjs does not export runTool, runCli and runResourceList`);
 }
 
 /** The YAML documents of a package, by walking it (plain text split on `---` lines is enough here). */

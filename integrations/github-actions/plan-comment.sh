@@ -20,6 +20,8 @@
 #   RENDER_VALKEY      the command (default: render-valkey on PATH), e.g.
 #                      docker run --rm -i -v "$PWD:/src" -w /src ghcr.io/example/valkey-krm:0.1.0
 #   PLAN_COMMENT_SINK  a file: write the comment there instead of calling GitHub (dry runs, tests)
+#   PLAN_COMMENT_AUTHOR  the login that posts (default github-actions[bot], GITHUB_TOKEN's user);
+#                      only its own comment is ever edited
 #   GITHUB_TOKEN, GITHUB_REPOSITORY (owner/name), PR_NUMBER, GITHUB_API_URL (default
 #   https://api.github.com): for posting; curl and jq must be on PATH (GitHub's runners have both)
 set -eu
@@ -30,8 +32,10 @@ usage() {
 }
 
 # post_comment FILE: FILE becomes the pull request's plan comment. The comment that starts with
-# the same first line (render-valkey's marker, <!-- valkey-krm-plan -->) is edited in place if
-# there is one among the first 100 comments; otherwise a new comment is created. With
+# the same first line (render-valkey's marker, <!-- valkey-krm-plan -->) AND was written by
+# PLAN_COMMENT_AUTHOR is edited in place if there is one among the first 100 comments; otherwise
+# a new comment is created. Anyone can write the marker: a comment by someone else is never
+# adopted (editing it would put the plan under their name, or fail). With
 # PLAN_COMMENT_SINK set, the body is written to that file instead and GitHub is not called.
 post_comment() {
   if [ -n "${PLAN_COMMENT_SINK:-}" ]; then
@@ -44,7 +48,8 @@ post_comment() {
   marker=$(head -n 1 "$1")
   jq -cRs '{body: .}' "$1" >"$work/comment.json"
   existing=$(curl -fsS -H "Authorization: Bearer $GITHUB_TOKEN" -H 'Accept: application/vnd.github+json' \
-    "$api/$PR_NUMBER/comments?per_page=100" | jq -r --arg marker "$marker" '[.[] | select(.body | startswith($marker))][0].id // empty')
+    "$api/$PR_NUMBER/comments?per_page=100" | jq -r --arg marker "$marker" --arg author "${PLAN_COMMENT_AUTHOR:-github-actions[bot]}" \
+      '[.[] | select(.user.login == $author and (.body | startswith($marker)))][0].id // empty')
   if [ -n "$existing" ]; then
     curl -fsS -o /dev/null -X PATCH -H "Authorization: Bearer $GITHUB_TOKEN" -H 'Accept: application/vnd.github+json' \
       --data @"$work/comment.json" "$api/comments/$existing"
@@ -84,8 +89,16 @@ work=$(mktemp -d ./.valkey-plan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/base" "$work/empty"
 # The same paths at the base revision; one the base does not have is an empty directory there.
+top=$(pwd -P)
 for path in "$@"; do
   case "$path" in -*) echo "plan-comment.sh: options go before the paths" >&2; exit 2 ;; esac
+  # The pull request controls the working tree: a path that is (or passes through) a link must
+  # still lead inside the repository, or the plan would read the CI machine's files.
+  real=$(realpath "$path" 2>/dev/null) || real=$top/$path
+  case "$real" in
+    "$top" | "$top"/*) ;;
+    *) echo "plan-comment.sh: $path leads outside the repository (through a link); plan paths inside it" >&2; exit 2 ;;
+  esac
   if git cat-file -e "$base_rev:$path" 2>/dev/null; then
     git archive --format=tar "$base_rev" -- "$path" | tar -x -C "$work/base"
     set -- "$@" --base "$work/base/$path"

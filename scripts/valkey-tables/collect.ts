@@ -37,10 +37,13 @@ export async function collect(binary: string): Promise<Snapshot> {
       if (aliases.has(name)) continue;
       const set = await tryCall(server, ['CONFIG', 'SET', name, value]);
       const refusal = set instanceof Error ? set.message : '';
-      if (refusal && !/can't set (immutable|protected) config/.test(refusal))
+      // A server built without RDMA (as ours are) refuses every rdma-* setting at run time; what
+      // an RDMA build would do is unknown here, so they count as restart-only.
+      const notBuilt = refusal.includes('No RDMA building support');
+      if (refusal && !notBuilt && !/can't set (immutable|protected) config/.test(refusal))
         throw new Error(`${binary}: CONFIG SET ${name} <current value>: ${refusal}`);
       settings.set(name, {
-        live: !refusal.includes('immutable'),
+        live: !refusal.includes('immutable') && !notBuilt,
         protected: refusal.includes('protected'),
         hidden,
         ...(await settingType(binary, name)),
@@ -85,8 +88,11 @@ async function configValues(server: RunningServer, binary: string): Promise<Map<
   return values;
 }
 
-/** Legacy spellings lose to current ones when naming an alias group (lua-time-limit is busy-reply-threshold's old name). */
-const legacyScore = (name: string) => (/slave|master|ziplist|_|^lua-time-limit$/.test(name) ? 1 : 0);
+/**
+ * Legacy spellings lose to current ones when naming an alias group (lua-time-limit is
+ * busy-reply-threshold's old name; 8.1 made the slowlog settings aliases of the commandlog ones).
+ */
+const legacyScore = (name: string) => (/slave|master|ziplist|_|^lua-time-limit$|^slowlog-/.test(name) ? 1 : 0);
 const modernSpelling = (name: string) =>
   name
     .replace(/_/g, '-')

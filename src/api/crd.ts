@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { GROUP, LABELS, VERSION } from './group.js';
+import { LABELS } from './contract/annotations.js';
+import { GROUP, VERSION } from './group.js';
 import type { CelRule } from './common.js';
 import { valkeyImageSpec } from './valkey-image.js';
 import { valkeyConfigSpec } from './valkey-config.js';
@@ -121,10 +122,10 @@ export const KINDS: readonly KindDefinition[] = [
     description: "A team's Valkey cluster, built from a ValkeyConfig on the platform's menu.",
     rootRules: [CLUSTER_NAME_RULE],
     printerColumns: [
-      { name: 'State', type: 'string', jsonPath: '.status.state' },
       { name: 'Config', type: 'string', jsonPath: '.spec.configRef' },
       { name: 'Shards', type: 'integer', jsonPath: '.spec.shards' },
       { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicasPerShard', description: 'Replicas per shard' },
+      { name: 'State', type: 'string', jsonPath: '.status.state' },
       { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
@@ -132,11 +133,12 @@ export const KINDS: readonly KindDefinition[] = [
 ];
 
 export function customResourceDefinition(def: KindDefinition): Record<string, unknown> {
+  const spec = openApi(def.spec);
   const properties: JsonSchema = {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
     metadata: { type: 'object' },
-    spec: openApi(def.spec),
+    spec,
   };
   if (def.status) properties.status = openApi(def.status);
   else properties.status = { type: 'object', description: 'Reserved; no fields today.', 'x-kubernetes-preserve-unknown-fields': true };
@@ -173,5 +175,3 @@ export function customResourceDefinition(def: KindDefinition): Record<string, un
     },
   };
 }
-
-export const allCustomResourceDefinitions = () => KINDS.map(customResourceDefinition);

@@ -1,4 +1,5 @@
 export * from './group.js';
+export * from './contract/annotations.js';
 export * from './problem.js';
 export * from './order.js';
 export * from './package-version.js';
@@ -11,5 +12,7 @@ export * from './valkey-role.js';
 export * from './valkey-config.js';
 export * from './valkey-cluster.js';
 export * from './render-config.js';
-export * from './pod-contract.js';
+export * from './contract/pod-identity.js';
+export * from './contract/ports.js';
 export * from './managed-settings.js';
+export * from './visible.js';

@@ -17,14 +17,11 @@ export const MANAGED_KEYS: readonly string[] = [
   // Cluster mode, ports and addresses: the Service, probes and controller depend on them.
   'cluster-enabled',
   'port',
-  'tls-port',
   'cluster-port',
   'bind',
   'protected-mode',
   'cluster-allow-replica-migration',
   'cluster-preferred-endpoint-type',
-  'tls-cluster',
-  'tls-replication',
   // The pod's own outgoing address: a shared value is wrong on every pod but one.
   'bind-source-addr',
   // Files: /data and the config directory are laid out by valkey-krm; nodes.conf lives in /data,
@@ -32,7 +29,6 @@ export const MANAGED_KEYS: readonly string[] = [
   // path does not exist in the pod.
   'dir',
   'cluster-config-file',
-  'aclfile',
   'daemonize',
   'pidfile',
   'logfile',
@@ -42,23 +38,8 @@ export const MANAGED_KEYS: readonly string[] = [
   'unixsocket',
   'unixsocketgroup',
   'unixsocketperm',
-  'include',
-  // TLS material comes from the cluster's Secret, mounted at one path; passphrases would be secrets in git.
-  'tls-cert-file',
-  'tls-key-file',
-  'tls-ca-cert-file',
-  'tls-ca-cert-dir',
-  'tls-client-cert-file',
-  'tls-client-key-file',
-  'tls-dh-params-file',
-  'tls-key-file-pass',
-  'tls-client-key-file-pass',
-  // Replication identity and access control.
-  'primaryuser',
-  'primaryauth',
+  // Replication identity.
   'replicaof',
-  'requirepass',
-  'user',
   // Where a node is: per pod (the zone comes from the node it is scheduled on).
   'availability-zone',
 ];
@@ -70,7 +51,39 @@ export const MANAGED_KEYS: readonly string[] = [
  */
 export const MANAGED_PREFIXES: readonly string[] = ['cluster-announce-', 'replica-announce-'];
 
-/** Whether a canonical setting name (valkey-table.ts's `canonicalSettingName`) is managed. */
+/**
+ * Settings that decide who can connect, as whom, or how: a config that sets one is refused (an
+ * error, at render time and at admission), never dropped, because a platform engineer who writes
+ * `requirepass` believes the cluster has a password. Access comes from ACL bindings (`spec.acl`),
+ * TLS from the ValkeyCluster's `spec.tls`; valkey-krm writes the directives itself. Canonical names:
+ * `masterauth` and `masteruser` are caught through `primaryauth` and `primaryuser`.
+ */
+export const SECURITY_SETTINGS: Readonly<Record<string, string>> = {
+  requirepass: "it sets the default user's password, which valkey-krm derives from the ACL bindings (spec.acl)",
+  primaryauth: 'replicas authenticate as the replication system user, whose password the render config holds',
+  primaryuser: 'replicas authenticate as the replication system user, whose password the render config holds',
+  aclfile: 'users come from the ACL bindings (spec.acl), which valkey-krm writes to its own users.acl',
+  user: 'users come from the ACL bindings (spec.acl), which valkey-krm writes to its own users.acl',
+  include: 'an included file could set any directive, access included, past every check',
+  'rename-command': 'renamed commands break the controller and the ACL rules that name them',
+};
+
+/** Every `tls-*` setting: TLS is the ValkeyCluster's `spec.tls.secretRef`; valkey-krm sets ports, files and client checks. */
+export const SECURITY_PREFIXES: readonly string[] = ['tls-'];
+
+const TLS_REASON = "TLS is switched on by the ValkeyCluster's spec.tls.secretRef, and valkey-krm sets its ports, files and client checks";
+
+/** Why a canonical setting name is refused (it changes who can connect or how), or undefined. */
+export function securitySettingReason(canonicalName: string): string | undefined {
+  if (Object.hasOwn(SECURITY_SETTINGS, canonicalName)) return SECURITY_SETTINGS[canonicalName];
+  return SECURITY_PREFIXES.some((prefix) => canonicalName.startsWith(prefix)) ? TLS_REASON : undefined;
+}
+
+/** Whether a canonical setting name (valkey-table.ts's `canonicalSettingName`) is managed (dropped, or refused for security). */
 export function isManagedSettingName(canonicalName: string): boolean {
-  return MANAGED_KEYS.includes(canonicalName) || MANAGED_PREFIXES.some((prefix) => canonicalName.startsWith(prefix));
+  return (
+    MANAGED_KEYS.includes(canonicalName) ||
+    MANAGED_PREFIXES.some((prefix) => canonicalName.startsWith(prefix)) ||
+    securitySettingReason(canonicalName) !== undefined
+  );
 }

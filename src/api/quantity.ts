@@ -21,16 +21,3 @@ export function quantityValue(q: string | number): number | undefined {
   if (/^[eE]/.test(suffix)) return num * 10 ** Number(suffix.slice(1));
   return undefined;
 }
-
-/**
- * Valkey's own memory syntax (`maxmemory 1500mb`): units are case-insensitive,
- * `k`/`m`/`g` are powers of 1000, `kb`/`mb`/`gb` powers of 1024.
- */
-export function valkeyMemoryBytes(text: string): number | undefined {
-  const m = /^\s*([0-9]+)\s*(k|kb|m|mb|g|gb|b)?\s*$/i.exec(text);
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const factor: Record<string, number> = { b: 1, k: 1e3, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 };
-  return n * (factor[unit] as number);
-}

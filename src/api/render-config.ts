@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { API_VERSION } from './group.js';
-import { DNS1123_SUBDOMAIN, objectMeta } from './common.js';
+import { DNS1123_SUBDOMAIN, isNamespaceName, objectMeta } from './common.js';
 import { passwordHash } from './acl.js';
 import { zoneSpread } from './valkey-cluster.js';
 
@@ -12,6 +12,37 @@ const systemUser = (defaultSecret: string) =>
     passwordHash: passwordHash(),
     secretName: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), defaultSecret),
   });
+
+/**
+ * The controller user, per namespace (docs/security.md, "Controller credentials"): each namespace's
+ * clusters accept the password derived from the controller's key for that namespace, so a
+ * credential that leaks from one namespace opens no other. `passwordHash` is the fleet-wide password
+ * of earlier releases, accepted for namespaces not listed (and next to their own while migrating).
+ */
+const controllerUser = () =>
+  z
+    .strictObject({
+      passwordHash: z.optional(passwordHash()),
+      namespaces: z.optional(
+        z
+          .record(
+            z.string().check(z.refine(isNamespaceName, { error: 'each key must be a namespace name' })),
+            z
+              .array(passwordHash())
+              .check(
+                z.minLength(1, { error: 'lists the namespace password hash (two while the controller key is rotated)' }),
+                z.maxLength(2, { error: 'holds at most two hashes: the current key and the one being rotated in or out' }),
+              ),
+          )
+          .check(z.refine((m) => Object.keys(m).length <= 10_000, { error: 'lists at most 10000 namespaces' })),
+      ),
+      secretName: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), 'valkey-controller'),
+    })
+    .check(
+      z.refine((u) => u.passwordHash !== undefined || Object.keys(u.namespaces ?? {}).length > 0, {
+        error: 'needs namespaces (a password hash per namespace; see docs/security.md) or passwordHash (one password for every namespace)',
+      }),
+    );
 
 export const renderConfigSpec = lazy(() =>
   z.strictObject({
@@ -32,10 +63,16 @@ export const renderConfigSpec = lazy(() =>
       'cluster.local',
     ),
     defaultZoneSpread: z._default(zoneSpread(), 'bestEffort'),
+    /**
+     * How a shard's pods spread over nodes when it has replicas: `required` (the default: no two
+     * pods of a shard on one node, so losing a node never loses a shard) or `bestEffort` (for
+     * small dev clusters with fewer nodes than pods per shard; the render warns).
+     */
+    nodeSpread: z._default(z.enum(['required', 'bestEffort'], { error: 'must be required or bestEffort' }), 'required'),
     systemUsers: z.strictObject(
       {
         replication: systemUser('valkey-replication'),
-        controller: systemUser('valkey-controller'),
+        controller: controllerUser(),
       },
       { error: 'is required: the password hashes of the replication and controller users' },
     ),
@@ -59,4 +96,12 @@ export const SYSTEM_USERS_HINT = [
   '  kubectl -n <cluster namespace> create secret generic valkey-replication --from-literal=password="$PASSWORD"',
   '  kubectl -n <controller namespace> create secret generic valkey-controller --from-literal=password="$PASSWORD"   # with the controller password',
   'and put the hashes under spec.systemUsers.replication.passwordHash and spec.systemUsers.controller.passwordHash.',
+  'For a controller password per namespace (a tenant who gets one opens no other namespace), see docs/security.md.',
 ].join('\n');
+
+/** The controller user's password hashes for clusters in `namespace`: its own, then the fleet-wide one; none when neither is set. */
+export function controllerPasswordHashes(render: RenderConfig, namespace: string): string[] {
+  const user = render.systemUsers.controller;
+  const own = Object.hasOwn(user.namespaces ?? {}, namespace) ? (user.namespaces?.[namespace] ?? []) : [];
+  return [...own, ...(user.passwordHash !== undefined && !own.includes(user.passwordHash) ? [user.passwordHash] : [])];
+}

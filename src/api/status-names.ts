@@ -4,11 +4,16 @@
  * Event reason), so they are written once, here, and every writer imports them.
  */
 
+/** The states status writes (docs/status.md has one row for each). */
+export const STATE = { creating: 'Creating', active: 'Active', updating: 'Updating', invalid: 'Invalid', failed: 'Failed' } as const;
+
 export const CONDITION = {
   versionCheck: 'VersionCheck',
   versionMatchesImage: 'VersionMatchesImage',
   clusterFormed: 'ClusterFormed',
   ready: 'Ready',
+  tlsSecretValid: 'TLSSecretValid',
+  certificateExpiringSoon: 'CertificateExpiringSoon',
   rollInProgress: 'RollInProgress',
   rollHeld: 'RollHeld',
   liveConfigApplied: 'LiveConfigApplied',
@@ -18,8 +23,6 @@ export const CONDITION = {
   reconciling: 'Reconciling',
   stalled: 'Stalled',
 } as const;
-
-export type ConditionType = (typeof CONDITION)[keyof typeof CONDITION];
 
 /** Condition reasons, by condition. */
 export const REASON = {
@@ -72,5 +75,3 @@ export const EVENT = {
   shardRetired: 'ShardRetired',
   shardRetireFailed: 'ShardRetireFailed',
 } as const;
-
-export type EventReason = (typeof EVENT)[keyof typeof EVENT];

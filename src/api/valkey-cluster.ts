@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { RESERVED_ANNOTATION_PREFIX } from './group.js';
+import { RESERVED_ANNOTATION_PREFIX } from './contract/annotations.js';
 import {
   celRules,
   CLUSTER_NAME_MAX,
@@ -127,7 +127,7 @@ export const valkeyClusterSpec = lazy(() =>
 
 export const nodeRole = lazy(() => z.enum(['primary', 'replica', 'unknown']));
 export const nodeHealth = lazy(() => z.enum(['online', 'loading', 'failed', 'unreachable', 'pending']));
-export const clusterState = lazy(() => z.enum(['Creating', 'Active', 'Updating', 'Failed']));
+export const clusterState = lazy(() => z.enum(['Creating', 'Active', 'Updating', 'Invalid', 'Failed']));
 
 export const condition = lazy(() =>
   z.object({

@@ -16,10 +16,17 @@ export const valkeySettings = lazy(() =>
       z.string().check(z.maxLength(128, { error: VALKEY_KEY_MESSAGE }), z.regex(VALKEY_KEY, { error: VALKEY_KEY_MESSAGE })),
       z.string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' }).check(
         z.maxLength(4096),
-        z.regex(/^[^\r\n]*$/, { error: 'a value may not contain a line break (it would inject another directive)' }),
+        // No line break (it would inject another directive) nor any control character but tab,
+        // which separates arguments (a NUL cuts the line short in Valkey's reader).
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
+        z.regex(/^[^\x00-\x08\x0a-\x1f\x7f]*$/, {
+          error: 'a value may not contain a line break (it would inject another directive) or a control character such as NUL or ESC',
+        }),
         // Quotes must balance as Valkey splits the line, or the pods do not start.
         z.superRefine((value, ctx) => {
-          const why = /[\r\n]/.test(value) ? undefined : valkeyArgsError(value);
+          // A control character is the pattern's finding above; say it once.
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: the same class as the pattern above
+          const why = /[\x00-\x08\x0a-\x1f\x7f]/.test(value) ? undefined : valkeyArgsError(value);
           if (why) ctx.addIssue({ code: 'custom', message: `${why}; Valkey would refuse the line and not start` });
         }),
       ),

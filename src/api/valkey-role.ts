@@ -36,30 +36,3 @@ export const valkeyRoleSpec = lazy(() =>
 export const valkeyRole = lazy(() => kindObject('ValkeyRole', valkeyRoleSpec()));
 
 export type ValkeyRole = z.infer<ReturnType<typeof valkeyRole>>;
-export type ValkeyRoleSpec = z.infer<ReturnType<typeof valkeyRoleSpec>>;
-
-/** ACL categories Valkey 9 knows; others still pass (newer releases add some) but earn a warning. */
-export const KNOWN_ACL_CATEGORIES: readonly string[] = [
-  'all',
-  'admin',
-  'bitmap',
-  'blocking',
-  'connection',
-  'dangerous',
-  'fast',
-  'geo',
-  'hash',
-  'hyperloglog',
-  'keyspace',
-  'list',
-  'pubsub',
-  'read',
-  'scripting',
-  'set',
-  'slow',
-  'sortedset',
-  'stream',
-  'string',
-  'transaction',
-  'write',
-];

@@ -1,20 +1,19 @@
-/** The shapes of the Valkey tables (generated from real servers, plus hand-recorded later releases). */
+/** The shapes of the Valkey tables (generated from real servers, plus a few hand-recorded facts). */
 
 /** How Valkey's start-up parser reads the value. */
 export type SettingType = 'bool' | 'integer' | 'memory' | 'memory-or-percent' | 'enum' | 'string' | 'special';
 
 /**
- * Where a name was seen: in the 8.0.1 release (so in every later one), only in the 2024-10
- * development build of what became 8.1/9.0, or only in Valkey's own documentation of a release
- * this machine has no binary of (hand-recorded).
+ * Where a name was seen: in the 8.0.1 release (so, unless it was dropped, in every later one), or
+ * only in the supported 9.1.2 release ("9.x": 8.0.1 lacks it; some came in 8.1, 9.0 or 9.1). `9.1`
+ * is hand-recorded with its source (valkey-later-releases.ts): a 9.x name Valkey's release notes
+ * date to 9.1.0, so a 9.0.x image lacks it. Every supported version is at least 9.0.1.
  */
-export type ValkeySince = '<=8.0.1' | '8.1/9.0 dev' | '8.1' | '9.0';
+export type ValkeySince = '<=8.0.1' | '9.x' | '9.1';
 
 export interface SettingFacts {
   /** `CONFIG SET` accepts it on a running server; otherwise it needs a restart. */
   readonly live: boolean;
-  /** `live` holds from this release on; before it, the setting needs a restart (`io-threads`: 9.0). */
-  readonly liveSince?: '8.1' | '9.0';
   /** `CONFIG SET` needs `enable-protected-configs` for it. */
   readonly protected?: boolean;
   /** Valkey's test and debug settings, left out of `CONFIG GET *`. */
@@ -27,9 +26,14 @@ export interface SettingFacts {
   /** An enum that takes several values at once (`shutdown-on-sigint nosave now`). */
   readonly multi?: boolean;
   readonly since: ValkeySince;
-  /** The 8.0.1 release has it and the development build no longer does. */
+  /**
+   * 8.0.1 has it; 9.1.2 still accepts the line at start-up but ignores it (a deprecated setting:
+   * `CONFIG GET` no longer lists it and `CONFIG SET` refuses it).
+   */
+  readonly ignoredBy?: '9.1.2';
+  /** 8.0.1 has it and 9.1.2 refuses it at start-up ("Bad directive"). */
   readonly removedAfter?: '8.0.1';
-  /** What a hand-recorded entry is taken from. */
+  /** What a hand-recorded entry or fact is taken from. */
   readonly source?: string;
 }
 

@@ -2,19 +2,13 @@ import type { NameFacts, SettingFacts } from './valkey-table-types.js';
 import { compareVersions, parseVersion } from './version.js';
 import { GENERATED_VALKEY_SETTINGS, GENERATED_VALKEY_SETTING_ALIASES } from './valkey-settings.js';
 import { GENERATED_VALKEY_ACL_CATEGORIES, GENERATED_VALKEY_COMMANDS } from './valkey-commands.js';
-import {
-  FILE_ONLY_DIRECTIVES,
-  LATER_ACL_CATEGORIES,
-  LATER_COMMANDS,
-  LATER_SETTING_CHANGES,
-  LATER_SETTINGS,
-} from './valkey-later-releases.js';
+import { COMMANDS_SINCE_9_1, FILE_ONLY_DIRECTIVES, SETTINGS_SINCE_9_1 } from './valkey-later-releases.js';
 
 export type { NameFacts, SettingFacts, SettingType, ValkeySince } from './valkey-table-types.js';
 
 /**
- * One view of the Valkey tables: generated from the real servers, plus what later releases added
- * by hand. Names are case-insensitive, as Valkey reads them; aliases lead to their setting.
+ * One view of the Valkey tables: generated from the real servers, plus the few facts no server
+ * here can show (which 9.x names came with 9.1, the file-only directives), recorded by hand. Names are case-insensitive, as Valkey reads them; aliases lead to their setting.
  */
 export interface KnownSetting {
   /** The canonical, lowercase name. */
@@ -38,23 +32,17 @@ let built: Tables | undefined;
 /** Built on first use: a run that checks no setting or role pays nothing for the tables. */
 function tables(): Tables {
   if (built) return built;
-  const settings = new Map<string, SettingFacts>([
-    ...Object.entries(GENERATED_VALKEY_SETTINGS),
-    ...Object.entries(LATER_SETTINGS),
-    ...Object.entries(FILE_ONLY_DIRECTIVES),
-  ]);
-  for (const [name, change] of Object.entries(LATER_SETTING_CHANGES)) {
+  const settings = new Map<string, SettingFacts>([...Object.entries(GENERATED_VALKEY_SETTINGS), ...Object.entries(FILE_ONLY_DIRECTIVES)]);
+  for (const [name, dated] of Object.entries(SETTINGS_SINCE_9_1)) {
     const facts = settings.get(name);
-    if (facts) settings.set(name, { ...facts, ...change });
+    if (facts) settings.set(name, { ...facts, ...dated });
   }
   const aliases = new Map<string, string>(Object.entries(GENERATED_VALKEY_SETTING_ALIASES));
-  const commands = new Map<string, NameFacts>([...Object.entries(GENERATED_VALKEY_COMMANDS), ...Object.entries(LATER_COMMANDS)]);
+  const commands = new Map<string, NameFacts>(Object.entries(GENERATED_VALKEY_COMMANDS));
+  for (const [name, dated] of Object.entries(COMMANDS_SINCE_9_1)) if (commands.has(name)) commands.set(name, dated);
   const parentsWithSubcommands = new Set<string>();
   for (const name of commands.keys()) if (name.includes('|')) parentsWithSubcommands.add(name.split('|')[0] as string);
-  const categories = new Map<string, NameFacts>([
-    ...Object.entries(GENERATED_VALKEY_ACL_CATEGORIES),
-    ...Object.entries(LATER_ACL_CATEGORIES),
-  ]);
+  const categories = new Map<string, NameFacts>(Object.entries(GENERATED_VALKEY_ACL_CATEGORIES));
   built = {
     settings,
     aliases,
@@ -81,24 +69,36 @@ export function lookupSetting(name: string): KnownSetting | undefined {
 }
 
 /**
+ * The release that added a name, when the tables know one after the 9.0.1 floor (`9.1.0`): a
+ * server of an older version refuses it. Undefined for everything every supported version has.
+ */
+export function addedAfterFloor(facts: { since: string }): string | undefined {
+  return facts.since === '9.1' ? '9.1.0' : undefined;
+}
+
+/** Whether a server of `version` lacks a name the tables date after the floor. */
+export function isNewerThan(facts: { since: string }, version: string): boolean {
+  const added = addedAfterFloor(facts);
+  const running = parseVersion(version);
+  const since = added === undefined ? undefined : parseVersion(added);
+  return running !== undefined && since !== undefined && compareVersions(running, since) < 0;
+}
+
+/**
  * Whether `CONFIG SET` applies a setting to a running server of `version` (the version a
  * ValkeyImage declares; left out, the newest release the table knows): true, false when it needs
- * a restart, undefined when the table does not know the name (a module's or a newer release's:
- * treat it as a restart). Render (the restart hash), plan and controller all ask this one question.
- * Protected settings count as restart-only: CONFIG SET refuses them unless
- * `enable-protected-configs` allows it, and directives of the file only (`include`, `loadmodule`)
- * are read at start-up only.
+ * a restart, undefined when that version does not know the name (a module's, a newer release's,
+ * or a 9.1 setting on a 9.0.x image: treat it as a restart). Render (the restart hash), plan and
+ * controller all ask this one question. Protected settings count as restart-only: CONFIG SET
+ * refuses them unless `enable-protected-configs` allows it; directives of the file only
+ * (`include`, `loadmodule`) are read at start-up only; and a setting 9.1.2 ignores (`dynamic-hz`)
+ * is one CONFIG SET refuses.
  */
 export function isLiveSetting(name: string, version?: string): boolean | undefined {
   const facts = lookupSetting(name)?.facts;
   if (!facts) return undefined;
-  if (!facts.live || facts.protected || facts.fileOnly) return false;
-  if (facts.liveSince !== undefined && version !== undefined) {
-    const running = parseVersion(version);
-    const since = parseVersion(`${facts.liveSince}.0`);
-    if (running && since && compareVersions(running, since) < 0) return false;
-  }
-  return true;
+  if (version !== undefined && isNewerThan(facts, version)) return undefined;
+  return facts.live && !facts.protected && !facts.fileOnly && !facts.ignoredBy;
 }
 
 /** Every name Valkey accepts as a directive, aliases included, sorted: for did-you-mean. */

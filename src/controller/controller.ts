@@ -5,7 +5,7 @@ import { Informer, type InformerError, type InformerEvent } from './kube/informe
 import { paths } from './kube/paths.js';
 import { isApiError } from './kube/client.js';
 import { eventRecorder, type EventRecorder } from './kube/event-recorder.js';
-import { objectKey, type ConfigMap, type KubeObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
+import { objectKey, type ConfigMap, type ApiObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
 import type { EvictionResult } from './reconcile/roll-step.js';
 import { CONDITION } from '../api/status-names.js';
 import { RetryGate } from './runtime/retry-gate.js';
@@ -40,6 +40,8 @@ export interface ControllerOptions {
   maxConcurrentRolls?: number;
   /** Slots moved per rebalance step, one step per pass (default: the planner's 64). */
   rebalanceBatchSlots?: number;
+  /** `auto` (default): atomic slot migration where every primary has it; `classic`: never. */
+  slotMigration?: 'auto' | 'classic';
 }
 
 const IMAGES_KEY = 'images';
@@ -52,21 +54,21 @@ const MANAGED_SELECTOR = `${LABELS.managedBy}=${MANAGED_BY}`;
  * slow cluster never waits in front of another.
  */
 export class Controller {
-  private readonly clusters: Informer<KubeObject>;
+  private readonly clusters: Informer<ApiObject>;
   private readonly pods: Informer<Pod>;
   private readonly statefulSets: Informer<StatefulSet>;
-  private readonly configs: Informer<KubeObject>;
+  private readonly configs: Informer<ApiObject>;
   private readonly configMaps: Informer<ConfigMap>;
   private readonly events: EventRecorder;
   /** What passes remember (reconcile/reconcile-cluster.ts PassMemory): ACL retry pacing, "n of m" totals. */
   private readonly memory: PassMemory;
   /** Clusters whose last pass said their roll is in progress: with the statuses, what --max-concurrent-rolls counts. */
   private readonly rollingNow = new Set<string>();
-  private readonly images: Informer<KubeObject>;
+  private readonly images: Informer<ApiObject>;
   private readonly queue: WorkQueue;
 
   constructor(private readonly opts: ControllerOptions) {
-    const informer = <T extends KubeObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
+    const informer = <T extends ApiObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
       new Informer<T>({
         name,
         client: opts.client,
@@ -94,7 +96,7 @@ export class Controller {
       MANAGED_SELECTOR,
     );
     this.events = eventRecorder(opts.client, opts.clock, opts.log);
-    this.memory = { aclRetry: new RetryGate(opts.clock, opts.retryBackoff), scalingTotals: new Map() };
+    this.memory = { aclRetry: new RetryGate(opts.clock, opts.retryBackoff), scalingTotals: new Map(), classicFallback: new Map() };
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
     this.queue = new WorkQueue({
@@ -122,7 +124,7 @@ export class Controller {
     return this.informers().every((i) => i.hasSynced());
   }
 
-  private informers(): Informer<KubeObject>[] {
+  private informers(): Informer<ApiObject>[] {
     return [this.clusters, this.pods, this.statefulSets, this.configMaps, this.configs, this.images];
   }
 
@@ -132,17 +134,17 @@ export class Controller {
   }
 
   /** Status writes (ours) do not change the generation; only spec changes and arrivals matter. */
-  private onClusterEvent(e: InformerEvent<KubeObject>): void {
+  private onClusterEvent(e: InformerEvent<ApiObject>): void {
     if (e.type === 'modified' && e.old?.metadata.generation === e.object.metadata.generation) return;
     this.queue.add(CLUSTER_PREFIX + objectKey(e.object));
   }
 
-  private enqueueOwner(o: KubeObject): void {
+  private enqueueOwner(o: ApiObject): void {
     const cluster = o.metadata.labels?.[LABELS.cluster];
     if (cluster && o.metadata.namespace) this.queue.add(`${CLUSTER_PREFIX}${o.metadata.namespace}/${cluster}`);
   }
 
-  private ofCluster<T extends KubeObject>(informer: Informer<T>, namespace: string, cluster: string): T[] {
+  private ofCluster<T extends ApiObject>(informer: Informer<T>, namespace: string, cluster: string): T[] {
     return informer.list().filter((o) => o.metadata.namespace === namespace && o.metadata.labels?.[LABELS.cluster] === cluster);
   }
 
@@ -174,6 +176,7 @@ export class Controller {
           contentType: 'application/merge-patch+json',
         });
       },
+      events: this.events,
       log,
       metrics,
     });
@@ -182,8 +185,15 @@ export class Controller {
   /** Through the Eviction API, so PodDisruptionBudgets hold: 429 is a refusal, not an error. */
   private async evict(namespace: string, pod: string): Promise<EvictionResult> {
     try {
+      // The UID of the pod this pass decided on: a pod re-created under the same name since is not evicted.
+      const uid = this.pods.get(`${namespace}/${pod}`)?.metadata.uid;
       await this.opts.client.request('POST', paths.eviction(namespace, pod), {
-        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: pod, namespace } },
+        body: {
+          apiVersion: 'policy/v1',
+          kind: 'Eviction',
+          metadata: { name: pod, namespace },
+          ...(uid ? { deleteOptions: { preconditions: { uid } } } : {}),
+        },
       });
       return 'evicted';
     } catch (e) {
@@ -195,15 +205,39 @@ export class Controller {
 
   /**
    * Shards in: a drained, forgotten shard's StatefulSet and PDB go (the renderer stopped rendering
-   * them; prune protection kept them until now). A 404 means an earlier pass got there.
+   * them; prune protection kept them until now). Only objects valkey-krm rendered for this very
+   * shard are deleted (managed-by, cluster and shard labels), and each delete carries the UID and
+   * resourceVersion just read as preconditions: an object re-created or changed since (a new
+   * StatefulSet of the same name, a hand edit) is left alone, and the next pass looks again. A 404
+   * means an earlier pass got there.
    */
   private async deleteShard(namespace: string, cluster: string, shard: number): Promise<void> {
     const name = shardName(cluster, shard);
-    for (const path of [`${paths.statefulSets(namespace)}/${name}`, `${paths.podDisruptionBudgets(namespace)}/${name}`]) {
+    const objects = [
+      { kind: 'StatefulSet', path: `${paths.statefulSets(namespace)}/${name}` },
+      { kind: 'PodDisruptionBudget', path: `${paths.podDisruptionBudgets(namespace)}/${name}` },
+    ];
+    for (const { kind, path } of objects) {
+      let live: ApiObject;
       try {
-        await this.opts.client.request('DELETE', path, { body: { propagationPolicy: 'Background' } });
+        live = await this.opts.client.request<ApiObject>('GET', path);
       } catch (e) {
-        if (!isApiError(e, 404)) throw e;
+        if (isApiError(e, 404)) continue;
+        throw e;
+      }
+      const refusal = notRenderedForShard(live, cluster, shard);
+      if (refusal)
+        throw new Error(`${kind} ${namespace}/${name} ${refusal}; the controller deletes only what valkey-krm rendered for the shard`);
+      const preconditions = { uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion };
+      try {
+        await this.opts.client.request('DELETE', path, { body: { propagationPolicy: 'Background', preconditions } });
+      } catch (e) {
+        if (isApiError(e, 404)) continue;
+        if (isApiError(e, 409))
+          throw new Error(
+            `${kind} ${namespace}/${name} changed since it was read (UID or resourceVersion); not deleted, the next pass looks again`,
+          );
+        throw e;
       }
     }
   }
@@ -246,6 +280,7 @@ export class Controller {
       rollSlotFree: (cluster) => this.rollSlotFree(cluster),
       memory: this.memory,
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
+      ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
       clock: o.clock,
       log: o.log,
       metrics: o.metrics,
@@ -255,4 +290,14 @@ export class Controller {
     else this.rollingNow.delete(CLUSTER_PREFIX + key);
     return result;
   }
+}
+
+/** Why `o` is not the object valkey-krm rendered for `cluster`'s shard `shard`, or undefined when it is. */
+function notRenderedForShard(o: ApiObject, cluster: string, shard: number): string | undefined {
+  const labels = o.metadata.labels ?? {};
+  if (labels[LABELS.managedBy] !== MANAGED_BY) return `is not labelled ${LABELS.managedBy}=${MANAGED_BY}`;
+  if (labels[LABELS.cluster] !== cluster || labels[LABELS.shard] !== String(shard))
+    return `is not labelled as cluster ${cluster}, shard ${shard}`;
+  if (!o.metadata.uid || !o.metadata.resourceVersion) return 'has no UID or resourceVersion to delete it by';
+  return undefined;
 }

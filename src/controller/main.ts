@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { BUS_PORT, CLIENT_PORT, SYSTEM_USERNAMES, VERSION_FLOOR } from '../api/index.js';
+import { BUS_PORT, CLIENT_PORT, VERSION_FLOOR } from '../api/index.js';
 import { startApp, type App } from './app.js';
 import { strictPolicy } from './cluster/version-gate.js';
 import { kubeClientFromConfig } from './kube/client.js';
 import { systemClock } from './runtime/clock.js';
 import { isLogLevel, jsonLogger, type Logger } from './runtime/log.js';
 import { controllerMetrics } from './runtime/metrics.js';
+import { candidateCredentials, readControllerSecrets } from './valkey/controller-credentials.js';
 import { sessionOpener } from './valkey/node-session.js';
 import type { EndpointOf } from './valkey/observe-node.js';
+import { SHIPPED_NODE_TIMEOUT_MS, SHIPPED_RETRY_BACKOFF, SHIPPED_TIMING } from './shipped-defaults.js';
 
 export const USAGE = `valkey-status-sync: the valkey-krm status-sync controller
 
@@ -19,12 +20,17 @@ Usage: valkey-status-sync [options]
 
   --kubeconfig PATH          kubeconfig to use (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)
   --namespace NS             reconcile ValkeyClusters in this namespace only (default: all namespaces)
-  --password-file PATH       the valkey-krm-controller user's password (default: /etc/valkey-krm/controller/password)
+  --credentials-dir DIR      the controller's Secret, mounted: key (per-namespace passwords are derived from it),
+                             previous-key (during a rotation), password (the fleet-wide password of earlier
+                             releases) (default: /etc/valkey-krm/controller; docs/security.md)
+  --password-file PATH       read the fleet-wide password from PATH instead of DIR/password
   --cluster-domain DOMAIN    cluster DNS domain, for TLS names of pods (default: cluster.local)
   --http-address HOST:PORT   /healthz, /readyz and /metrics (default: 0.0.0.0:8080)
   --concurrency N            clusters reconciled at once (default: 4)
   --max-concurrent-rolls N   clusters that roll pods at once, fleet-wide (default: 1)
   --node-timeout MS          bound on connecting to a node and on each command (default: 3000)
+  --slot-migration MODE      auto: Valkey 9's atomic slot migration where every primary has it, else
+                             the classic protocol; classic: always the classic protocol (default: auto)
   --leader-elect BOOL        elect a leader on a Lease so replicas can run side by side (default: true)
   --lease-namespace NS       namespace of the Lease (default: $POD_NAMESPACE, else valkey-system)
   --lease-name NAME          name of the Lease (default: valkey-status-sync)
@@ -62,12 +68,14 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     options: {
       kubeconfig: { type: 'string' },
       namespace: { type: 'string' },
-      'password-file': { type: 'string', default: '/etc/valkey-krm/controller/password' },
+      'credentials-dir': { type: 'string', default: '/etc/valkey-krm/controller' },
+      'password-file': { type: 'string' },
       'cluster-domain': { type: 'string', default: 'cluster.local' },
       'http-address': { type: 'string', default: '0.0.0.0:8080' },
       concurrency: { type: 'string', default: '4' },
       'max-concurrent-rolls': { type: 'string', default: '1' },
-      'node-timeout': { type: 'string', default: '3000' },
+      'node-timeout': { type: 'string', default: String(SHIPPED_NODE_TIMEOUT_MS) },
+      'slot-migration': { type: 'string', default: 'auto' },
       'leader-elect': { type: 'string', default: 'true' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string', default: 'valkey-status-sync' },
@@ -77,18 +85,23 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
   });
   const logLevel = values['log-level'];
   if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
+  const slotMigration = values['slot-migration'];
+  if (slotMigration !== 'auto' && slotMigration !== 'classic')
+    throw new UsageError(`--slot-migration must be auto or classic, got "${slotMigration}"`);
   const leaderElect = values['leader-elect'];
   if (leaderElect !== 'true' && leaderElect !== 'false') throw new UsageError(`--leader-elect must be true or false, got "${leaderElect}"`);
   return {
     help: values.help,
     kubeconfig: values.kubeconfig,
     namespace: values.namespace,
+    credentialsDir: values['credentials-dir'],
     passwordFile: values['password-file'],
     clusterDomain: values['cluster-domain'],
     http: hostPort(values['http-address']),
     concurrency: positiveInt('concurrency', values.concurrency),
     maxConcurrentRolls: positiveInt('max-concurrent-rolls', values['max-concurrent-rolls']),
     nodeTimeoutMs: positiveInt('node-timeout', values['node-timeout']),
+    slotMigration: slotMigration as 'auto' | 'classic',
     leaderElect: leaderElect === 'true',
     leaseNamespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'valkey-system',
     leaseName: values['lease-name'],
@@ -104,18 +117,8 @@ function loadKubeConfig(path: string | undefined): KubeConfig {
   return kc;
 }
 
-async function readPassword(file: string): Promise<string> {
-  try {
-    return (await readFile(file, 'utf8')).replace(/\r?\n$/, '');
-  } catch (e) {
-    throw new Error(
-      `cannot read the controller password from ${file} (mount the controller's Secret there): ${e instanceof Error ? e.message : String(e)}`,
-    );
-  }
-}
-
 /** Runs until SIGTERM/SIGINT; resolves with the exit code. */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runStatusSync(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let options: ReturnType<typeof parseOptions>;
   try {
     options = parseOptions(argv, env);
@@ -130,7 +133,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   const log: Logger = jsonLogger({ level: options.logLevel, fields: { component: 'valkey-status-sync' } });
   let app: App;
   try {
-    await readPassword(options.passwordFile); // fail fast on a missing Secret mount
+    const readSecrets = () => readControllerSecrets(options.credentialsDir, options.passwordFile);
+    await readSecrets(); // fail fast on a missing Secret mount
     const client = await kubeClientFromConfig(loadKubeConfig(options.kubeconfig));
     const timeouts = { connectMs: options.nodeTimeoutMs, commandMs: options.nodeTimeoutMs };
     const metrics = controllerMetrics();
@@ -139,17 +143,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       ...(options.namespace ? { namespace: options.namespace } : {}),
       policy: strictPolicy,
       endpointOf: podEndpoint,
-      open: sessionOpener(
-        async () => ({ username: SYSTEM_USERNAMES.controller, password: await readPassword(options.passwordFile) }),
-        timeouts,
-        metrics.timeNodeCommand,
-      ),
+      open: sessionOpener(async (namespace) => candidateCredentials(await readSecrets(), namespace), timeouts, metrics.timeNodeCommand),
       clusterDomain: options.clusterDomain,
       concurrency: options.concurrency,
       maxConcurrentRolls: options.maxConcurrentRolls,
-      timing: { progressMs: 2_000, resyncMs: 30_000, failedResyncMs: 30_000 },
+      slotMigration: options.slotMigration,
+      timing: SHIPPED_TIMING,
       watchBackoff: { initialMs: 500, maxMs: 30_000, jitter: 0.2 },
-      retryBackoff: { initialMs: 1_000, maxMs: 60_000, jitter: 0.2 },
+      retryBackoff: SHIPPED_RETRY_BACKOFF,
       clock: systemClock,
       log,
       metrics,

@@ -1,4 +1,4 @@
-import { API_VERSION, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, compareStrings, error, type Problem } from '../api/index.js';
+import { API_VERSION, RENDER_CONFIG_KIND, SYSTEM_USERS_HINT, compareStrings, error, isNamespaceName, type Problem } from '../api/index.js';
 import { own, protoKeyPaths } from '../menu/own.js';
 import { objectRefOf } from '../menu/parse.js';
 import { isRenderConfig, validateRenderConfig, validateRenderConfigSpec, type RenderConfigCheck } from '../menu/render-config.js';
@@ -8,11 +8,15 @@ const FLAT_RENDER_CONFIG_KEYS = {
   outputDir: ['outputDir'],
   clusterDomain: ['clusterDomain'],
   defaultZoneSpread: ['defaultZoneSpread'],
+  nodeSpread: ['nodeSpread'],
   'systemUsers.replication.passwordHash': ['systemUsers', 'replication', 'passwordHash'],
   'systemUsers.replication.secretName': ['systemUsers', 'replication', 'secretName'],
   'systemUsers.controller.passwordHash': ['systemUsers', 'controller', 'passwordHash'],
   'systemUsers.controller.secretName': ['systemUsers', 'controller', 'secretName'],
 } as const;
+
+/** `systemUsers.controller.namespaces.<namespace>`: that namespace's controller password hash(es), comma separated. */
+const NAMESPACE_HASH_PREFIX = 'systemUsers.controller.namespaces.';
 
 const MISSING = `No render config: pass a ${RENDER_CONFIG_KIND} (apiVersion ${API_VERSION}) as the function config. It needs spec.systemUsers:\n${SYSTEM_USERS_HINT}`;
 
@@ -76,10 +80,20 @@ export function readFunctionConfig(value: unknown): RenderConfigCheck {
       const path = Object.hasOwn(FLAT_RENDER_CONFIG_KEYS, key)
         ? FLAT_RENDER_CONFIG_KEYS[key as keyof typeof FLAT_RENDER_CONFIG_KEYS]
         : undefined;
+      const namespace = key.startsWith(NAMESPACE_HASH_PREFIX) ? key.slice(NAMESPACE_HASH_PREFIX.length) : '';
+      // Only a namespace name becomes a key (never `__proto__` or `constructor`).
+      if (!path && isNamespaceName(namespace)) {
+        setPath(
+          spec,
+          ['systemUsers', 'controller', 'namespaces', namespace],
+          typeof v === 'string' ? v.split(',').map((h) => h.trim()) : v,
+        );
+        continue;
+      }
       if (!path) {
         problems.push(
           error(
-            `ConfigMap ${ref.name}: data.${key}: not a render config setting; use one of ${Object.keys(FLAT_RENDER_CONFIG_KEYS).join(', ')}`,
+            `ConfigMap ${ref.name}: data.${key}: not a render config setting; use one of ${Object.keys(FLAT_RENDER_CONFIG_KEYS).join(', ')}, ${NAMESPACE_HASH_PREFIX}<namespace>`,
             ref,
             `data.${key}`,
           ),

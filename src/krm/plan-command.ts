@@ -1,10 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { error, type ObjectRef, type Problem } from '../api/index.js';
-import { isValkeyObject, objectRefOf } from '../menu/parse.js';
-import { isRenderConfig } from '../menu/render-config.js';
 import {
   explainCluster,
   formatExplanation,
@@ -15,11 +13,10 @@ import {
   type Plan,
   type PlanSide,
 } from '../plan/index.js';
-import { isGenerated } from './annotations.js';
-import { decodeText } from './cli/decode-text.js';
-import { readInputFiles } from './cli/read-files.js';
+import { readInputFiles, readNamedFile } from './cli/read-files.js';
 import { readFunctionConfig } from './function-config.js';
 import { refKey } from './results.js';
+import { sortInputs, type InputItem } from './run-function.js';
 import { parseDocuments } from './read-input.js';
 
 /** The render config is read as render-valkey reads it, kpt's ConfigMap form included. */
@@ -194,48 +191,33 @@ function explain(target: string, change: PlanSide, format: string): PlanCommandO
  */
 function readSide(paths: readonly string[], configPath: string | undefined, display: (path: string) => string = (p) => p): PlanSide {
   const problems: Problem[] = [];
-  const objects: unknown[] = [];
-  const renderConfigs: { value: unknown; path: string }[] = [];
-  const files = new Map<string, string>();
   const texts: { path: string; text: string }[] = [];
   for (const path of paths) {
-    try {
-      readInputFiles(path, texts);
-    } catch (e) {
-      problems.push(error(`cannot read ${display(path)}: ${(e as Error).message}`));
-    }
+    for (const u of readInputFiles(path, texts)) problems.push(error(`cannot read ${display(u.path)}: ${u.reason}`));
   }
+  const items: InputItem[] = [];
   for (const { path, text } of texts.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     const shown = display(path);
     const { docs, errors } = parseDocuments(text, shown);
     problems.push(...errors.map((e) => error(e.message)));
-    docs.forEach((doc, index) => {
-      const v = doc.value as { apiVersion?: unknown; kind?: unknown } | null;
-      if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof v.apiVersion !== 'string' || typeof v.kind !== 'string') {
-        problems.push(
-          error(
-            `${shown}${index ? ` (document ${index + 1})` : ''}: not a Kubernetes object: every resource needs a string apiVersion and kind`,
-          ),
-        );
-        return;
-      }
-      if (isGenerated(v)) return;
-      const ref = refKey(objectRefOf(v));
-      if (!files.has(ref)) files.set(ref, shown);
-      if (isRenderConfig(v)) renderConfigs.push({ value: v, path: shown });
-      else if (isValkeyObject(v.apiVersion, v.kind)) objects.push(v);
-    });
+    for (const [index, doc] of docs.entries()) items.push({ ...doc, file: { path: shown, index } });
   }
+  // Read as render-valkey reads them (one reader): the same objects count, whatever they wear.
+  const sorted = sortInputs(items, { dropLocalConfig: true });
+  problems.push(...sorted.problems);
+  const objects = sorted.valkeyObjects;
+  const renderConfigs = sorted.renderConfigItems.map((item) => ({ value: item.value, path: item.file?.path ?? '' }));
+  const fileOf = (ref: ObjectRef) => sorted.files.get(refKey(ref))?.[0]?.path;
   let renderConfig: unknown;
   if (configPath !== undefined) {
-    try {
-      const { docs, errors } = parseDocuments(decodeText(readFileSync(configPath)), display(configPath));
+    const read = readNamedFile(configPath);
+    if ('reason' in read) problems.push(error(`cannot read the render config ${display(read.path)}: ${read.reason}`));
+    else {
+      const { docs, errors } = parseDocuments(read.text, display(configPath));
       problems.push(...errors.map((e) => error(e.message)));
       if (!errors.length && docs.length !== 1)
         problems.push(error(`${display(configPath)}: expected exactly one render config document, found ${docs.length}`));
       renderConfig = docs[0]?.value;
-    } catch (e) {
-      problems.push(error(`cannot read the render config ${display(configPath)}: ${(e as Error).message}`));
     }
   } else if (renderConfigs.length === 1) {
     renderConfig = renderConfigs[0]?.value;
@@ -247,7 +229,7 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
     );
     renderConfig = renderConfigs[0]?.value;
   }
-  return { objects, renderConfig, problems, fileOf: (ref: ObjectRef) => files.get(refKey(ref)) };
+  return { objects, renderConfig, problems, fileOf };
 }
 
 interface Snapshot {
@@ -295,8 +277,11 @@ function checkoutPaths(
   const wanted = [...rels, ...(configRel !== undefined ? [configRel] : [])].filter(exists);
   const dir = mkdtempSync(join(tmpdir(), 'valkey-plan-'));
   if (wanted.length > 0) {
-    const archive = git(['archive', '--format=tar', rev, '--', ...wanted.map((r) => (r === '' ? '.' : r))]);
-    const untar = archive.status === 0 ? spawnSync('tar', ['-x', '-C', dir], { cwd: root, input: archive.stdout }) : archive;
+    // Through a file, not this process: the archive of a large tree is never held in memory.
+    const tarFile = `${dir}.tar`;
+    const archive = git(['archive', '--format=tar', `--output=${tarFile}`, rev, '--', ...wanted.map((r) => (r === '' ? '.' : r))]);
+    const untar = archive.status === 0 ? spawnSync('tar', ['-x', '-f', tarFile, '-C', dir], { cwd: root }) : archive;
+    rmSync(tarFile, { force: true });
     if (untar.status !== 0) {
       rmSync(dir, { recursive: true, force: true });
       return { usage: `cannot read ${rev} from git: ${untar.stderr.toString().trim()}` };

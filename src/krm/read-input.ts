@@ -2,7 +2,7 @@ import type { CST, Document, Node } from 'yaml';
 import { emitYaml } from './yaml/emitter.js';
 import { fastParse } from './yaml/fast-reader.js';
 import { isStackOverflow, MAX_NESTING, nestsDeeperThan, TOO_DEEP } from './yaml/nesting.js';
-import { documentErrors, parseStream, toJS, yamlLib } from './yaml/yaml-package.js';
+import { documentErrors, parseStream, toJS, withoutSource, yamlLib } from './yaml/yaml-package.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
 export interface SourceItem {
@@ -51,7 +51,9 @@ export function parseResourceList(text: string, options: { fast?: boolean } = {}
     return parseFullResourceList(text);
   } catch (e) {
     // Turning the document into values can still fail: a bad merge key (<<), too many aliases.
-    return { errors: [{ message: isStackOverflow(e) ? `input: ${TOO_DEEP}` : `input: invalid YAML: ${(e as Error).message}` }] };
+    return {
+      errors: [{ message: isStackOverflow(e) ? `input: ${TOO_DEEP}` : `input: invalid YAML: ${withoutSource((e as Error).message)}` }],
+    };
   }
 }
 
@@ -212,7 +214,9 @@ export function parseDocuments(text: string, where: string): { docs: SourceItem[
   } catch (e) {
     return {
       docs: [],
-      errors: [{ message: isStackOverflow(e) ? `${where}: ${TOO_DEEP}` : `${where}: invalid YAML: ${(e as Error).message}` }],
+      errors: [
+        { message: isStackOverflow(e) ? `${where}: ${TOO_DEEP}` : `${where}: invalid YAML: ${withoutSource((e as Error).message)}` },
+      ],
     };
   }
 }

@@ -1,4 +1,4 @@
-import { describeRef, plural, type Problem, type Severity } from '../api/index.js';
+import { describeRef, plural, visible, visibleOneLine, type Problem, type Severity } from '../api/index.js';
 import { describeLocation, sortProblems, type FileLocation, type FileLookup } from './results.js';
 import type { Tool } from './tool.js';
 
@@ -31,8 +31,9 @@ export function successText(tool: Tool, counts: RunCounts, mode: 'resource-list'
 export function formatReport(problems: readonly Problem[], fileOf: FileLookup, tool: Tool, outcome: string): string {
   const lines: string[] = [];
   for (const p of sortProblems(problems)) {
-    lines.push(`${p.severity}: ${p.message}`);
-    lines.push(...whereLines(p, p.object ? fileOf(p.object, p.inputs) : []));
+    // Continuation lines are indented: no text from the input can stand at the start of a line.
+    lines.push(`${p.severity}: ${visible(p.message).replaceAll('\n', '\n  ')}`);
+    lines.push(...whereLines(p, p.object ? fileOf(p.object, p.inputs) : []).map(visibleOneLine));
   }
   const count = (s: Severity) => problems.filter((p) => p.severity === s).length;
   lines.push(

@@ -57,20 +57,35 @@ export interface FunctionOptions {
   dropLocalConfig: boolean;
 }
 
+/** The input items sorted out by what they are: one reader for render, validate and plan. */
+export interface SortedInputs {
+  /** Valkey objects (images, configs, roles, clusters), whatever labels they wear. */
+  valkeyObjects: unknown[];
+  /** Where each of `valkeyObjects` came from, by position. */
+  valkeyFiles: (FileLocation | undefined)[];
+  /** ValkeyRenderConfig objects among the items. */
+  renderConfigItems: InputItem[];
+  /** Other items wearing our managed-by label: earlier output, or a user's object that copied the label. */
+  labelled: InputItem[];
+  /** Items that go out as they came in (unless they turn out to be earlier output). */
+  passthrough: InputItem[];
+  /** Where every object (by reference) was read. */
+  files: Map<string, FileLocation[]>;
+  problems: Problem[];
+}
+
 /**
- * The function's whole job over items whatever the transport: sort out what is ours, render,
- * and decide what goes out. Never throws; every problem is a result.
+ * Sorts out the items. Our managed-by label marks earlier output only on the kinds we render:
+ * a Valkey object or render config wearing it is still read as one (a label must not hide a
+ * cluster from the plan while the renderer uses it).
  */
-export function runFunction(items: readonly InputItem[], functionConfig: unknown, options: FunctionOptions): FunctionOutcome {
+export function sortInputs(items: readonly InputItem[], options: { dropLocalConfig: boolean }): SortedInputs {
   const problems: Problem[] = [];
   const passthrough: InputItem[] = [];
-  const previous: InputItem[] = [];
   const valkeyObjects: unknown[] = [];
-  /** Where each of `valkeyObjects` came from, by position. */
   const valkeyFiles: (FileLocation | undefined)[] = [];
   const renderConfigItems: InputItem[] = [];
   const files = new Map<string, FileLocation[]>();
-  /** Items wearing our managed-by label: earlier output, or a user's object that copied the label. */
   const labelled: InputItem[] = [];
 
   for (const item of items) {
@@ -104,6 +119,16 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
     const local = isLocalConfig(v) || isKptfile(v) || isKptInventory(v) || isRenderConfig(v);
     if (!(options.dropLocalConfig && local)) passthrough.push(item);
   }
+  return { valkeyObjects, valkeyFiles, renderConfigItems, labelled, passthrough, files, problems };
+}
+
+/**
+ * The function's whole job over items whatever the transport: sort out what is ours, render,
+ * and decide what goes out. Never throws; every problem is a result.
+ */
+export function runFunction(items: readonly InputItem[], functionConfig: unknown, options: FunctionOptions): FunctionOutcome {
+  const { valkeyObjects, valkeyFiles, renderConfigItems, labelled, passthrough, files, problems } = sortInputs(items, options);
+  const previous: InputItem[] = [];
 
   const { config: render, problems: configProblems } = chooseRenderConfig(functionConfig, renderConfigItems);
   problems.push(...configProblems);

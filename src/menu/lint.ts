@@ -1,4 +1,5 @@
-import { valkeyRef, quantityValue, valkeyMemoryBytes, warning, type Problem, type ValkeyImage, type ValkeyRole } from '../api/index.js';
+import { valkeyMemoryBytes } from '../api/contract/valkey-memory.js';
+import { valkeyRef, quantityValue, warning, type Problem, type ValkeyImage, type ValkeyRole } from '../api/index.js';
 import { checkRoleNames } from './check-role.js';
 import type { Menu } from './menu.js';
 import type { MergedChain } from './resolve.js';

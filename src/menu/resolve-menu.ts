@@ -23,7 +23,7 @@ import {
 } from './resolve.js';
 import { NameIndex } from './suggest.js';
 import { lintImage, lintRole, lintResolvedConfig } from './lint.js';
-import { checkValkeySettings } from './check-settings.js';
+import { checkSettingsForImage, checkValkeySettings } from './check-settings.js';
 
 /** A config whose whole chain resolved, with its image joined verbatim. */
 export interface ResolvedConfig extends MergedChain {
@@ -65,15 +65,18 @@ export function resolveMenu(menu: Menu): ResolvedMenu {
   reportChainFailures(chains, names, problems);
   const configs = attachImages(menu, chains, usersOf, names, problems);
 
-  for (const [name, config] of menu.configs) checkBindings(config.spec.acl, menu, names, configRef(name), 'spec.acl', problems);
+  /** Configs whose own ACL bindings are broken: a cluster that takes its users from one is not rendered. */
+  const brokenAcl = new Set<string>();
+  for (const [name, config] of menu.configs)
+    if (!checkBindings(config.spec.acl, menu, names, configRef(name), 'spec.acl', problems)) brokenAcl.add(name);
   for (const config of menu.configs.values()) problems.push(...checkValkeySettings(config));
   for (const role of menu.roles.values()) problems.push(...lintRole(role));
   for (const image of menu.images.values()) problems.push(...lintImage(image));
-  for (const resolved of configs.values()) problems.push(...lintResolvedConfig(resolved, menu));
+  for (const resolved of configs.values()) problems.push(...lintResolvedConfig(resolved, menu), ...checkSettingsForImage(resolved));
 
   const clusters: ResolvedCluster[] = [];
   for (const cluster of menu.clusters) {
-    const resolved = resolveCluster(cluster, menu, names, chains, configs, problems);
+    const resolved = resolveCluster(cluster, menu, names, chains, configs, brokenAcl, problems);
     if (resolved) clusters.push(resolved);
   }
   return { configs, clusters, problems };
@@ -227,6 +230,7 @@ function resolveCluster(
   names: NameIndexes,
   chains: Map<string, ChainResult>,
   configs: Map<string, ResolvedConfig>,
+  brokenAcl: ReadonlySet<string>,
   problems: Problem[],
 ): ResolvedCluster | undefined {
   const ref = clusterRef(cluster);
@@ -281,6 +285,21 @@ function resolveCluster(
       const message = `${unresolved}, caused by its image: ValkeyImage "${imageRef}" (the imageRef of ValkeyConfig ${imageFrom}) does not exist; see the error reported on ValkeyConfig ${imageFrom}`;
       problems.push(causedBy(error(message, ref, 'spec.configRef'), configRef(imageFrom)));
     }
+    return undefined;
+  }
+  if (config.aclFrom !== undefined && brokenAcl.has(config.aclFrom)) {
+    // Said once per cluster: when its own bindings are broken too, those errors say enough.
+    if (ok)
+      problems.push(
+        causedBy(
+          error(
+            `${who}: spec.configRef: cannot be rendered, caused by the ACL bindings of ValkeyConfig ${config.aclFrom} (spec.acl), which are invalid; fix the errors reported on ${config.aclFrom} first`,
+            ref,
+            'spec.configRef',
+          ),
+          configRef(config.aclFrom),
+        ),
+      );
     return undefined;
   }
   const platformUsers = new Set(config.acl.map((b) => b.username));

@@ -14,8 +14,15 @@ export interface MergedChain {
   resources: { cpu?: Quantity; memory?: Quantity };
   /** One key per setting, however spelled (Valkey reads names case-insensitively, and aliases). */
   valkey: Record<string, string>;
-  /** For each merged Valkey key, the config whose value won. */
+  /** For each merged Valkey key, as spelled, the config whose value won. */
   valkeyFrom: Record<string, string>;
+  /**
+   * For each setting by canonical name (lowercase, an alias as its setting: how valkey.conf names
+   * it), the config whose value won: what the plan and explain report as "set by".
+   */
+  settingFrom: Record<string, string>;
+  /** For each resource the chain sets, the config that set it. */
+  resourcesFrom: { cpu?: string; memory?: string };
   acl: AclBinding[];
   /** The config that supplied the acl list, if any did. */
   aclFrom?: string;
@@ -118,6 +125,8 @@ function extend(config: ValkeyConfig, base: ChainResult | undefined): ChainResul
     resources: {},
     valkey: { ...parent?.valkey },
     valkeyFrom: { ...parent?.valkeyFrom },
+    settingFrom: { ...parent?.settingFrom },
+    resourcesFrom: {},
     acl: spec.acl ?? parent?.acl ?? [],
   };
   // Valkey reads `MAXMEMORY`, `maxmemory` and an alias such as `slaveof` as one setting, so the
@@ -136,6 +145,7 @@ function extend(config: ValkeyConfig, base: ChainResult | undefined): ChainResul
       }
       merged.valkey[key] = (spec.valkey as Record<string, string>)[key] as string;
       merged.valkeyFrom[key] = name;
+      merged.settingFrom[canonical] = name;
       spelled.set(canonical, key);
     }
   }
@@ -148,6 +158,10 @@ function extend(config: ValkeyConfig, base: ChainResult | undefined): ChainResul
   const memory = spec.resources?.memory ?? parent?.resources.memory;
   if (cpu !== undefined) merged.resources.cpu = cpu;
   if (memory !== undefined) merged.resources.memory = memory;
+  const cpuFrom = spec.resources?.cpu !== undefined ? name : parent?.resourcesFrom.cpu;
+  const memoryFrom = spec.resources?.memory !== undefined ? name : parent?.resourcesFrom.memory;
+  if (cpuFrom !== undefined) merged.resourcesFrom.cpu = cpuFrom;
+  if (memoryFrom !== undefined) merged.resourcesFrom.memory = memoryFrom;
   const aclFrom = spec.acl !== undefined ? name : parent?.aclFrom;
   if (aclFrom !== undefined) merged.aclFrom = aclFrom;
   return { ok: true, value: merged };

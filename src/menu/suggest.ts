@@ -65,11 +65,6 @@ export class NameIndex {
   }
 }
 
-/** "did you mean …" for a dangling reference, or the names that do exist (one-off; index with NameIndex for many). */
-export function suggestName(missing: string, available: Iterable<string>, what: string): string {
-  return new NameIndex(available).suggest(missing, what);
-}
-
 /**
  * The nearest name within `maxDistance` edits (ties: alphabetical), or undefined when all are
  * farther: a far name is more likely something the list does not cover than a typo.

@@ -49,16 +49,12 @@ interface Bound {
   binding: AclBinding;
 }
 
-/** Where a user is bound: the team's ValkeyCluster, or the first config in the chain that sets acl. */
+/** Where a user is bound: the team's ValkeyCluster, or the config whose acl list won in resolution. */
 export function bindingOf(username: string, cluster: RenderedCluster, menu: MenuIndex): Bound | undefined {
   if (RESERVED_USERNAMES.includes(username)) return undefined;
   const team = menu.cluster(cluster.namespace, cluster.name)?.acl?.find((b) => b.username === username);
   if (team) return { level: 'team', boundBy: objectName('ValkeyCluster', cluster.name, cluster.namespace), binding: team };
-  for (const config of cluster.chain) {
-    const acl = menu.config(config)?.acl;
-    if (acl === undefined) continue;
-    const binding = acl.find((b) => b.username === username);
-    return binding ? { level: 'platform', boundBy: `ValkeyConfig ${config}`, binding } : undefined;
-  }
-  return undefined;
+  const from = cluster.provenance.acl;
+  const binding = from === undefined ? undefined : menu.config(from)?.acl?.find((b) => b.username === username);
+  return binding && from ? { level: 'platform', boundBy: `ValkeyConfig ${from}`, binding } : undefined;
 }

@@ -1,12 +1,14 @@
+import { optInCovers, readDataLossOptIn } from '../api/contract/data-loss-opt-in.js';
 import { ANNOTATIONS, compareVersions, parseVersion } from '../api/index.js';
+import { lookupSetting } from '../api/valkey-table.js';
 import { diffUsers } from './acl-diff.js';
 import type { PlanContext } from './plan-context.js';
 import type { ClusterPlan, ClusterShape, Risk, SettingChange, UserChange } from './plan-schema.js';
 import type { RenderedCluster } from './rendered-cluster.js';
-import { planRoll, type RollPlan } from './roll.js';
+import { predictRoll, type RollPlan } from './roll.js';
 import { planScale } from './scale.js';
 import { diffSettings } from './settings-diff.js';
-import { listSome, num, plural } from './words.js';
+import { listSome, num, counted } from './words.js';
 
 /** One cluster's verdict and reasons, from its render on each side (either may be missing). */
 export function compareCluster(base: RenderedCluster | undefined, change: RenderedCluster | undefined, ctx: PlanContext): ClusterPlan {
@@ -15,16 +17,16 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
     const cluster = shapeOf(only);
     const reasons = change
       ? [
-          `new: ${plural(cluster.shards, 'shard')} x ${plural(1 + cluster.replicasPerShard, 'pod')} (${plural(cluster.pods, 'pod')}), config chain ${cluster.configChain.join(' -> ')}, image ${cluster.image}${cluster.tls ? ', TLS' : ''}`,
+          `new: ${counted(cluster.shards, 'shard')} x ${counted(1 + cluster.replicasPerShard, 'pod')} (${counted(cluster.pods, 'pod')}), config chain ${cluster.configChain.join(' -> ')}, image ${cluster.image}${cluster.tls ? ', TLS' : ''}`,
         ]
       : [
-          `retired: git stops rendering its ${plural(cluster.pods, 'pod')}; the StatefulSets are prune-protected, so they keep running with their data until someone deletes them`,
+          `retired: git stops rendering its ${counted(cluster.pods, 'pod')}; the StatefulSets are prune-protected, so they keep running with their data until someone deletes them`,
         ];
     return { namespace: only.namespace, name: only.name, verdict: change ? 'new' : 'retired', reasons, cluster };
   }
   const settings = diffSettings(base, change, ctx);
   const users = diffUsers(base, change, ctx);
-  const roll = planRoll(base, change, settings, ctx);
+  const roll = predictRoll(base, change, settings, ctx);
   const scale = planScale(base, change);
   const risks = risksOf(base, change, settings, roll);
   const otherChange = base.objectsText !== change.objectsText;
@@ -57,7 +59,7 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
         `replicas per shard ${scale.replicasPerShard.from} -> ${scale.replicasPerShard.to}${down ? ': the highest ordinals go; the controller keeps primaries at ordinal 0, so merge while the cluster is Active' : ': new replicas sync in full from their primary'}`,
       );
     }
-    reasons.push(`${plural(scale.podsAdded, 'pod')} added, ${plural(scale.podsRemoved, 'pod')} removed`);
+    reasons.push(`${counted(scale.podsAdded, 'pod')} added, ${counted(scale.podsRemoved, 'pod')} removed`);
   }
   // Settings valkey-krm forces because TLS was switched follow from the TLS cause: one line for all.
   const tlsSwitched = base.tlsSecret !== change.tlsSecret;
@@ -65,7 +67,7 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
   for (const s of settings) if (!followTls.includes(s)) reasons.push(settingReason(s, roll !== undefined));
   if (followTls.length > 0)
     reasons.push(
-      `${plural(followTls.length, 'forced setting')} follow TLS: ${listSome(
+      `${counted(followTls.length, 'forced setting')} follow TLS: ${listSome(
         followTls.map((s) => s.name),
         8,
       )}`,
@@ -86,16 +88,16 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
 function risksOf(base: RenderedCluster, change: RenderedCluster, settings: readonly SettingChange[], roll: RollPlan | undefined): Risk[] {
   const risks: Risk[] = [];
   const alone = roll?.shards.filter((s) => !s.failover).map((s) => s.statefulSet) ?? [];
-  const optedIn = change.dataLossOptIn === 'true' || (change.dataLossOptIn !== undefined && change.dataLossOptIn === change.restartHash);
+  const optedIn = optInCovers(readDataLossOptIn(change.dataLossOptIn), change.restartHash);
   if (alone.length > 0 && optedIn) {
     risks.push({
       level: 'risky',
-      message: `${plural(alone.length, 'shard')} (${listSome(alone)}) will roll with no replica and lose their data: the ValkeyCluster opts in (${ANNOTATIONS.allowDataLossRoll}: "${change.dataLossOptIn}")`,
+      message: `${counted(alone.length, 'shard')} (${listSome(alone)}) will roll with no replica and lose their data: the ValkeyCluster opts in (${ANNOTATIONS.allowDataLossRoll}: "${change.dataLossOptIn}")`,
     });
   } else if (alone.length > 0) {
     risks.push({
       level: 'held',
-      message: `${plural(alone.length, 'shard')} (${listSome(alone)}) would roll with no replica: restarting a primary with no replica loses its data, so the controller waits for an explicit opt-in`,
+      message: `${counted(alone.length, 'shard')} (${listSome(alone)}) would roll with no replica: restarting a primary with no replica loses its data, so the controller waits for an explicit opt-in`,
     });
   }
   if ((base.tlsSecret === undefined) !== (change.tlsSecret === undefined)) {
@@ -135,10 +137,13 @@ function risksOf(base: RenderedCluster, change: RenderedCluster, settings: reado
 function rollReasons(roll: RollPlan): string[] {
   const order = roll.shards.map((s) => `${s.statefulSet} (${[...s.replicas, ...(s.failover ? ['failover'] : []), s.primary].join(', ')})`);
   return [
-    `roll: ${plural(roll.pods, 'pod')} restart, ${plural(roll.failovers, 'failover')}; shard by shard, replicas first: ${listSome(order)}`,
+    `roll: ${counted(roll.pods, 'pod')} restart, ${counted(roll.failovers, 'failover')}; shard by shard, replicas first: ${listSome(order)}`,
     ...roll.causes.map((c) => `cause: ${c.kind}: ${c.detail}${c.objects.length ? ` (${c.objects.join(', ')})` : ''}`),
   ];
 }
+
+/** The release that reads a setting and ignores it (a deprecated one, such as dynamic-hz), if any. */
+const ignoredBy = (name: string) => lookupSetting(name)?.facts.ignoredBy;
 
 function settingReason(s: SettingChange, rolls: boolean): string {
   const value = (v: string | null) => (v === null ? '(unset)' : v === '' ? '""' : v);
@@ -148,7 +153,9 @@ function settingReason(s: SettingChange, rolls: boolean): string {
         ? 'live-capable, applied by the roll'
         : 'applied live with CONFIG SET'
       : s.applies === 'restart'
-        ? 'needs a restart'
+        ? ignoredBy(s.name)
+          ? `needs a restart, for nothing: Valkey ${ignoredBy(s.name)} ignores it`
+          : 'needs a restart'
         : 'not in the settings table: treated as needing a restart';
   return `setting ${s.name}: ${value(s.from)} -> ${value(s.to)} (${how}; ${s.setBy})`;
 }

@@ -33,11 +33,10 @@ export function explainCluster(
   if (!found || hasErrors(problems)) return { problems };
   const { cluster, config } = found;
   const tls = cluster.spec.tls !== undefined;
-  const firstSetting = (pick: (name: string) => unknown) => config.chain.find((c) => pick(c) !== undefined);
   const resources: Explanation['resources'] = [];
   for (const key of ['cpu', 'memory'] as const) {
     const value = config.resources[key];
-    const from = firstSetting((c) => menu.configs.get(c)?.spec.resources?.[key]);
+    const from = config.resourcesFrom[key];
     if (value !== undefined) resources.push({ name: key, value: String(value), setBy: `ValkeyConfig ${from ?? config.name}` });
   }
   const keys = Object.keys(config.valkey).sort();

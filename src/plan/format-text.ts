@@ -1,5 +1,5 @@
 import { VERDICTS, type ClusterPlan, type Plan, type PlanProblem } from './plan-schema.js';
-import { listSome, plural } from './words.js';
+import { listSome, counted } from './words.js';
 
 /** Unchanged clusters are named on one line, up to this many. */
 const UNCHANGED_NAMED = 20;
@@ -13,7 +13,7 @@ export function formatPlanText(plan: Plan): string {
   for (const verdict of VERDICTS) {
     const group = plan.clusters.filter((c) => c.verdict === verdict);
     if (group.length === 0) continue;
-    lines.push('', `${verdict} (${plural(group.length, 'cluster')}):`);
+    lines.push('', `${verdict} (${counted(group.length, 'cluster')}):`);
     if (verdict === 'unchanged') {
       lines.push(`  ${listSome(group.map(clusterName), UNCHANGED_NAMED)}`);
       continue;

@@ -5,7 +5,7 @@ export { planChange, type PlanOptions, type PlanSide } from './plan.js';
 export { formatPlanText } from './format-text.js';
 export { formatPlanMarkdown, MARKDOWN_MARKER } from './format-markdown.js';
 export { explainCluster, formatExplanation, type Explanation } from './explain.js';
-export { isLiveSetting, type LiveSettingLookup } from './live-settings.js';
+export { liveSettingFromTable, type LiveSettingLookup } from './live-settings.js';
 export { planJsonSchema, planSchema, PLAN_SCHEMA_ID, VERDICTS, type Plan, type ClusterPlan, type Verdict } from './plan-schema.js';
 
 /** The JSON output: the plan object, two-space indented. */

@@ -10,4 +10,4 @@ export type LiveSettingLookup = (name: string) => boolean | undefined;
  * The one settings table (src/api/valkey-settings.ts, generated from real servers) that the
  * renderer and the controller read too, so the plan predicts what they will do.
  */
-export const isLiveSetting: LiveSettingLookup = (name) => fromTable(name);
+export const liveSettingFromTable: LiveSettingLookup = (name) => fromTable(name);

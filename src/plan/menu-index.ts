@@ -1,3 +1,4 @@
+import { canonicalJson } from '../api/canonical-json.js';
 import type { ValkeyCluster, ValkeyConfig, ValkeyImage } from '../api/index.js';
 import type { ObjectEdit } from './plan-schema.js';
 
@@ -45,16 +46,6 @@ const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function describeEdit(o: { kind: string; name: string; namespace?: string }, change: ObjectEdit['change']): ObjectEdit {
   return o.namespace ? { kind: o.kind, name: o.name, namespace: o.namespace, change } : { kind: o.kind, name: o.name, change };
-}
-
-/** JSON with object keys sorted: the same value written in another key order is the same text. */
-export function canonicalJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) => {
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => compare(a, b)));
-    }) ?? 'undefined'
-  );
 }
 
 /** Do two sides' values of one field differ (by canonical JSON)? */

@@ -2,7 +2,7 @@ import { describeRef, hasErrors, type ObjectRef, type Problem, type RenderConfig
 import { type RenderConfigCheck, validateRenderConfig } from '../menu/render-config.js';
 import { renderAll } from '../render/render-all.js';
 import { compareCluster } from './compare-cluster.js';
-import { isLiveSetting as defaultLiveSetting, type LiveSettingLookup } from './live-settings.js';
+import { liveSettingFromTable as defaultLiveSetting, type LiveSettingLookup } from './live-settings.js';
 import { differs, MenuIndex } from './menu-index.js';
 import type { PlanContext } from './plan-context.js';
 import { PLAN_SCHEMA_ID, VERDICTS, type ClusterPlan, type Plan, type PlanCounts, type PlanProblem } from './plan-schema.js';
@@ -109,7 +109,8 @@ function renderSide(side: PlanSide, readRenderConfig: (value: unknown) => Render
   problems.push(...rendered.problems);
   const clusters = new Map<string, RenderedCluster>();
   if (!hasErrors(problems)) {
-    for (const c of rendered.clusters) clusters.set(`${c.namespace}/${c.name}`, readRenderedCluster(c.namespace, c.name, c.objects));
+    for (const c of rendered.clusters)
+      clusters.set(`${c.namespace}/${c.name}`, readRenderedCluster(c.namespace, c.name, c.objects, c.provenance));
   }
   return parsed.config ? { render: parsed.config, clusters, problems } : { clusters, problems };
 }

@@ -1,6 +1,7 @@
-import { ANNOTATIONS, LABELS } from '../api/index.js';
+import { ANNOTATIONS, shardOf } from '../api/index.js';
+import type { ClusterProvenance } from '../menu/provenance.js';
 import type { KubeObject } from '../render/object.js';
-import { parseUsersAcl, parseValkeyConf, type AclUser } from './rendered-files.js';
+import { settingsOf, usersOf, type AclUser } from './rendered-files.js';
 
 export interface RenderedShard {
   index: number;
@@ -31,6 +32,8 @@ export interface RenderedCluster {
   dataLossOptIn: string | undefined;
   /** Every object as JSON, to notice a change no rule below names. */
   objectsText: string;
+  /** Who set each value, from chain resolution. */
+  provenance: ClusterProvenance;
 }
 
 interface StatefulSetLike {
@@ -41,7 +44,12 @@ interface StatefulSetLike {
   };
 }
 
-export function readRenderedCluster(namespace: string, name: string, objects: readonly KubeObject[]): RenderedCluster {
+export function readRenderedCluster(
+  namespace: string,
+  name: string,
+  objects: readonly KubeObject[],
+  provenance: ClusterProvenance,
+): RenderedCluster {
   let conf = '';
   let acl = '';
   const shards: RenderedShard[] = [];
@@ -55,7 +63,7 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
       acl = data['users.acl'] ?? '';
     } else if (object.kind === 'StatefulSet') {
       const sts = object as unknown as StatefulSetLike;
-      const index = Number(sts.metadata.labels?.[LABELS.shard] ?? shards.length);
+      const index = shardOf(sts.metadata.labels) ?? shards.length;
       if (shards.length === 0) {
         annotations = sts.metadata.annotations ?? {};
         templateAnnotations = sts.spec.template.metadata?.annotations ?? {};
@@ -74,8 +82,8 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
   return {
     namespace,
     name,
-    settings: parseValkeyConf(conf),
-    users: parseUsersAcl(acl),
+    settings: settingsOf(conf),
+    users: usersOf(acl),
     shards,
     replicasPerShard: Math.max(0, (shards[0]?.pods ?? 1) - 1),
     chain: (annotations[ANNOTATIONS.configChain] ?? '').split(',').filter(Boolean),
@@ -86,7 +94,6 @@ export function readRenderedCluster(namespace: string, name: string, objects: re
     restartHash: templateAnnotations[ANNOTATIONS.restartHash],
     dataLossOptIn: annotations[ANNOTATIONS.allowDataLossRoll],
     objectsText: JSON.stringify(objects),
+    provenance,
   };
 }
-
-export const podName = (statefulSet: string, ordinal: number) => `${statefulSet}-${ordinal}`;

@@ -1,21 +1,14 @@
-import { ACL_REVISION_USERNAME } from '../api/index.js';
+import { aclCredentials, isPasswordRule, isRevisionMarker, readUsersAcl } from '../api/contract/users-acl.js';
+import { readValkeyConf } from '../api/contract/valkey-conf.js';
 
 /**
- * Reads back what the renderer wrote into a cluster's ConfigMap. The plan compares these parsed
- * forms, not the texts, so a comment or a line's position never counts as a change.
+ * What the renderer wrote into a cluster's ConfigMap, in the forms the plan compares (read by the
+ * contract readers in api/contract/), so a comment or a line's position never counts as a change.
  */
 
-/** `valkey.conf` → directive name → value, as written (later lines win, like Valkey reads them). */
-export function parseValkeyConf(text: string): Map<string, string> {
-  const settings = new Map<string, string>();
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const space = line.indexOf(' ');
-    const name = space < 0 ? line : line.slice(0, space);
-    settings.set(name, space < 0 ? '' : line.slice(space + 1));
-  }
-  return settings;
+/** `valkey.conf` → directive name → its arguments as written (later lines win, like Valkey reads them). */
+export function settingsOf(text: string): Map<string, string> {
+  return new Map(readValkeyConf(text).directives.map((d) => [d.name, d.written]));
 }
 
 export interface AclUser {
@@ -25,22 +18,16 @@ export interface AclUser {
   rules: string;
 }
 
-/**
- * `users.acl` → username → its hashes and rules. The revision marker (a disabled user whose hash
- * is the file's revision, for the controller to prove a load) is bookkeeping, not a user: left out.
- */
-export function parseUsersAcl(text: string): Map<string, AclUser> {
+/** The renderer writes hashes only (`#<hex>`), never plain passwords, so nothing is hashed here. */
+const noPlainPasswords = (password: string): string => `>${password}`;
+
+/** `users.acl` → username → its hashes and rules; the revision marker is left out (it is not a user). */
+export function usersOf(text: string): Map<string, AclUser> {
   const users = new Map<string, AclUser>();
-  for (const raw of text.split('\n')) {
-    const tokens = raw.trim().split(/\s+/);
-    if (tokens[0] !== 'user' || tokens[1] === undefined || tokens[1] === ACL_REVISION_USERNAME) continue;
-    const hashes = new Set<string>();
-    const rules: string[] = [];
-    for (const token of tokens.slice(2)) {
-      if (token.startsWith('#')) hashes.add(token.slice(1));
-      else rules.push(token);
-    }
-    users.set(tokens[1], { hashes, rules: rules.join(' ') });
+  for (const user of readUsersAcl(text)) {
+    if (isRevisionMarker(user)) continue;
+    const hashes = new Set(aclCredentials(user.rules, noPlainPasswords).hashes);
+    users.set(user.name, { hashes, rules: user.rules.filter((r) => !isPasswordRule(r)).join(' ') });
   }
   return users;
 }

@@ -99,7 +99,11 @@ export function rollCauses(
   }
   if (kinds.has('placement')) {
     const objects = clusterEdited('placement') ? [clusterObject] : [];
-    if (ctx.baseRender.defaultZoneSpread !== ctx.changeRender.defaultZoneSpread) objects.push('ValkeyRenderConfig');
+    if (
+      ctx.baseRender.defaultZoneSpread !== ctx.changeRender.defaultZoneSpread ||
+      ctx.baseRender.nodeSpread !== ctx.changeRender.nodeSpread
+    )
+      objects.push('ValkeyRenderConfig');
     causes.push({ kind: 'placement', detail: `placement (${shortPaths(kinds.get('placement') ?? [])})`, objects });
   }
   if (kinds.has('annotations')) {

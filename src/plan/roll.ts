@@ -1,13 +1,14 @@
 import type { PlanContext } from './plan-context.js';
-import { podName, type RenderedCluster } from './rendered-cluster.js';
+import { podName } from '../api/index.js';
+import type { RenderedCluster } from './rendered-cluster.js';
 import { rollCauses } from './roll-causes.js';
 import { differingPaths } from './template-diff.js';
-import type { RollShard, SettingChange } from './plan-schema.js';
+import type { ShardRollPlan, SettingChange } from './plan-schema.js';
 
 export interface RollPlan {
   pods: number;
   failovers: number;
-  shards: RollShard[];
+  shards: ShardRollPlan[];
   causes: ReturnType<typeof rollCauses>;
 }
 
@@ -17,13 +18,13 @@ export interface RollPlan {
  * shard after another; in a shard the replicas go first, then a replica on the new revision takes
  * over and the primary (ordinal 0) restarts. A shard with no replica has nobody to fail over to.
  */
-export function planRoll(
+export function predictRoll(
   base: RenderedCluster,
   change: RenderedCluster,
   settings: readonly SettingChange[],
   ctx: PlanContext,
 ): RollPlan | undefined {
-  const shards: RollShard[] = [];
+  const shards: ShardRollPlan[] = [];
   const paths: string[] = [];
   let pods = 0;
   for (const after of change.shards) {

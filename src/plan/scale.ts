@@ -1,8 +1,6 @@
+import { TOTAL_SLOTS } from '../api/contract/slots.js';
 import type { RenderedCluster } from './rendered-cluster.js';
 import type { ScalePlan } from './plan-schema.js';
-
-/** Valkey Cluster's hash slots. */
-export const SLOTS = 16384;
 
 /**
  * Shards and replicas that come or go. Slots are spread evenly, so going from `a` to `b` shards
@@ -27,7 +25,7 @@ export function planScale(base: RenderedCluster, change: RenderedCluster): Scale
   return {
     shards: { from, to },
     replicasPerShard: { from: base.replicasPerShard, to: change.replicasPerShard },
-    slotsToMove: from === to ? 0 : Math.round((SLOTS * Math.abs(to - from)) / Math.max(from, to)),
+    slotsToMove: from === to ? 0 : Math.round((TOTAL_SLOTS * Math.abs(to - from)) / Math.max(from, to)),
     podsAdded,
     podsRemoved,
     shardsAdded: names(change).filter((n) => !names(base).includes(n)),

@@ -1,5 +1,4 @@
 import { isManagedKey } from '../render/settings.js';
-import type { MenuIndex } from './menu-index.js';
 import type { PlanContext } from './plan-context.js';
 import type { RenderedCluster } from './rendered-cluster.js';
 import type { SettingChange } from './plan-schema.js';
@@ -13,15 +12,15 @@ export function diffSettings(base: RenderedCluster, change: RenderedCluster, ctx
     const to = change.settings.get(name) ?? null;
     if (from === to) continue;
     const live = ctx.isLiveSetting(name);
-    const setBy = to !== null ? settingSource(name, change.chain, ctx.change) : settingSource(name, base.chain, ctx.base);
+    const setBy = settingSource(name, to !== null ? change : base);
     out.push({ name, from, to, applies: live === true ? 'live' : live === false ? 'restart' : 'unknown', setBy });
   }
   return out;
 }
 
-/** The first config in the chain (selected config first) whose map sets the key, or "forced". */
-export function settingSource(name: string, chain: readonly string[], menu: MenuIndex): string {
+/** The config whose value won in chain resolution (however it spelled the key), or "forced". */
+export function settingSource(name: string, cluster: RenderedCluster): string {
   if (isManagedKey(name)) return 'forced';
-  for (const config of chain) if (menu.config(config)?.valkey?.[name] !== undefined) return `ValkeyConfig ${config}`;
-  return 'forced';
+  const from = cluster.provenance.settings[name];
+  return from !== undefined ? `ValkeyConfig ${from}` : 'forced';
 }

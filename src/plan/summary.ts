@@ -1,5 +1,5 @@
 import type { ClusterPlan, ObjectEdit, PlanCounts } from './plan-schema.js';
-import { listSome, num, plural } from './words.js';
+import { listSome, num, counted } from './words.js';
 
 const MENU_KINDS = ['ValkeyImage', 'ValkeyConfig', 'ValkeyRole'];
 
@@ -16,7 +16,7 @@ export function summarize(
 ): string {
   if (invalid.length > 0) {
     return invalid
-      .map((i) => `the ${i.side} is invalid (${plural(i.problems.length, 'error')})`)
+      .map((i) => `the ${i.side} is invalid (${counted(i.problems.length, 'error')})`)
       .join(' and ')
       .concat(': nothing to compare');
   }
@@ -39,8 +39,8 @@ function describeCounts(clusters: readonly ClusterPlan[], counts: PlanCounts): s
   const rolling = clusters.filter((c) => c.verdict === 'roll');
   const pods = rolling.reduce((n, c) => n + (c.roll?.pods ?? 0), 0);
   const failovers = rolling.reduce((n, c) => n + (c.roll?.failovers ?? 0), 0);
-  const parts = [plural(counts.clusters, 'cluster')];
-  if (counts.roll) parts.push(`${num(counts.roll)} roll (${plural(pods, 'pod')}, ${plural(failovers, 'failover')})`);
+  const parts = [counted(counts.clusters, 'cluster')];
+  if (counts.roll) parts.push(`${num(counts.roll)} roll (${counted(pods, 'pod')}, ${counted(failovers, 'failover')})`);
   if (counts.scale) parts.push(`${num(counts.scale)} scale${counts.slotsToMove ? ` (about ${num(counts.slotsToMove)} slots move)` : ''}`);
   for (const verdict of ['live', 'new', 'retired', 'risky', 'unchanged'] as const)
     if (counts[verdict]) parts.push(`${num(counts[verdict])} ${verdict}`);

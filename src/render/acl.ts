@@ -1,4 +1,5 @@
-import { ACL_REVISION_USERNAME, SYSTEM_USERNAMES, type AclBinding, type AclPermission, type ValkeyRole } from '../api/index.js';
+import { aclUserLine } from '../api/contract/users-acl.js';
+import { SYSTEM_USERNAMES, type AclBinding, type AclPermission, type ValkeyRole } from '../api/index.js';
 
 /**
  * Without a `user default` line Valkey recreates `default` with full access, so the file always
@@ -40,7 +41,8 @@ export const CLIENT_BASELINE_RULES =
 
 export interface SystemUserHashes {
   replication: string;
-  controller: string;
+  /** One or more: a namespace's own, and during a migration or key rotation the other. */
+  controller: readonly string[];
 }
 
 const KEY_PREFIX = { read: '%R~', write: '%W~', readwrite: '~' } as const;
@@ -58,7 +60,7 @@ export function renderSelector(permission: AclPermission, role: ValkeyRole): str
 export function renderBinding(binding: AclBinding, roles: ReadonlyMap<string, ValkeyRole>): string {
   const hashes = binding.passwordHashes.map((h) => `#${h}`);
   const selectors = binding.permissions.map((p) => renderSelector(p, roles.get(p.roleRef) as ValkeyRole));
-  return ['user', binding.username, 'on', ...hashes, 'resetchannels', CLIENT_BASELINE_RULES, ...selectors].join(' ');
+  return aclUserLine(binding.username, ['on', ...hashes, 'resetchannels', CLIENT_BASELINE_RULES, ...selectors]);
 }
 
 /**
@@ -73,18 +75,10 @@ export function renderUsersAcl(
 ): string {
   const lines = [
     DEFAULT_USER_LINE,
-    `user ${SYSTEM_USERNAMES.replication} on #${hashes.replication} resetchannels ${REPLICATION_RULES}`,
-    `user ${SYSTEM_USERNAMES.controller} on #${hashes.controller} resetchannels ${CONTROLLER_RULES}`,
+    aclUserLine(SYSTEM_USERNAMES.replication, ['on', `#${hashes.replication}`, 'resetchannels', REPLICATION_RULES]),
+    aclUserLine(SYSTEM_USERNAMES.controller, ['on', ...hashes.controller.map((h) => `#${h}`), 'resetchannels', CONTROLLER_RULES]),
     ...platform.map((b) => renderBinding(b, roles)),
     ...team.map((b) => renderBinding(b, roles)),
   ];
   return `${lines.join('\n')}\n`;
 }
-
-/**
- * The last line of `users.acl`: a user that can never log in (`off`, no commands), whose one
- * password hash is `revision`, the sha256 of the lines above it. After `ACL LOAD`, the controller
- * reads it back with `ACL GETUSER` to prove which file the node loaded: the kubelet projects a
- * changed ConfigMap with a delay, and a load of the old file succeeds just as well.
- */
-export const aclRevisionLine = (revision: string): string => `user ${ACL_REVISION_USERNAME} off #${revision} resetchannels -@all\n`;

@@ -1,8 +1,21 @@
-import { ANNOTATIONS, info, valkeyRef, type Problem, type RenderConfig, type ValkeyRole } from '../api/index.js';
+import {
+  ANNOTATIONS,
+  controllerPasswordHashes,
+  error,
+  info,
+  securitySettingReason,
+  valkeyRef,
+  warning,
+  type Problem,
+  type RenderConfig,
+  type ValkeyRole,
+} from '../api/index.js';
+import { canonicalSettingName } from '../api/valkey-table.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
-import { aclRevisionLine, renderUsersAcl } from './acl.js';
+import { aclRevisionLine } from '../api/contract/users-acl.js';
+import { renderUsersAcl } from './acl.js';
 import { renderConfigMap, sha256 } from './configmap.js';
 import { renderProbeScript } from './probes.js';
 import { renderService } from './service.js';
@@ -12,7 +25,7 @@ import type { PreviousCluster } from './previous.js';
 import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
 import { rolloutFindings } from './rollout-warnings.js';
 
-export interface RenderedCluster {
+export interface ClusterRender {
   /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget. */
   objects: KubeObject[];
   problems: Problem[];
@@ -27,7 +40,7 @@ export function renderCluster(
   roles: ReadonlyMap<string, ValkeyRole>,
   render: RenderConfig,
   previous?: PreviousCluster,
-): RenderedCluster {
+): ClusterRender {
   const name = cluster.metadata.name;
   const namespace = cluster.metadata.namespace as string;
   const tls = cluster.spec.tls !== undefined;
@@ -38,7 +51,9 @@ export function renderCluster(
     `Config chain: ${config.chain.join(' -> ')}; image ${config.image} (ValkeyImage ${config.imageRef}, version ${config.imageVersion}).`,
   ];
   const conf = renderValkeyConf(header, config.valkey, tls, config.imageVersion);
-  const problems: Problem[] = conf.dropped.map((key) => {
+  // Settings that change who can connect are errors of the config (menu/check-settings.ts), not drops.
+  const dropped = conf.dropped.filter((key) => securitySettingReason(canonicalSettingName(key)) === undefined);
+  const problems: Problem[] = dropped.map((key) => {
     const from = config.valkeyFrom[key] ?? config.name;
     return info(
       `ValkeyConfig ${from}: spec.valkey.${key}: dropped, because valkey-krm sets ${key} itself (cluster mode, ports, paths, replication identity and access are managed); remove it from the config`,
@@ -46,9 +61,21 @@ export function renderCluster(
       `spec.valkey.${key}`,
     );
   });
+  const controllerHashes = controllerPasswordHashes(render, namespace);
+  if (controllerHashes.length === 0) {
+    return {
+      objects: [],
+      problems: [
+        error(
+          `ValkeyCluster ${namespace}/${name}: the render config has no controller password hash for namespace ${namespace}: add spec.systemUsers.controller.namespaces.${namespace} (docs/security.md shows how to derive it from the controller key), or a fleet-wide spec.systemUsers.controller.passwordHash`,
+          valkeyRef('ValkeyCluster', name, namespace),
+        ),
+      ],
+    };
+  }
   const aclBody = renderUsersAcl(config.acl, cluster.spec.acl ?? [], roles, {
     replication: render.systemUsers.replication.passwordHash,
-    controller: render.systemUsers.controller.passwordHash,
+    controller: controllerHashes,
   });
   const aclRevision = sha256(aclBody);
   const acl = aclBody + aclRevisionLine(aclRevision);
@@ -59,6 +86,15 @@ export function renderCluster(
   };
   const rollout = rolloutFindings(cluster, revisions.restart, previous);
   problems.push(...rollout.problems);
+  if (render.nodeSpread === 'bestEffort' && cluster.spec.replicasPerShard > 0) {
+    problems.push(
+      warning(
+        `ValkeyCluster ${namespace}/${name}: spec.replicasPerShard: the render config sets nodeSpread: bestEffort, so a shard's primary and its replicas may be scheduled on one node; losing that node loses the shard's data (emptyDir) and takes its slots offline. Meant for small dev clusters with fewer nodes than pods per shard; remove nodeSpread (default required) anywhere else`,
+        valkeyRef('ValkeyCluster', name, namespace),
+        'spec.replicasPerShard',
+      ),
+    );
+  }
   const objects: KubeObject[] = [
     renderConfigMap(name, namespace, { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) }),
     renderService(name, namespace),

@@ -1,4 +1,4 @@
-import { LABELS, MANAGED_BY } from '../api/index.js';
+import { LABELS, MANAGED_BY, shardLabelValue } from '../api/index.js';
 
 /** Labels on every generated object of cluster `name`. */
 export function clusterLabels(name: string): Record<string, string> {
@@ -11,9 +11,9 @@ export function clusterLabels(name: string): Record<string, string> {
 }
 
 export function shardLabels(name: string, shard: number): Record<string, string> {
-  return { ...clusterLabels(name), [LABELS.shard]: String(shard) };
+  return { ...clusterLabels(name), [LABELS.shard]: shardLabelValue(shard) };
 }
 
 /** Selectors stay minimal: a StatefulSet's selector can never change once created. */
 export const clusterSelector = (name: string) => ({ [LABELS.cluster]: name });
-export const shardSelector = (name: string, shard: number) => ({ [LABELS.cluster]: name, [LABELS.shard]: String(shard) });
+export const shardSelector = (name: string, shard: number) => ({ [LABELS.cluster]: name, [LABELS.shard]: shardLabelValue(shard) });

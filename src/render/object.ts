@@ -15,7 +15,7 @@ export interface KubeObject {
 
 /**
  * Paths inside the container, shared by the ConfigMap, StatefulSet and probes. The ports and names
- * the controller relies on too are in api/pod-contract.ts.
+ * the controller relies on too are in api/contract/ (pod-identity.ts, ports.ts).
  */
 export const CONF_DIR = '/etc/valkey/conf';
 export const TLS_DIR = '/etc/valkey/tls';

@@ -1,5 +1,6 @@
 import { hasErrors, type Problem, type RenderConfig } from '../api/index.js';
 import { parseMenu } from '../menu/parse.js';
+import { provenanceOf, type ClusterProvenance } from '../menu/provenance.js';
 import { resolveMenu } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderCluster } from './cluster.js';
@@ -7,7 +8,7 @@ import { previousClusters } from './previous.js';
 
 export interface RenderedSet {
   /** Per cluster, in namespace/name order. Empty whenever any problem is an error. */
-  clusters: { namespace: string; name: string; objects: KubeObject[] }[];
+  clusters: { namespace: string; name: string; objects: KubeObject[]; provenance: ClusterProvenance }[];
   problems: Problem[];
   stats: { images: number; configs: number; roles: number; clusters: number };
 }
@@ -35,7 +36,12 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
       const out = renderCluster(rc, menu.roles, render, previous.get(`${rc.cluster.metadata.namespace}/${rc.cluster.metadata.name}`));
       problems.push(...out.problems);
       if (!options.validateOnly)
-        clusters.push({ namespace: rc.cluster.metadata.namespace as string, name: rc.cluster.metadata.name, objects: out.objects });
+        clusters.push({
+          namespace: rc.cluster.metadata.namespace as string,
+          name: rc.cluster.metadata.name,
+          objects: out.objects,
+          provenance: provenanceOf(rc),
+        });
     }
   }
   const unique = dedupe(problems);

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../api/canonical-json.js';
 import { sha256 } from './configmap.js';
 
 /**
@@ -13,18 +14,6 @@ export interface ClusterRevisions {
   restart: string;
   live: string;
   acl: string;
-}
-
-/** JSON with object keys sorted at every level: a digest of a value, not of how it was built. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /**

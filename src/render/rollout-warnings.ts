@@ -1,17 +1,8 @@
-import {
-  ALLOW_EVERY_DATA_LOSS_ROLL,
-  ANNOTATIONS,
-  error,
-  info,
-  valkeyRef,
-  warning,
-  type Problem,
-  type ValkeyCluster,
-} from '../api/index.js';
+import { ALLOW_EVERY_DATA_LOSS_ROLL, optInCovers, readDataLossOptIn } from '../api/contract/data-loss-opt-in.js';
+import { ANNOTATIONS, error, info, valkeyRef, warning, type Problem, type ValkeyCluster } from '../api/index.js';
 import type { PreviousCluster } from './previous.js';
 
 const OPT_IN_FIELD = `metadata.annotations["${ANNOTATIONS.allowDataLossRoll}"]`;
-const RESTART_HASH = /^[0-9a-f]{64}$/;
 
 export interface RolloutFindings {
   problems: Problem[];
@@ -31,7 +22,7 @@ export function rolloutFindings(cluster: ValkeyCluster, restartHash: string, pre
   const problems: Problem[] = [];
 
   const optIn = cluster.metadata.annotations?.[ANNOTATIONS.allowDataLossRoll];
-  const wellFormed = optIn === undefined || optIn === ALLOW_EVERY_DATA_LOSS_ROLL || RESTART_HASH.test(optIn);
+  const wellFormed = readDataLossOptIn(optIn).kind !== 'malformed';
   if (!wellFormed) {
     problems.push(
       error(
@@ -66,7 +57,7 @@ export function rolloutFindings(cluster: ValkeyCluster, restartHash: string, pre
  * render would only teach people to ignore warnings.
  */
 function zeroReplicaFindings(who: string, ref: ReturnType<typeof valkeyRef>, restartHash: string, optIn: string | undefined): Problem[] {
-  if (optIn === ALLOW_EVERY_DATA_LOSS_ROLL || optIn === restartHash) return [];
+  if (optInCovers(readDataLossOptIn(optIn), restartHash)) return [];
   const problems = [
     warning(
       `${who}: spec.replicasPerShard: 0 replicas: each shard's data lives on its one pod (an emptyDir), so rolling the shard (a new image, resources, placement or restart-only setting) or losing its node loses that shard's data. The controller holds such a roll until a reviewer opts in on this ValkeyCluster with ${OPT_IN_FIELD}: "${restartHash}" (this revision) or "${ALLOW_EVERY_DATA_LOSS_ROLL}" (every revision); set replicasPerShard to 1 or more to roll by failover instead`,

@@ -1,3 +1,4 @@
+import { valkeyConfLine } from '../api/contract/valkey-conf.js';
 import { BUS_PORT, CLIENT_PORT, isManagedSettingName, SYSTEM_USERNAMES } from '../api/index.js';
 import { canonicalSettingName, isLiveSetting } from '../api/valkey-table.js';
 import { CONF_DIR, DATA_DIR, TLS_DIR } from './object.js';
@@ -42,8 +43,7 @@ export function isManagedKey(key: string): boolean {
   return isManagedSettingName(canonicalSettingName(key));
 }
 
-/** A directive line; an empty value must be spelled "" or Valkey reads a missing argument. */
-const line = ([key, value]: Setting) => `${key} ${value === '' ? '""' : value}`;
+const line = ([key, value]: Setting) => valkeyConfLine(key, value);
 
 /** Comment lines that open the two sections of the chain's settings (docs/controller.md). */
 export const LIVE_SECTION_HEADER =

@@ -109,7 +109,10 @@ export function renderShardPodTemplate({ cluster, config, render, shard }: Shard
         fsGroup: VALKEY_UID,
         seccompProfile: { type: 'RuntimeDefault' },
       },
-      ...renderPlacement(name, shard, cluster.spec.placement, render.defaultZoneSpread),
+      ...renderPlacement(name, shard, cluster.spec.placement, render.defaultZoneSpread, {
+        nodeSpread: render.nodeSpread,
+        replicas: cluster.spec.replicasPerShard > 0,
+      }),
       containers: [container],
       volumes,
     },

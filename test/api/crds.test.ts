@@ -50,14 +50,14 @@ describe('generated CRDs', () => {
     expect(version.subresources).toEqual({ status: {} });
   });
 
-  it('ValkeyCluster prints State, Config, Shards, Replicas and rejects reserved podAnnotations with CEL', () => {
+  it('ValkeyCluster prints Config, Shards, Replicas, State and rejects reserved podAnnotations with CEL', () => {
     const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyCluster')!) as unknown as Crd;
     const version = crd.spec.versions[0]!;
     expect(version.additionalPrinterColumns.map((c: { name: string }) => c.name)).toEqual([
-      'State',
       'Config',
       'Shards',
       'Replicas',
+      'State',
       'Message',
       'Age',
     ]);

@@ -282,7 +282,7 @@ describe('generated CRDs on a real kube-apiserver', () => {
       ]);
     });
 
-    it('valkeyclusters: State, Config, Shards, Replicas (and Message with -o wide), from the status subresource', async () => {
+    it('valkeyclusters: Config, Shards, Replicas, State (and Message with -o wide), from the status subresource', async () => {
       const created = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', '-'], {
         input: toJsonStream([cluster('sessions', { configRef: 'standard', shards: 3, replicasPerShard: 1 }, 'printer')]),
       });
@@ -294,19 +294,27 @@ describe('generated CRDs on a real kube-apiserver', () => {
       const r = await api.kubectl(['get', 'valkeyclusters', '-n', 'printer']);
       expect(r.code, show(r)).toBe(0);
       const plain = table(r.stdout);
-      expect(plain.header).toEqual(['NAME', 'STATE', 'CONFIG', 'SHARDS', 'REPLICAS', 'AGE']);
-      expect(plain.rows.map((row) => row.slice(0, 5))).toEqual([['sessions', 'Active', 'standard', '3', '1']]);
+      expect(plain.header).toEqual(['NAME', 'CONFIG', 'SHARDS', 'REPLICAS', 'STATE', 'AGE']);
+      expect(plain.rows.map((row) => row.slice(0, 5))).toEqual([['sessions', 'standard', '3', '1', 'Active']]);
 
       const wide = table((await api.kubectl(['get', 'valkeyclusters', '-n', 'printer', '-o', 'wide'])).stdout);
-      expect(wide.header).toEqual(['NAME', 'STATE', 'CONFIG', 'SHARDS', 'REPLICAS', 'MESSAGE', 'AGE']);
-      expect(wide.rows[0]?.slice(0, 6)).toEqual(['sessions', 'Active', 'standard', '3', '1', '6 of 6 nodes online']);
+      expect(wide.header).toEqual(['NAME', 'CONFIG', 'SHARDS', 'REPLICAS', 'STATE', 'MESSAGE', 'AGE']);
+      expect(wide.rows[0]?.slice(0, 6)).toEqual(['sessions', 'standard', '3', '1', 'Active', '6 of 6 nodes online']);
+
+      // Every state the controller writes is accepted by the status schema and shown.
+      for (const state of ['Creating', 'Updating', 'Invalid', 'Failed', 'Active']) {
+        const set = await patchSessionsStatus({ status: { state, message: `now ${state}` } });
+        expect(set.code, show(set)).toBe(0);
+        const row = table((await api.kubectl(['get', 'valkeyclusters', '-n', 'printer'])).stdout).rows[0];
+        expect(row?.[4]).toBe(state);
+      }
     });
 
     it('the status subresource enforces its schema too', async () => {
       const r = await patchSessionsStatus({ status: { state: 'Sleeping' } });
       expect(r.code, show(r)).not.toBe(0);
       expect(r.stderr).toContain(
-        'status.state: Unsupported value: "Sleeping": supported values: "Creating", "Active", "Updating", "Failed"',
+        'status.state: Unsupported value: "Sleeping": supported values: "Creating", "Active", "Updating", "Invalid", "Failed"',
       );
     });
   });

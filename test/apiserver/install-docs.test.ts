@@ -2,12 +2,15 @@
 // scratch copy of the repository: the CRDs, the overlay with a user's image, the namespace, the
 // controller's Secret, a server-side dry run and the apply. (The Deployment's pods need a
 // kubelet: the real-node suite runs them.)
+import { createHash } from 'node:crypto';
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { namespacePassword } from '../../src/controller/valkey/controller-credentials.js';
 import { ensureTools, startApiServer, type ApiServer } from '../support/apiserver.js';
 import { run } from '../support/exec.js';
 import { tempDirs } from '../support/files.js';
+import { shBlockAfter } from '../support/markdown.js';
 import { repoPath } from '../support/paths.js';
 
 const tmp = tempDirs('install-docs');
@@ -21,16 +24,6 @@ afterAll(async () => {
   await api?.stop();
   tmp.cleanup();
 });
-
-/** The first fenced `sh` block after `heading`. */
-function shBlockAfter(file: string, heading: string): string {
-  const text = readFileSync(repoPath(file), 'utf8');
-  const from = text.indexOf(heading);
-  expect(from, heading).toBeGreaterThan(-1);
-  const block = /^```sh\n([\s\S]*?)^```$/m.exec(text.slice(from))?.[1];
-  expect(block).toBeDefined();
-  return block as string;
-}
 
 const kubectl = (args: string[]) => run('kubectl', ['--kubeconfig', api.kubeconfigPath, ...args]);
 
@@ -59,12 +52,13 @@ describe('docs/install.md', () => {
     expect(deployment.spec.template.metadata.labels).toMatchObject(policy.spec.podSelector.matchLabels);
 
     const secret = JSON.parse((await kubectl(['-n', 'valkey-system', 'get', 'secret', 'valkey-controller', '-o', 'json'])).stdout);
-    const password = Buffer.from(secret.data.password, 'base64').toString('utf8');
-    expect(password).toMatch(/^[0-9a-f]{64}$/);
-    const { createHash } = await import('node:crypto');
-    expect(readFileSync(join(dir, 'controller-password.sha256'), 'utf8').trim()).toBe(createHash('sha256').update(password).digest('hex'));
+    const key = Buffer.from(secret.data.key, 'base64').toString('utf8');
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    // The hash the doc computes is the one the controller's derivation gives for that namespace.
+    const password = namespacePassword(key, 'team-a');
+    expect(readFileSync(join(dir, 'team-a.controller.sha256'), 'utf8').trim()).toBe(createHash('sha256').update(password).digest('hex'));
 
     const crds = (await kubectl(['get', 'crd', '-o', 'name'])).stdout.split('\n').filter((l) => l.includes('valkey.gomomento.com'));
     expect(crds).toHaveLength(4);
-  });
+  }, 240_000);
 });

@@ -98,7 +98,7 @@ describe('cluster formation against a real API server and real servers', () => {
 
       // kubectl shows the state.
       const table = await api.kubectl(['get', 'valkeycluster', 'sessions', '-n', ns]);
-      expect(table.stdout).toMatch(/^NAME\s+STATE\s+CONFIG\s+SHARDS\s+REPLICAS\s+AGE\nsessions\s+Active\s+standard\s+3\s+1\s+/);
+      expect(table.stdout).toMatch(/^NAME\s+CONFIG\s+SHARDS\s+REPLICAS\s+STATE\s+AGE\nsessions\s+standard\s+3\s+1\s+Active\s+/);
 
       // replicasPerShard grows: git renders bigger StatefulSets, the pods appear, the controller attaches them.
       await patchClusterSpec(api, ns, 'sessions', { replicasPerShard: 2 });
@@ -181,8 +181,8 @@ describe('cluster formation against a real API server and real servers', () => {
     let slotsCommands = 0;
     const crashAfterFirstSlots =
       (open: OpenSession): OpenSession =>
-      async (endpoint, tls) => {
-        const s: NodeSession = await open(endpoint, tls);
+      async (endpoint, tls, namespace) => {
+        const s: NodeSession = await open(endpoint, tls, namespace);
         return {
           ...s,
           addSlotsRange: async (ranges) => {

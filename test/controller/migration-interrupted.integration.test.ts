@@ -2,7 +2,10 @@
 // kube-controller-manager, the kubelet stand-in running real Valkey pods, and iovalkey's cluster
 // client (test/support/client-workload.ts) writing and reading keys over all slots throughout,
 // never reconfigured. Each case prints acknowledged writes lost, errors other than MOVED/ASK and
-// the longest pause, and expects nothing lost and no other error.
+// the longest pause, and expects nothing lost and no other error. Both controllers run the classic
+// protocol (--slot-migration classic): the markers it leaves are what these cases interrupt. The
+// atomic path's interruptions (a job left running, a source or target killed mid-job, a FLUSHALL
+// during an import) are in test/valkey/slot-migration-atomic.integration.test.ts.
 //
 // (a) The controller killed mid-migration: the shipped bundle (dist/valkey-status-sync.mjs, as
 //     deployed: ServiceAccount kubeconfig, leader election, production timings) forms 2 shards and
@@ -29,7 +32,7 @@ import type { Redis as Valkey } from 'iovalkey';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/controller/app.js';
 import type { ClusterNode } from '../../src/controller/cluster/cluster-view.js';
-import { countSlots } from '../../src/controller/cluster/slots.js';
+import { countSlots } from '../../src/api/contract/slots.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
@@ -139,8 +142,8 @@ class MigrationGate {
   }
 
   wrap(open: OpenSession): OpenSession {
-    return async (endpoint, tls) => {
-      const s = await open(endpoint, tls);
+    return async (endpoint, tls, namespace) => {
+      const s = await open(endpoint, tls, namespace);
       const gated: NodeSession = {
         ...s,
         setSlot: async (slot, state) => {
@@ -299,6 +302,8 @@ describe('a slot migration interrupted, in the kube world', () => {
         passwordFile,
         '--http-address',
         '127.0.0.1:0',
+        '--slot-migration',
+        'classic',
       ],
       { env: { ...process.env, POD_NAME: 'status-sync-killed', POD_NAMESPACE: CONTROLLER_NAMESPACE }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -389,6 +394,7 @@ describe('a slot migration interrupted, in the kube world', () => {
         namespace: NS,
         controllerPassword: CONTROLLER_PASSWORD,
         rebalanceBatchSlots: 128,
+        slotMigration: 'classic',
         wrapOpen: (open) => gate.wrap(open),
         log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
         metrics,

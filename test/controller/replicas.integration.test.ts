@@ -7,7 +7,7 @@
 // prints acknowledged writes lost, errors other than MOVED/ASK and the longest pause.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/controller/app.js';
-import { countSlots } from '../../src/controller/cluster/slots.js';
+import { countSlots } from '../../src/api/contract/slots.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';

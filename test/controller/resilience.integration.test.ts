@@ -264,6 +264,11 @@ describe('resilience and operations', () => {
       can('delete', 'apps', 'statefulsets', { namespace: 'team' }),
       can('update', C, 'leases', { namespace: 'valkey-system', name: 'someone-else' }),
       can('create', C, 'leases', { namespace: 'team' }),
+      can('get', 'policy', 'poddisruptionbudgets', { namespace: 'team' }),
+      can('delete', 'policy', 'poddisruptionbudgets', { namespace: 'team' }),
+      can('list', 'policy', 'poddisruptionbudgets', { namespace: 'team' }),
+      can('update', 'policy', 'poddisruptionbudgets', { namespace: 'team' }),
+      can('deletecollection', 'apps', 'statefulsets', { namespace: 'team' }),
     ]);
     expect(answers).toEqual([
       'list valkeyclusters: yes',
@@ -289,6 +294,11 @@ describe('resilience and operations', () => {
       'delete statefulsets -n team: yes', // a drained shard's StatefulSet, once no slot or key is left on it (scale-in)
       'update leases someone-else -n valkey-system: no',
       'create leases -n team: no',
+      'get poddisruptionbudgets -n team: yes', // read first: only a PDB labelled as the retired shard's is deleted
+      'delete poddisruptionbudgets -n team: yes', // with its UID and resourceVersion as preconditions
+      'list poddisruptionbudgets -n team: no',
+      'update poddisruptionbudgets -n team: no',
+      'deletecollection statefulsets -n team: no',
     ]);
 
     const r = await api.kubectl(['apply', '--dry-run=server', '-f', join(REPO, 'deploy/controller/deployment.yaml')]);

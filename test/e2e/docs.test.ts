@@ -4,20 +4,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../support/exec.js';
 import { binDir, copyTree, tempDirs } from '../support/files.js';
+import { shBlockAfter } from '../support/markdown.js';
 import { repoPath } from '../support/paths.js';
 
 const tmp = tempDirs('docs');
 afterAll(() => tmp.cleanup());
-
-/** The first fenced `sh` block after `heading` in a Markdown file, without its fences. */
-function shBlockAfter(file: string, heading: string): string {
-  const text = readFileSync(repoPath(file), 'utf8');
-  const from = text.indexOf(heading);
-  expect(from, heading).toBeGreaterThan(-1);
-  const block = /^```sh\n([\s\S]*?)^```$/m.exec(text.slice(from))?.[1];
-  expect(block).toBeDefined();
-  return block as string;
-}
 
 /** A scratch copy of the repository's examples and integrations, and an environment with the executables on PATH. */
 function workspace(): { dir: string; env: NodeJS.ProcessEnv } {

@@ -189,6 +189,17 @@ describe('generate, as the CMP server runs it', () => {
       2,
       'must be relative paths inside the application directory',
     ],
+    ...([['--config=/etc/passwd .'], ['plan --base=/ .'], ['. --help'], ['link-out']] as const).map(
+      ([paths]) =>
+        [
+          `RENDER_PATHS "${paths}"`,
+          (appPath: string) => symlinkSync('/', join(appPath, 'link-out')),
+          { RENDER_PATHS: paths },
+          2,
+          'must be relative paths inside the application directory',
+        ] as const,
+    ),
+    ['RENDER_CONFIG "--help"', () => undefined, { RENDER_CONFIG: '--help' }, 2, 'must be relative paths inside the application directory'],
     [
       'an absolute render config',
       () => undefined,
@@ -212,7 +223,7 @@ const busybox = ['/usr/bin/busybox', '/bin/busybox'].find((p) => existsSync(p));
 describe.runIf(busybox)('discover and generate with only BusyBox tools on PATH, as in the Alpine image', () => {
   it('claims the package and renders it', async () => {
     const bin = tmp.make('busybox');
-    for (const applet of ['sh', 'find', 'grep', 'head']) symlinkSync(busybox as string, join(bin, applet));
+    for (const applet of ['sh', 'find', 'grep', 'head', 'realpath']) symlinkSync(busybox as string, join(bin, applet));
     symlinkSync(process.execPath, join(bin, 'node'));
     symlinkSync(repoPath('dist/render-valkey.cjs'), join(bin, 'render-valkey'));
     const { appPath } = workDir();

@@ -67,7 +67,8 @@ afterAll(async () => {
 function secretVolume(password: string): string {
   const dir = tmp.make('secret');
   chmodSync(dir, 0o755);
-  for (const item of passwordVolume?.items ?? []) {
+  // The Deployment mounts the whole Secret (its `key`, docs/security.md); items, where listed, name the files.
+  for (const item of passwordVolume?.items ?? [{ path: 'key' }]) {
     const file = join(dir, item.path);
     writeFileSync(file, password);
     chownSync(file, 0, pod.securityContext.fsGroup);

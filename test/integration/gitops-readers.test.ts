@@ -61,9 +61,10 @@ const STATUSES: Record<string, ValkeyClusterStatus> = {
   Updating: status({
     day2: { roll: { state: 'rolling', message: 'rolling shard 0: pod c-0-1 to revision r2', revision: 'r2' }, reloads: [] },
   }),
+  // Failed belongs to creation: a below-floor binary before the cluster ever formed.
   Failed: status({
+    plan: { actions: [], waiting: ['shard 0: no pod has answered yet'], primaries: new Map() },
     observations: [
-      answered('c-0-0', 0, primaryView),
       {
         pod: 'c-0-1',
         shard: 0,

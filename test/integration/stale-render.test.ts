@@ -4,6 +4,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { run } from '../support/exec.js';
 import { binDir, copyTree, tempDirs } from '../support/files.js';
 import { repoPath } from '../support/paths.js';
@@ -74,5 +75,31 @@ describe('validate-valkey on committed rendered output', () => {
     expect(removed.stderr).toContain('StatefulSet search/catalog-0: committed as rendered output, but a fresh render no longer writes it');
     rmSync(join(again, 'rendered/search'), { recursive: true });
     expect((await validate(again)).code).toBe(0);
+  });
+});
+
+describe('the pull-request workflow (integrations/github-actions/plan-comment.yaml)', () => {
+  const step = (() => {
+    const workflow = parse(readFileSync(repoPath('integrations/github-actions/plan-comment.yaml'), 'utf8')) as {
+      jobs: { plan: { steps: { name?: string; run?: string }[] } };
+    };
+    const found = workflow.jobs.plan.steps.find((s) => s.name === 'Committed render is fresh');
+    expect(found?.run).toBeDefined();
+    return found?.run as string;
+  })();
+
+  it('its stale-render step passes on a fresh render and fails on an image bump committed without one', async () => {
+    const pkg = await renderedPackage('workflow');
+    const runStep = () =>
+      run('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', step], {
+        cwd: join(pkg, '..'),
+        env: { ...env, VALIDATE_VALKEY: 'validate-valkey', PACKAGES: 'pkg' },
+      });
+    expect((await runStep()).code).toBe(0);
+    const images = join(pkg, 'images.yaml');
+    writeFileSync(images, readFileSync(images, 'utf8').replace('tag: "9.0.1"', 'tag: "9.0.2"'));
+    const stale = await runStep();
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('spec.template.spec.containers[0].image: "valkey/valkey:9.0.1" -> "valkey/valkey:9.0.2"');
   });
 });

@@ -170,6 +170,7 @@ describe('the render config', () => {
         'systemUsers.replication.passwordHash': HASH_A,
         'systemUsers.controller.passwordHash': HASH_A,
         defaultZoneSpread: 'required',
+        nodeSpread: 'bestEffort',
       },
     });
     expect(r.problems).toEqual([]);
@@ -177,6 +178,7 @@ describe('the render config', () => {
       outputDir: 'rendered',
       clusterDomain: 'cluster.local',
       defaultZoneSpread: 'required',
+      nodeSpread: 'bestEffort',
       systemUsers: {
         replication: { passwordHash: HASH_A, secretName: 'valkey-replication' },
         controller: { passwordHash: HASH_A, secretName: 'valkey-controller' },

@@ -119,7 +119,6 @@ describe('per-pod, path and identity settings are forced (dropped from a shared 
   it.each([
     'PORT',
     'SlaveOf',
-    'masterauth',
     'cluster-announce-client-ipv4',
     'cluster-announce-client-ipv6',
     'Cluster-Announce-IP',
@@ -133,12 +132,7 @@ describe('per-pod, path and identity settings are forced (dropped from a shared 
     'dbfilename',
     'appenddirname',
     'appendfilename',
-    'tls-ca-cert-dir',
-    'tls-client-cert-file',
-    'tls-dh-params-file',
-    'tls-key-file-pass',
     'availability-zone',
-    'include',
   ])('%s is dropped with an info result and never reaches valkey.conf', (key) => {
     const objects = withSettings({ [key]: '1' });
     expect(findings(objects, 'info')).toEqual([
@@ -149,9 +143,45 @@ describe('per-pod, path and identity settings are forced (dropped from a shared 
   });
 
   it('settings that are neither per pod nor paths pass through', () => {
-    const objects = withSettings({ 'replica-announced': 'yes', 'tls-auth-clients': 'optional', 'rename-command': 'FLUSHALL ""' });
+    const objects = withSettings({ 'replica-announced': 'yes', 'lazyfree-lazy-eviction': 'yes' });
     expect(findings(objects, 'info')).toEqual([]);
     expect(valkeyConf(objects)).toMatch(/^replica-announced yes$/m);
+  });
+});
+
+describe('settings that change who can connect, or how, are errors (never dropped)', () => {
+  it.each([
+    ['requirepass', 'hunter2', "the default user's password"],
+    ['masterauth', 'secret', 'replication system user'],
+    ['primaryauth', 'secret', 'replication system user'],
+    ['MasterUser', 'repl', 'replication system user'],
+    ['primaryuser', 'repl', 'replication system user'],
+    ['aclfile', '/etc/users.acl', 'ACL bindings (spec.acl)'],
+    ['user', 'app on >pw ~* +@all', 'ACL bindings (spec.acl)'],
+    ['include', '/etc/extra.conf', 'an included file'],
+    ['rename-command', 'FLUSHALL ""', 'renamed commands'],
+    ['tls-auth-clients', 'optional', 'spec.tls.secretRef'],
+    ['tls-protocols', 'TLSv1.2', 'spec.tls.secretRef'],
+    ['tls-port', '6380', 'spec.tls.secretRef'],
+    ['tls-cert-file', '/tmp/x.crt', 'spec.tls.secretRef'],
+    ['tls-key-file-pass', 'x', 'spec.tls.secretRef'],
+    ['tls-ciphersuites', 'TLS_AES_256_GCM_SHA384', 'spec.tls.secretRef'],
+    ['tls-some-later-setting', 'x', 'spec.tls.secretRef'],
+  ])('%s is an error naming the field and the fix, and no cluster is rendered', (key, value, why) => {
+    const objects = withSettings({ [key]: value });
+    const out = renderAll(objects, render);
+    const errors = out.problems.filter((p) => p.severity === 'error').map((p) => ({ field: p.field, message: p.message }));
+    expect(errors).toEqual([
+      {
+        field: `spec.valkey.${key}`,
+        message: expect.stringMatching(new RegExp(`^ValkeyConfig tuned: spec\\.valkey\\.${key}: refused: .*changes who can connect`)),
+      },
+    ]);
+    expect(errors[0]!.message).toContain(why);
+    expect(errors[0]!.message).toContain('remove it from the config');
+    // Not also reported as dropped.
+    expect(out.problems.filter((p) => p.severity === 'info')).toEqual([]);
+    expect(out.clusters.flatMap((c) => c.objects)).toEqual([]);
   });
 });
 

@@ -6,7 +6,7 @@ import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { renderAll } from '../../src/render/render-all.js';
 import type { RenderConfig } from '../../src/api/index.js';
 import { compareCluster } from '../../src/plan/compare-cluster.js';
-import { isLiveSetting } from '../../src/plan/live-settings.js';
+import { liveSettingFromTable as isLiveSetting } from '../../src/plan/live-settings.js';
 import { MenuIndex } from '../../src/plan/menu-index.js';
 import type { PlanContext } from '../../src/plan/plan-context.js';
 import { planChange } from '../../src/plan/plan.js';
@@ -25,7 +25,7 @@ function renderOne(objects: unknown[]): RenderedCluster {
   const out = renderAll(objects, render);
   expect(out.problems.filter((p) => p.severity === 'error')).toEqual([]);
   const c = out.clusters[0] as (typeof out.clusters)[number];
-  return readRenderedCluster(c.namespace, c.name, c.objects);
+  return readRenderedCluster(c.namespace, c.name, c.objects, c.provenance);
 }
 
 const context = (base: unknown[], change: unknown[]): PlanContext => ({

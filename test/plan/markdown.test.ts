@@ -50,3 +50,116 @@ describe('the Markdown comment', () => {
     expect(shown + left).toBe(150);
   });
 });
+
+describe('hostile strings from the package, in every position', () => {
+  // Pieces a pull request could put in a name, value, file name or message, joined at random.
+  const PIECES = [
+    '\n',
+    '\r\n',
+    '\n\n',
+    '# ',
+    '### all clear',
+    '> ',
+    '- ',
+    '1. ',
+    '---',
+    '|',
+    '`',
+    '```',
+    '**',
+    '__',
+    '~~',
+    '[a](https://evil.example)',
+    '![x](y)',
+    '<img src=x onerror=alert(1)>',
+    '<details>',
+    '</details>',
+    '<!-- valkey-krm-plan -->',
+    '&lt;b&gt;',
+    '@octocat',
+    '@org/team',
+    'https://evil.example',
+    'www.evil.example',
+    'a@b.example',
+    '#1',
+    'GH-1',
+    '$x^2$',
+    ':+1:',
+    '\u001b[2J',
+    '\u2028',
+    '\u202e',
+    '\\',
+    'plain',
+    ' -> ',
+  ];
+  const hostile = (r: () => number) =>
+    Array.from({ length: 1 + Math.floor(r() * 6) }, () => PIECES[Math.floor(r() * PIECES.length)]).join('');
+
+  /** What escaped text may still contain: nothing that starts markup, HTML, a mention, a reference or a link. */
+  function expectInert(md: string) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
+    expect(md).not.toMatch(/[\r\u001b\u2028\u202e]/);
+    expect(md).not.toMatch(/(^|[^\\])[`*_[\]|~$]/m);
+    expect(md).not.toMatch(/@(?!\u2060)/);
+    expect(md).not.toMatch(/#(?!\u2060)/);
+    expect(md).not.toMatch(/:\/\/|www\./i);
+    expect(md).not.toMatch(/[<>]/);
+  }
+
+  it('escapeMarkdown leaves nothing that renders, on 2,000 generated strings', async () => {
+    const { mulberry32 } = await import('../support/random-resource-list.js');
+    const r = mulberry32(22);
+    for (let i = 0; i < 2000; i++) {
+      const s = hostile(r);
+      const out = escapeMarkdown(s);
+      expect(out, JSON.stringify(s)).not.toContain('\n');
+      expectInert(out);
+    }
+  });
+
+  it('a whole comment built from hostile values, names and file names keeps its own structure only', async () => {
+    const { mulberry32 } = await import('../support/random-resource-list.js');
+    const r = mulberry32(7);
+    for (let i = 0; i < 50; i++) {
+      const value = hostile(r);
+      const p = planChange(
+        { objects: [...menu({ 'notify-keyspace-events': 'KEA' }), ...clusters(1)], renderConfig: renderConfigObject() },
+        {
+          objects: [...menu({ 'notify-keyspace-events': value }), ...clusters(1), { ...config(hostile(r)), kind: 'ValkeyConfig' }],
+          renderConfig: renderConfigObject(),
+          fileOf: () => hostile(r),
+        },
+      );
+      const md = formatPlanMarkdown(p);
+      const lines = md.split('\n');
+      // Every line is one the formatter writes: its marker, headings, list items, folds, or blank.
+      for (const line of lines)
+        expect(line, JSON.stringify(value)).toMatch(
+          /^(<!-- valkey-krm-plan -->|### valkey-krm plan|#### \w[^<>]*|\*\*.*\*\*|- .*| {2}- .*|<details><summary><b>[^<>]*<\/b><\/summary>|<\/details>|)$/,
+        );
+      expect(lines.filter((l) => l === MARKDOWN_MARKER)).toHaveLength(1);
+      const body = lines
+        .filter((l) => !/^(<!-- valkey-krm-plan -->|<\/?details>|<details><summary>)/.test(l))
+        .join('\n')
+        // File names stand in code spans, where nothing renders (no HTML, mention or link).
+        .replace(/ \(in `[^`\n]*`\)/g, '');
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
+      expect(body).not.toMatch(/[\r\u001b\u2028\u202e<>]/);
+      expect(body).not.toMatch(/@(?!\u2060)|:\/\/|www\./);
+    }
+  });
+
+  it('over the size limit, the long lists give way and every error is kept', () => {
+    const broken = Array.from({ length: 40 }, (_, i) => ({
+      ...cluster(`bad-${i}`),
+      spec: { configRef: 'missing', shards: 1, replicasPerShard: 0 },
+    }));
+    const p = planChange(
+      { objects: [...menu({}), ...clusters(150)], renderConfig: renderConfigObject() },
+      { objects: [...menu({}), ...clusters(150), ...broken], renderConfig: renderConfigObject() },
+    );
+    const md = formatPlanMarkdown(p, { maxChars: 20_000 });
+    expect(md.length).toBeLessThan(20_000);
+    expect(md.match(/^- error: /gm)?.length).toBe(40);
+  });
+});

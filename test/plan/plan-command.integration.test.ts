@@ -52,6 +52,25 @@ describe('render-valkey plan: exit codes', () => {
     expect(out.stdout).toBe(readFileSync(join(cases, name, '_expected.txt'), 'utf8'));
   });
 
+  it('reads an input labelled managed-by: valkey-krm as render-valkey does: the label hides no cluster from the gate', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plan-label-'));
+    try {
+      const from = join(cases, 'zero-replica-roll');
+      copyFileSync(join(from, 'base.yaml'), join(dir, 'base.yaml'));
+      // Our label on every object of the change, the ValkeyCluster and the render config included.
+      const labelled = readFileSync(join(from, 'change.yaml'), 'utf8').replace(
+        /^metadata:\n/gm,
+        'metadata:\n  labels:\n    app.kubernetes.io/managed-by: valkey-krm\n',
+      );
+      writeFileSync(join(dir, 'change.yaml'), labelled);
+      const out = runPlanCommand(['--base', 'base.yaml', '--fail-on', 'risky', 'change.yaml'], { cwd: dir });
+      expect(out.exitCode).toBe(GATE_EXIT);
+      expect(out.stdout).toBe(readFileSync(join(from, '_expected.txt'), 'utf8'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('exits 1 when a side is invalid, whatever the gate', () => {
     const out = inCase('invalid-change', '--fail-on', 'any');
     expect(out.exitCode).toBe(1);

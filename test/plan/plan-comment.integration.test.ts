@@ -2,7 +2,18 @@
 // repository with two commits. Its posting step goes to a file (PLAN_COMMENT_SINK), or to a
 // stand-in curl on PATH that records the GitHub API calls it would make.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,8 +136,36 @@ case "$*" in *per_page=100*) printf '%s' '${comments}' ;; esac
       expect(body.body).toBe(readFileSync(join(cases, 'live-only-setting', '_expected.md'), 'utf8'));
     });
 
+    it('never adopts a comment that starts with the marker but was written by someone else', () => {
+      const { env, log } = fakeCurl(
+        '[{"id": 5, "body": "<!-- valkey-krm-plan -->\\\\nall clear, merge me", "user": {"login": "mallory"}}]',
+      );
+      const out = run(['--base-rev', 'HEAD~1', 'valkey'], env);
+      expect(out.status).toBe(0);
+      const calls = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('curl '));
+      expect(calls[1]).toMatch(/-X POST .* https:\/\/github\.example\/repos\/acme\/platform\/issues\/42\/comments$/);
+      expect(calls.join('\n')).not.toContain('comments/5');
+    });
+
+    it('refuses a path that leads outside the repository through a link, and posts nothing', () => {
+      const { env, log } = fakeCurl('[]');
+      symlinkSync('/etc', join(repo, 'outside'));
+      try {
+        const out = run(['--base-rev', 'HEAD~1', 'outside'], env);
+        expect(out.status).toBe(2);
+        expect(out.stderr).toContain('plan-comment.sh: outside leads outside the repository (through a link)');
+        expect(existsSync(log)).toBe(false);
+      } finally {
+        rmSync(join(repo, 'outside'));
+      }
+    });
+
     it('edits its own earlier comment instead of adding another', () => {
-      const { env, log } = fakeCurl('[{"id": 7, "body": "LGTM"}, {"id": 9, "body": "<!-- valkey-krm-plan -->\\\\nold plan"}]');
+      const { env, log } = fakeCurl(
+        '[{"id": 7, "body": "LGTM", "user": {"login": "octocat"}}, {"id": 9, "body": "<!-- valkey-krm-plan -->\\\\nold plan", "user": {"login": "github-actions[bot]"}}]',
+      );
       const out = run(['--base-rev', 'HEAD~1', 'valkey'], env);
       expect(out.status).toBe(0);
       expect(out.stderr).toContain('updated comment 9 on #42');

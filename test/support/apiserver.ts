@@ -26,6 +26,9 @@ const BUILD_TOOLS = repoPath('scripts/build-tools.sh');
 export interface ToolPaths {
   kubeApiserver: string;
   kubeControllerManager: string;
+  /** The real node's (test/support/node/): built with the others, used only there. */
+  kubeScheduler: string;
+  kubelet: string;
   etcd: string;
   kustomize: string;
 }
@@ -112,13 +115,22 @@ export function ensureTools(): Promise<ToolPaths> {
       }
       const kubeApiserver = env.get('KUBE_APISERVER');
       const kubeControllerManager = env.get('KUBE_CONTROLLER_MANAGER');
+      const kubeScheduler = env.get('KUBE_SCHEDULER');
+      const kubelet = env.get('KUBELET');
       const etcd = env.get('ETCD');
       const kustomize = env.get('KUSTOMIZE');
-      if (kubeApiserver === undefined || kubeControllerManager === undefined || etcd === undefined || kustomize === undefined) {
+      if (
+        kubeApiserver === undefined ||
+        kubeControllerManager === undefined ||
+        kubeScheduler === undefined ||
+        kubelet === undefined ||
+        etcd === undefined ||
+        kustomize === undefined
+      ) {
         reject(new Error(`scripts/build-tools.sh --print-env gave no paths:\n${stdout}\n${stderrTail}`));
         return;
       }
-      resolvePromise({ kubeApiserver, kubeControllerManager, etcd, kustomize });
+      resolvePromise({ kubeApiserver, kubeControllerManager, kubeScheduler, kubelet, etcd, kustomize });
     });
   });
   toolsPromise.catch(() => {

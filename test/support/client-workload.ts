@@ -16,11 +16,27 @@ export interface WorkloadReport {
   errors: Record<string, number>;
   /** The longest a single command took, in ms: what a client saw as a pause. */
   maxPauseMs: number;
+  /** ASK and MOVED redirects the client followed (counted where iovalkey reads the error). */
+  askRedirects: number;
+  movedRedirects: number;
+}
+
+/** Counts the redirects a Cluster client follows: iovalkey reports them to no one, so its error handler is wrapped. */
+function countRedirects(client: Cluster, report: WorkloadReport): void {
+  const target = client as unknown as { handleError: (error: Error, ...rest: unknown[]) => unknown };
+  const original = target.handleError.bind(client);
+  target.handleError = (error, ...rest) => {
+    if (error.message.startsWith('ASK ')) report.askRedirects++;
+    else if (error.message.startsWith('MOVED ')) report.movedRedirects++;
+    return original(error, ...rest);
+  };
 }
 
 export interface Workload {
   /** Stops the writers, reads every key back and reports. */
   stop(): Promise<WorkloadReport>;
+  /** ASK redirects followed so far (to tell one phase of a run from another). */
+  askRedirects(): number;
 }
 
 /** A seed node: a port on 127.0.0.1, or a host and port (a pod IP in the kube world). */
@@ -52,7 +68,17 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 export function startWorkload(port: Seed, password: string, keyCount: number, writers = 4): Workload {
   const client = clusterClient(port, password);
   const acked = new Int32Array(keyCount);
-  const report: WorkloadReport = { writes: 0, reads: 0, lostWrites: 0, staleReads: 0, errors: {}, maxPauseMs: 0 };
+  const report: WorkloadReport = {
+    writes: 0,
+    reads: 0,
+    lostWrites: 0,
+    staleReads: 0,
+    errors: {},
+    maxPauseMs: 0,
+    askRedirects: 0,
+    movedRedirects: 0,
+  };
+  countRedirects(client, report);
   const fail = (e: unknown): void => {
     const m = (e instanceof Error ? e.message : String(e)).slice(0, 80);
     report.errors[m] = (report.errors[m] ?? 0) + 1;
@@ -92,6 +118,7 @@ export function startWorkload(port: Seed, password: string, keyCount: number, wr
   };
   const loops = Array.from({ length: writers }, (_, w) => loop(w));
   return {
+    askRedirects: () => report.askRedirects,
     async stop() {
       running = false;
       await Promise.all(loops);

@@ -5,7 +5,10 @@
 //   ... kubelet.pod('team-a', 'sessions-0-1')?.ip ...
 //   await kubelet.stop();
 //
-// It registers Nodes, binds each unscheduled pod to the least busy one (pods/binding), and for
+// It registers Nodes, binds each unscheduled pod to the least busy node that kube-scheduler's hard
+// filters allow (kubelet/scheduling.ts: node selector and affinity, required pod anti-affinity,
+// DoNotSchedule spread; none: the pod stays Pending with PodScheduled False, Unschedulable, and is
+// tried again when a pod goes away) (pods/binding), and for
 // each pod bound to them runs a real process from ../shared/valkey/<build>/ on the pod's own
 // loopback address, with the pod's ConfigMap and Secret volumes projected into a per-pod dir and
 // its environment and arguments expanded from the pod spec. It reports status like a kubelet
@@ -38,7 +41,8 @@ import {
   type Volume,
 } from './kubelet/pod.js';
 import { mergePatch } from './kubelet/merge-patch.js';
-import { registerNodes } from './kubelet/nodes.js';
+import { nodeLabels, registerNodes } from './kubelet/nodes.js';
+import { chooseNode, type Placed, type SchedPod } from './kubelet/scheduling.js';
 import { ProjectedVolume, volumeFiles } from './kubelet/projected-volume.js';
 import { terminatedState } from './kubelet/termination.js';
 import { VALKEY_BUILDS_DIR } from './paths.js';
@@ -120,6 +124,13 @@ interface PodRuntime {
   reported?: string;
 }
 
+/** What the scheduling rules read of a pod (its spec carries more fields than the Pod type names). */
+const schedPod = (pod: Pod): SchedPod => ({
+  namespace: pod.metadata.namespace ?? 'default',
+  labels: pod.metadata.labels ?? {},
+  spec: pod.spec as unknown as SchedPod['spec'],
+});
+
 const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const containerPorts = (c: Container): number[] => (c.ports ?? []).map((p) => p.containerPort);
 
@@ -127,7 +138,9 @@ export class Kubelet {
   private readonly pods = new Map<string, PodRuntime>();
   private readonly byName = new Map<string, string>();
   /** Pods bound by this stand-in, uid -> node (counted before the kubelet side sees them). */
-  private readonly binding = new Map<string, string>();
+  private readonly binding = new Map<string, { node: string; pod: Pod }>();
+  /** Pods no node can take yet (as kube-scheduler's unschedulable queue), uid -> pod and the message reported. */
+  private readonly unschedulable = new Map<string, { pod: Pod; message: string }>();
   private readonly queues = new Map<string, Promise<void>>();
   private readonly watches: Watch[] = [];
   private readonly ips = new PodIps();
@@ -211,12 +224,46 @@ export class Kubelet {
 
   // ------------------------------------------------------------------ nodes and binding
 
-  private leastBusyNode(): string {
-    const load = new Map(this.nodes.map((n) => [n, 0]));
-    const placed = new Map(this.binding);
-    for (const rt of this.pods.values()) placed.set(rt.uid, rt.node);
-    for (const node of placed.values()) load.set(node, (load.get(node) ?? 0) + 1);
-    return [...load].sort((a, b) => a[1] - b[1])[0]?.[0] ?? (this.nodes[0] as string);
+  /** Every pod bound here or by this stand-in, with the labels the scheduling rules read. */
+  private placed(): Placed[] {
+    const out = new Map<string, Placed>();
+    for (const [uid, b] of this.binding) out.set(uid, { node: b.node, pod: schedPod(b.pod) });
+    for (const rt of this.pods.values()) out.set(rt.uid, { node: rt.node, pod: schedPod(rt.pod) });
+    return [...out.values()];
+  }
+
+  /** Binds an unscheduled pod where the rules allow, or reports it Unschedulable and keeps it for later. */
+  private schedule(pod: Pod): void {
+    const uid = pod.metadata.uid;
+    const decision = chooseNode(schedPod(pod), nodeLabels(this.nodes), this.placed());
+    if (decision.kind === 'bind') {
+      this.unschedulable.delete(uid);
+      this.binding.set(uid, { node: decision.node, pod });
+      this.enqueue(uid, () => this.bind(pod, decision.node));
+      return;
+    }
+    const before = this.unschedulable.get(uid);
+    this.unschedulable.set(uid, { pod, message: decision.message });
+    if (before?.message === decision.message) return;
+    this.log(`${pod.metadata.namespace}/${pod.metadata.name}: unschedulable: ${decision.message}`);
+    const { name, namespace = 'default' } = pod.metadata;
+    this.enqueue(uid, async () => {
+      const condition = {
+        type: 'PodScheduled',
+        status: 'False',
+        reason: 'Unschedulable',
+        message: decision.message,
+        lastTransitionTime: now(),
+      };
+      await mergePatch(this.api, `/api/v1/namespaces/${namespace}/pods/${name}/status`, {
+        status: { phase: 'Pending', conditions: [condition] },
+      });
+    });
+  }
+
+  /** A pod went away: what could not be placed may fit now. */
+  private retryUnschedulable(): void {
+    for (const { pod } of [...this.unschedulable.values()]) this.schedule(pod);
   }
 
   private async bind(pod: Pod, node: string): Promise<void> {
@@ -253,6 +300,7 @@ export class Kubelet {
     const known = this.pods.get(uid);
     if (type === 'DELETED') {
       this.binding.delete(uid);
+      if (this.unschedulable.delete(uid) || !known) this.retryUnschedulable();
       if (known && !known.terminating) {
         known.terminating = true;
         this.enqueue(uid, () => this.terminate(known, false));
@@ -262,11 +310,8 @@ export class Kubelet {
     const node = pod.spec.nodeName;
     if (node === undefined || node === '') {
       const ours = (pod.spec.schedulerName ?? 'default-scheduler') === 'default-scheduler';
-      if (ours && pod.metadata.deletionTimestamp === undefined && !this.binding.has(uid)) {
-        const target = this.leastBusyNode();
-        this.binding.set(uid, target);
-        this.enqueue(uid, () => this.bind(pod, target));
-      }
+      if (ours && pod.metadata.deletionTimestamp === undefined && !this.binding.has(uid)) this.schedule(pod);
+      else if (pod.metadata.deletionTimestamp !== undefined) this.unschedulable.delete(uid);
       return;
     }
     if (!this.nodes.includes(node)) return;
@@ -502,6 +547,7 @@ export class Kubelet {
     if (rt.ip !== undefined) this.ips.release(rt.ip);
     this.pods.delete(rt.uid);
     this.binding.delete(rt.uid);
+    this.retryUnschedulable();
     if (this.byName.get(podKey(rt.ns, rt.name)) === rt.uid) this.byName.delete(podKey(rt.ns, rt.name));
     this.log(`${rt.ns}/${rt.name}: stopped and removed`);
     if (graceful) await this.forceDelete(rt.pod);

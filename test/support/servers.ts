@@ -48,6 +48,8 @@ export interface RunningServer {
   readonly dir: string;
   readonly logPath: string;
   stop(): Promise<void>;
+  /** SIGKILL at once: the server gets no time to shut down, as in a crash or an OOM kill. */
+  kill(): Promise<void>;
 }
 
 /** Encode a command as a RESP array of bulk strings. */
@@ -160,6 +162,12 @@ export async function startServer(server: ServerBinary, opts: StartServerOptions
           if (stopped) return;
           stopped = true;
           await d.stop(5_000);
+          reaper.cleanupSync();
+        },
+        async kill() {
+          if (stopped) return;
+          stopped = true;
+          await d.stop(0);
           reaper.cleanupSync();
         },
       };

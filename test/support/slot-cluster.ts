@@ -15,9 +15,26 @@ import {
   type RebalanceDecision,
   type RebalanceOptions,
 } from '../../src/controller/cluster/rebalance.js';
-import { shardSlotRange } from '../../src/controller/cluster/slots.js';
+import { shardSlotRange } from '../../src/api/contract/slots.js';
+import type { Answered } from '../../src/controller/cluster/observation.js';
+import type { ScalingStatus } from '../../src/controller/cluster/status.js';
+import {
+  executeRebalance,
+  observeRebalance,
+  type RebalanceDeps,
+  type RebalanceTarget,
+} from '../../src/controller/reconcile/rebalance-cluster.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { migrateSlots, repairSlots, type MigrateOptions, type MigrationNode } from '../../src/controller/valkey/migrate-slots.js';
+import { parseInfo, serverIdentity } from '../../src/controller/valkey/info.js';
+import { awaitRunningMigrations } from '../../src/controller/valkey/migrate-slots-atomic.js';
+import {
+  everyNodeHasAtomic,
+  migrateSlots,
+  repairSlots,
+  type MigrateOptions,
+  type MigrationNode,
+  type MigrationPath,
+} from '../../src/controller/valkey/migrate-slots.js';
 import { sessionOpener, type NodeSession } from '../../src/controller/valkey/node-session.js';
 import { renderUsersAcl } from '../../src/render/acl.js';
 import { freePorts, waitFor } from './process.js';
@@ -43,8 +60,11 @@ export interface SlotCluster {
   nodes: SlotNode[];
   appPassword: string;
   controller: { username: string; password: string };
-  /** Stops node `i` (SIGTERM: the AOF is flushed) and starts it again on the same port and data dir. */
-  restart(i: number): Promise<void>;
+  /**
+   * Stops node `i` (SIGTERM: the AOF is flushed; `kill`: SIGKILL at once, as a crash) and starts it
+   * again on the same port and data dir.
+   */
+  restart(i: number, how?: { kill: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -63,7 +83,7 @@ export async function startSlotCluster(opts: SlotClusterOptions): Promise<SlotCl
   const passwords = { replication: pw(), controller: pw(), app: pw() };
   const rendered = renderUsersAcl([], [], new Map(), {
     replication: sha256(passwords.replication),
-    controller: sha256(passwords.controller),
+    controller: [sha256(passwords.controller)],
   });
   const aclPath = join(root, 'users.acl');
   writeFileSync(
@@ -133,10 +153,10 @@ export async function startSlotCluster(opts: SlotClusterOptions): Promise<SlotCl
     nodes,
     appPassword: passwords.app,
     controller,
-    async restart(i) {
+    async restart(i, how) {
       const n = nodes[i] as SlotNode;
       n.session.close();
-      await n.server.stop();
+      await (how?.kill ? n.server.kill() : n.server.stop());
       rmSync(n.server.dir, { recursive: true, force: true });
       n.server = await launch(i, n.dir);
       n.session = await open({ host: '127.0.0.1', port: n.port, busPort: n.busPort }, undefined);
@@ -180,6 +200,28 @@ export async function observePrimaries(c: SlotCluster): Promise<PrimaryObservati
   return primaries;
 }
 
+/** What the controller's observation of each node would hold, every node its own shard's only pod. */
+export async function answeredOf(c: SlotCluster): Promise<Answered[]> {
+  return Promise.all(
+    c.nodes.map(async (n): Promise<Answered> => {
+      const identity = serverIdentity(parseInfo(await n.session.infoServer()));
+      return {
+        state: 'answered',
+        pod: `node-${n.index}`,
+        shard: n.index,
+        ordinal: 0,
+        identity,
+        version: identity.kind === 'valkey' ? identity.version : 'unknown',
+        endpoint: { host: '127.0.0.1', port: n.port, busPort: n.busPort },
+        view: parseClusterNodes(await n.session.clusterNodes()),
+        info: parseClusterInfo(await n.session.clusterInfo()),
+      };
+    }),
+  );
+}
+
+export const sessionsOf = (c: SlotCluster): Map<string, NodeSession> => new Map(c.nodes.map((n) => [`node-${n.index}`, n.session]));
+
 export const migrationNodes = (c: SlotCluster): MigrationNode[] =>
   c.nodes.map((n) => ({ id: n.id, endpoint: { host: '127.0.0.1', port: n.port }, session: n.session }));
 
@@ -190,6 +232,10 @@ export interface RebalanceRun {
   repaired: number;
   last: RebalanceDecision;
   seconds: number;
+  /** Steps per protocol. */
+  paths: Record<MigrationPath, number>;
+  /** Atomic jobs found running before a step (started by someone else) and waited for. */
+  adopted: number;
 }
 
 /** Plans and executes until balanced (or `stopAfterSteps`), as the reconcile loop would. */
@@ -199,9 +245,21 @@ export async function rebalance(
   opts: { plan?: RebalanceOptions; migrate?: MigrateOptions; stopAfterSteps?: number } = {},
 ): Promise<RebalanceRun> {
   const started = performance.now();
-  const run: RebalanceRun = { steps: 0, slotsMoved: 0, keysMoved: 0, repaired: 0, last: { kind: 'balanced', drained: [] }, seconds: 0 };
+  const run: RebalanceRun = {
+    steps: 0,
+    slotsMoved: 0,
+    keysMoved: 0,
+    repaired: 0,
+    last: { kind: 'balanced', drained: [] },
+    seconds: 0,
+    paths: { atomic: 0, classic: 0 },
+    adopted: 0,
+  };
   const patience = Date.now() + 60_000;
+  const atomic = opts.migrate?.path !== 'classic' && (await everyNodeHasAtomic(migrationNodes(c)));
   for (;;) {
+    // As the reconcile pass does: a job already running is waited for before anything is planned.
+    if (atomic && (await awaitRunningMigrations(migrationNodes(c), 60_000)).waited) run.adopted++;
     const d = planRebalance({
       shards,
       replicasPerShard: 0,
@@ -223,10 +281,34 @@ export async function rebalance(
       continue;
     }
     const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, migrationNodes(c), opts.migrate);
+    run.paths[out.path]++;
     run.slotsMoved += out.slotsMoved;
     run.keysMoved += out.keysMoved;
     if (out.error) throw new Error(out.error);
   }
   run.seconds = (performance.now() - started) / 1000;
   return run;
+}
+
+/**
+ * What one controller pass does about slots when topology has the turn: the rebalancer's reads,
+ * the rebalance planner, and its executor (reconcile/rebalance-cluster.ts), as reconcile-cluster.ts
+ * wires them, without the rest of the pass. Undefined: the planner has nothing to heal or move.
+ */
+export async function controllerRebalancePass(
+  target: RebalanceTarget,
+  deps: RebalanceDeps,
+): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
+  const seen = await observeRebalance(target.answered, target.shards, target.sessions);
+  const decision = planRebalance({
+    shards: target.shards,
+    replicasPerShard: target.replicasPerShard,
+    primaries: seen.primaries,
+    ...(seen.maxmemoryBytes ? { maxmemoryBytes: seen.maxmemoryBytes } : {}),
+    ...(deps.batchSlots ? { options: { batchSlots: deps.batchSlots } } : {}),
+  });
+  if (decision.kind === 'hold') return { phase: 'held', message: decision.reason };
+  if (decision.kind === 'wait') return { phase: 'waiting', message: decision.reason };
+  if (decision.kind !== 'heal' && decision.kind !== 'move') return undefined;
+  return executeRebalance(decision, seen, target, deps);
 }

@@ -13,8 +13,11 @@ export interface TestPki {
   key: string;
   /** Server flags (valkey-server and redis-server alike) serving TLS on `port` with this certificate, requiring client certificates from this CA. */
   tlsArgs(port: number): string[];
-  /** Another node certificate and key from the same CA (new key, new serial): a rotation that keeps the CA. */
-  issue(dnsNames: readonly string[]): { cert: string; key: string };
+  /**
+   * Another node certificate and key from the same CA (new key, new serial): a rotation that keeps
+   * the CA. `days: 0` makes one whose validity ends the second it starts (expired a second later).
+   */
+  issue(dnsNames: readonly string[], opts?: { days?: number }): { cert: string; key: string };
   remove(): void;
 }
 
@@ -41,7 +44,7 @@ export function makePki(dnsNames: readonly string[]): TestPki {
     '-subj',
     '/CN=valkey-krm test CA',
   );
-  const issue = (names: readonly string[], prefix: string): { cert: string; key: string } => {
+  const issue = (names: readonly string[], prefix: string, days = 2): { cert: string; key: string } => {
     writeFileSync(
       p(`${prefix}node.ext`),
       [
@@ -66,7 +69,7 @@ export function makePki(dnsNames: readonly string[]): TestPki {
       '-out',
       certPath,
       '-days',
-      '2',
+      String(days),
       '-extfile',
       p(`${prefix}node.ext`),
     );
@@ -94,10 +97,107 @@ export function makePki(dnsNames: readonly string[]): TestPki {
       '--tls-auth-clients',
       'yes',
     ],
-    issue: (names) => {
+    issue: (names, opts) => {
       issued += 1;
-      return issue(names, `issued-${issued}-`);
+      return issue(names, `issued-${issued}-`, opts?.days);
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+export interface DatedPair {
+  ca: string;
+  cert: string;
+  key: string;
+  /** A key of the same kind that is not the certificate's. */
+  otherKey: string;
+}
+
+/** `YYYYMMDDHHMMSSZ`, as `openssl ca -startdate/-enddate` takes it. */
+const asn1Time = (d: Date): string => `${d.toISOString().replace(/[-:T]/g, '').slice(0, 14)}Z`;
+
+/**
+ * A CA and a node certificate valid exactly from `notBefore` to `notAfter` (past dates included,
+ * for expired certificates), of either key kind, made with `openssl ca`.
+ */
+export function makeDatedPair(o: { keyType: 'rsa' | 'ecdsa'; notBefore: Date; notAfter: Date; dnsNames?: readonly string[] }): DatedPair {
+  const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-dated-'));
+  const p = (f: string) => join(dir, f);
+  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const keyArgs = o.keyType === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+  try {
+    writeFileSync(
+      p('ca.cnf'),
+      [
+        '[ca]',
+        'default_ca = d',
+        '[d]',
+        `dir = ${dir}`,
+        `database = ${p('index.txt')}`,
+        `new_certs_dir = ${dir}`,
+        `serial = ${p('serial')}`,
+        'default_md = sha256',
+        'policy = p',
+        'copy_extensions = copy',
+        'unique_subject = no',
+        '[p]',
+        'commonName = supplied',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(p('index.txt'), '');
+    writeFileSync(p('serial'), '01\n');
+    run(
+      'req',
+      '-x509',
+      ...keyArgs,
+      '-nodes',
+      '-keyout',
+      p('ca.key'),
+      '-out',
+      p('ca.crt'),
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=valkey-krm dated CA',
+    );
+    const san = (o.dnsNames ?? ['localhost']).map((d) => `DNS:${d}`).join(',');
+    run(
+      'req',
+      ...keyArgs,
+      '-nodes',
+      '-keyout',
+      p('tls.key'),
+      '-out',
+      p('node.csr'),
+      '-subj',
+      '/CN=valkey node',
+      '-addext',
+      `subjectAltName=${san}`,
+    );
+    run('req', ...keyArgs, '-nodes', '-keyout', p('other.key'), '-out', p('other.csr'), '-subj', '/CN=other');
+    run(
+      'ca',
+      '-config',
+      p('ca.cnf'),
+      '-batch',
+      '-notext',
+      '-cert',
+      p('ca.crt'),
+      '-keyfile',
+      p('ca.key'),
+      '-in',
+      p('node.csr'),
+      '-out',
+      p('tls.crt'),
+      '-startdate',
+      asn1Time(o.notBefore),
+      '-enddate',
+      asn1Time(o.notAfter),
+    );
+    const read = (f: string) => readFileSync(p(f), 'utf8');
+    return { ca: read('ca.crt'), cert: read('tls.crt'), key: read('tls.key'), otherKey: read('other.key') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rawCommand, type RunningServer } from './servers.js';
-import { VALKEY_BUILDS, VALKEY_VERSION, aclForPre9Builds, startValkey, valkeyServerPath } from './valkey.js';
+import { SUPPORTED_BUILD, VALKEY_BUILDS, VALKEY_VERSION, aclForPre9Builds, startValkey, valkeyServerPath } from './valkey.js';
 
 const infoServer = (port: number) =>
   rawCommand(port, [['INFO', 'server']], { done: (s) => /^\$(\d+)\r\n/.test(s) && s.endsWith('\r\n\r\n') });
@@ -12,7 +12,7 @@ describe('valkey harness', () => {
     await Promise.all(started.map((s) => s.stop()));
   });
 
-  it('finds both builds from the repository root, whatever the cwd', () => {
+  it('finds every build from the repository root, whatever the cwd', () => {
     for (const build of VALKEY_BUILDS)
       expect(valkeyServerPath(build)).toMatch(new RegExp(`/shared/valkey/${build.replaceAll('.', '\\.')}/valkey-server$`));
   });
@@ -33,7 +33,7 @@ describe('valkey harness', () => {
 
   it('takes a config file, extra args and a password', async () => {
     const v = await startValkey({
-      build: 'unstable-2024-10',
+      build: SUPPORTED_BUILD,
       confText: 'maxmemory 10mb\nmaxmemory-policy allkeys-lru\n',
       args: ['--requirepass', 's3cret'],
       password: 's3cret',

@@ -1,4 +1,4 @@
-import type { SlotRange } from './slots.js';
+import type { SlotRange } from '../../api/contract/slots.js';
 
 /**
  * What one node reports about the cluster, as plain data: its `CLUSTER NODES` lines and its

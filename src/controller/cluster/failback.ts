@@ -1,3 +1,4 @@
+import { replicaInSync } from '../../api/contract/replica-sync.js';
 import { isMyself, isPrimary } from './cluster-view.js';
 import type { Answered } from './observation.js';
 
@@ -6,9 +7,6 @@ import type { Answered } from './observation.js';
  * is kept at ordinal 0. After a failover moved it (a node restart, a roll), ordinal 0 takes it back
  * with a graceful `CLUSTER FAILOVER` once it is in sync. Pure; one failback per pass.
  */
-
-/** A replica further behind its primary than this is not in sync (offsets are read a moment apart). */
-const SYNC_TOLERANCE_BYTES = 1024 * 1024;
 
 export type FailbackDecision =
   | { kind: 'none' }
@@ -43,10 +41,7 @@ export function planFailback(shards: number, answered: readonly Answered[]): Fai
       waits.push(`shard ${s}: ${first.pod} takes the primary back from ${primary.pod} once every node sees it replicate ${primary.pod}`);
       continue;
     }
-    const r = first.replication;
-    const target = primary.replication?.offset;
-    const inSync = r?.linkUp === true && !r.syncing && (target === undefined || target - r.offset <= SYNC_TOLERANCE_BYTES);
-    if (!inSync) {
+    if (!replicaInSync(first.replication, primary.replication?.offset)) {
       waits.push(`shard ${s}: ${first.pod} takes the primary back from ${primary.pod} once it is in sync`);
       continue;
     }

@@ -1,6 +1,6 @@
 import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-view.js';
 import { byPosition, type Endpoint, type Member } from './observation.js';
-import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from './slots.js';
+import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from '../../api/contract/slots.js';
 
 export interface PlanInput {
   shards: number;
@@ -19,7 +19,7 @@ export type FormationAction =
   | { kind: 'replicate'; on: string; primaryId: string; primaryPod: string }
   | { kind: 'takeover'; on: string; deadPrimaryId: string };
 
-export interface Plan {
+export interface FormationPlan {
   /** In execution order: forget, meet, slots, replicate, takeover. */
   actions: FormationAction[];
   /** Why the cluster is not formed yet, one short sentence each. */
@@ -257,7 +257,7 @@ function replicatePrimaries(f: Formation, primaries: ReadonlyMap<number, Member>
  * missing, never resets a node, never assigns a slot someone owns, and forgets only nodes the
  * cluster itself marked failed. Run it again after the actions to make the next step.
  */
-export function planFormation({ shards, members: unsorted, allPodsObserved }: PlanInput): Plan {
+export function planFormation({ shards, members: unsorted, allPodsObserved }: PlanInput): FormationPlan {
   const members = [...unsorted].sort(byPosition);
   const byId = new Map(members.map((m) => [selfOf(m).id, m]));
   const formation: Formation = { shards, members, byId, foreign: foreignNodes(members, new Set(byId.keys())), allPodsObserved };
@@ -269,7 +269,7 @@ export function planFormation({ shards, members: unsorted, allPodsObserved }: Pl
   const replicate = replicatePrimaries(formation, primaries.primaries, meet.joined);
 
   return {
-    // The order of Plan.actions; takeovers were decided with the primaries but go last.
+    // The order of FormationPlan.actions; takeovers were decided with the primaries but go last.
     actions: [...forget.actions, ...meet.actions, ...slots.actions, ...replicate.actions, ...primaries.actions],
     waiting: [...primaries.waiting, ...forget.waiting, ...meet.waiting, ...slots.waiting, ...replicate.waiting],
     primaries: new Map([...primaries.primaries].map(([s, m]) => [s, m.pod])),

@@ -53,3 +53,29 @@ export function planImageFinalizers(images: readonly ImageFacts[], configs: read
   }
   return changes;
 }
+
+/** A delete request the finalizer holds: the image stays (with a deletionTimestamp) while these configs name it. */
+export interface HeldDeletion {
+  image: string;
+  referencedBy: string[];
+}
+
+/** Images being deleted that configs still reference: what the Event on each says. Pure. */
+export function heldDeletions(images: readonly ImageFacts[], configs: readonly ConfigFacts[]): HeldDeletion[] {
+  return images
+    .filter((i) => i.deleting && i.finalizers.includes(IMAGE_FINALIZER))
+    .flatMap((i) => {
+      const referencedBy = configs.flatMap((c) => (c.imageRef === i.name ? [c.name] : [])).sort();
+      return referencedBy.length ? [{ image: i.name, referencedBy }] : [];
+    });
+}
+
+/** The Event's message: who holds the image, and how to recover (a deletion cannot be undone). */
+export function heldDeletionMessage(d: HeldDeletion): string {
+  return (
+    `ValkeyImage ${d.image} is being deleted but ValkeyConfig ${d.referencedBy.join(', ')} still reference it (spec.imageRef), so it stays, ` +
+    'with a deletionTimestamp, and keeps serving them. A deletion cannot be undone: re-applying the ValkeyImage does not bring it back. ' +
+    'To finish it, point those configs at another image; to keep this image, apply it again under a new name and point the configs at that one, ' +
+    'and this one goes away once nothing references it'
+  );
+}

@@ -1,6 +1,7 @@
+import { memoryWordInBytes } from '../../api/contract/valkey-memory.js';
 import { isManagedSettingName } from '../../api/index.js';
 import { canonicalSettingName, lookupSetting, type SettingFacts } from '../../api/valkey-table.js';
-import type { Directives } from './valkey-conf.js';
+import type { DirectivesByName } from '../../api/contract/valkey-conf.js';
 
 /**
  * Live settings: what the rendered valkey.conf asks for, compared with what a node runs
@@ -19,7 +20,7 @@ export interface DesiredSetting {
  * (api/managed-settings.ts), and `overridden`, the settings the container's arguments set
  * (`--masterauth`, `--cluster-announce-ip`): the file's value is not what runs.
  */
-export function desiredLiveSettings(conf: Directives, overridden: ReadonlySet<string> = new Set()): DesiredSetting[] {
+export function desiredLiveSettings(conf: DirectivesByName, overridden: ReadonlySet<string> = new Set()): DesiredSetting[] {
   const out: DesiredSetting[] = [];
   for (const [raw, lines] of conf) {
     const known = lookupSetting(raw);
@@ -28,16 +29,6 @@ export function desiredLiveSettings(conf: Directives, overridden: ReadonlySet<st
     out.push({ name: known.name, value: lines.map((args) => args.join(' ')).join(' '), facts: known.facts });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 };
-
-/** `1500mb` → `1572864000`, as `CONFIG GET` prints memory; anything else unchanged. */
-function memoryBytes(word: string): string {
-  const m = /^(-?\d+)([kmg]?b?)$/i.exec(word);
-  if (!m) return word;
-  const unit = UNITS[(m[2] ?? '').toLowerCase()];
-  return unit === undefined ? word : String(Number(m[1]) * unit);
 }
 
 /**
@@ -61,7 +52,7 @@ export function normalizeSettingValue(facts: SettingFacts, value: string): strin
     case 'memory':
     case 'memory-or-percent':
     case 'special':
-      return tokens.map((t) => memoryBytes(t.toLowerCase())).join(' ');
+      return tokens.map((t) => memoryWordInBytes(t.toLowerCase())).join(' ');
     case 'integer':
       return tokens.join(' ');
     case 'string':
@@ -69,15 +60,15 @@ export function normalizeSettingValue(facts: SettingFacts, value: string): strin
   }
 }
 
-export interface SettingChange {
+export interface ConfigSetChange {
   name: string;
   value: string;
   running: string;
 }
 
 /** What to `CONFIG SET` on one node: the desired settings whose running value differs. */
-export function planLiveSettings(desired: readonly DesiredSetting[], running: ReadonlyMap<string, string>): SettingChange[] {
-  const changes: SettingChange[] = [];
+export function planLiveSettings(desired: readonly DesiredSetting[], running: ReadonlyMap<string, string>): ConfigSetChange[] {
+  const changes: ConfigSetChange[] = [];
   for (const d of desired) {
     const now = running.get(d.name);
     // A name this server does not know (a newer release's): nothing to set live.

@@ -1,4 +1,4 @@
-import type { ClusterInfo, ClusterNode } from './cluster-view.js';
+import { isMyself, type ClusterInfo, type ClusterNode } from './cluster-view.js';
 import type { ServerIdentity } from './server-identity.js';
 import type { GateVerdict } from './version-gate.js';
 
@@ -52,6 +52,14 @@ export type NodeObservation = PodPlace &
 
 export type Answered = Extract<NodeObservation, { state: 'answered' }>;
 export type Rejected = Extract<NodeObservation, { state: 'rejected' }>;
+
+/** The replication offset of the primary a node replicates, as that primary reported it; undefined if it did not answer. */
+export function primaryOffsetOf(node: Answered, answered: readonly Answered[]): number | undefined {
+  const primaryId = node.view.find(isMyself)?.primaryId;
+  if (primaryId === undefined) return undefined;
+  const primary = answered.find((o) => o.view.some((n) => isMyself(n) && n.id === primaryId));
+  return primary?.replication?.offset;
+}
 
 export const isAnswered = (o: NodeObservation): o is Answered => o.state === 'answered';
 export const isRejected = (o: NodeObservation): o is Rejected => o.state === 'rejected';

@@ -1,6 +1,6 @@
-import { TOTAL_SLOTS } from './slots.js';
+import { TOTAL_SLOTS } from '../../api/contract/slots.js';
 import { planFailback, type FailbackDecision } from './failback.js';
-import { planFormation, type FormationAction, type Plan } from './formation.js';
+import { planFormation, type FormationAction, type FormationPlan } from './formation.js';
 import { isAnswered, type NodeObservation, type PodPlace } from './observation.js';
 import { planRebalance, type PrimaryObservation, type RebalanceDecision, type RebalanceOptions } from './rebalance.js';
 import { planRetirement, type RetireDecision } from './retire.js';
@@ -66,6 +66,8 @@ export interface PassFacts {
   roll: readonly RollShard[];
   /** Whether the fleet has a roll slot free for this cluster (--max-concurrent-rolls, other clusters only). */
   rollSlotFree: boolean;
+  /** What keeps any pod from restarting, apart from formation (a TLS Secret with a problem): the roll waits. */
+  rollProblems?: readonly string[];
   /** Why the primaries' key counts or memory could not be read in this pass: topology waits. */
   topologyUnreadable?: string;
 }
@@ -97,7 +99,7 @@ export interface TopologyState {
 }
 
 export interface PassPlan {
-  formation: Plan;
+  formation: FormationPlan;
   now: Operation;
   waiting: Waiting[];
   roll: RollState;
@@ -109,7 +111,7 @@ export interface PassPlan {
 }
 
 /** What keeps the cluster from being whole apart from its pods: the roll waits for these. */
-function formationProblems(plan: Plan, observations: readonly NodeObservation[]): string[] {
+function formationProblems(plan: FormationPlan, observations: readonly NodeObservation[]): string[] {
   return [
     ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []),
     ...plan.waiting,
@@ -195,7 +197,11 @@ export function planPass(f: PassFacts): PassPlan {
   const allPodsObserved = f.observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
   const formation = planFormation({ shards: f.shards, members: answered, allPodsObserved });
   const formationBusy = formation.actions.length > 0 || formation.waiting.length > 0 || !allPodsObserved;
-  const step = planRoll({ shards: f.roll, clusterProblems: formationProblems(formation, f.observations), mayStart: f.rollSlotFree });
+  const step = planRoll({
+    shards: f.roll,
+    clusterProblems: [...(f.rollProblems ?? []), ...formationProblems(formation, f.observations)],
+    mayStart: f.rollSlotFree,
+  });
   const underWay = rollUnderWay(f.roll);
   const revision = rollRevision(f.roll, step);
   const rollActs = step.kind === 'evict' || step.kind === 'failover';

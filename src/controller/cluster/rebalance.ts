@@ -1,5 +1,5 @@
 import type { ClusterNode } from './cluster-view.js';
-import { TOTAL_SLOTS, countSlots, toRanges, type SlotRange } from './slots.js';
+import { TOTAL_SLOTS, countSlots, toRanges, type SlotRange } from '../../api/contract/slots.js';
 
 /**
  * Slot rebalancing when `shards` changes, as a pure decision over what the primaries report: heal

@@ -1,6 +1,6 @@
 import { isMyself } from './cluster-view.js';
 import type { Answered, PodPlace } from './observation.js';
-import { countSlots } from './slots.js';
+import { countSlots } from '../../api/contract/slots.js';
 
 /**
  * Shards in: once the rebalance planner has drained the removed shards (those at or above

@@ -67,20 +67,24 @@ export type RollStep =
 const outdated = (s: RollShard, p: RollPod): boolean => s.updateRevision !== undefined && p.revision !== s.updateRevision;
 const current = (s: RollShard, p: RollPod): boolean => s.updateRevision !== undefined && p.revision === s.updateRevision;
 
-/** "exited at start-up: ..." with what the server said, and what it means when we know. */
-export function startupProblemMessage(pod: string, log: string): string {
+/** The last line or two of a start-up log that say what went wrong, without Valkey's log prefix. */
+export function startupLogSummary(log: string): string {
   const lines = log
     .split('\n')
     // Valkey's log prefix (`1:M 01 Dec 2026 03:00:00.001 # `) says nothing a reader needs.
     .map((l) => l.trim().replace(/^\d+:[A-Z] \d+ \w+ \d+ [\d:.]+ [#*.-] /, ''))
     .filter((l) => l !== '');
   const telling = lines.filter((l) => /error|abort|fatal|unknown|bad directive|can't/i.test(l));
-  const said = (telling.length ? telling : lines).slice(-2).join(' / ');
+  return (telling.length ? telling : lines).slice(-2).join(' / ').slice(0, 300);
+}
+
+/** "exited at start-up: ..." with what the server said, and what it means when we know. */
+export function startupProblemMessage(pod: string, log: string): string {
   // `+cluster|syncslots` in the rendered users.acl is a 9.0 command: an older binary refuses the file.
   const olderThan9 = /cluster\|syncslots.*unknown command|unknown command.*cluster\|syncslots/i.test(log)
     ? ' (the binary is older than Valkey 9.0)'
     : '';
-  return `pod ${pod} exited at start-up: ${said.slice(0, 300)}${olderThan9}`;
+  return `pod ${pod} exited at start-up: ${startupLogSummary(log)}${olderThan9}`;
 }
 
 /** Everything that keeps the cluster from being whole: nothing is removed until it is. */

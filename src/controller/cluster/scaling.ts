@@ -2,7 +2,7 @@ import { compareStrings } from '../../api/order.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import type { Answered } from './observation.js';
 import type { PrimaryObservation, RebalanceDecision } from './rebalance.js';
-import { TOTAL_SLOTS, countSlots, formatRanges } from './slots.js';
+import { TOTAL_SLOTS, countSlots, formatRanges } from '../../api/contract/slots.js';
 
 /**
  * Between formation and the rebalance planner: which answering nodes are shard primaries (as

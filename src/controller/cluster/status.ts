@@ -1,12 +1,18 @@
 import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
-import { CONDITION, REASON } from '../../api/status-names.js';
+import { CONDITION, REASON, STATE } from '../../api/status-names.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import { kstatusConditions, withTransitions, type DesiredCondition } from './conditions.js';
-import type { Plan } from './formation.js';
-import { byPosition, isAnswered, isRejected, type Answered, type NodeObservation, type Rejected } from './observation.js';
+import type { FormationPlan } from './formation.js';
+import { byPosition, isAnswered, isRejected, primaryOffsetOf, type Answered, type NodeObservation, type Rejected } from './observation.js';
 import { shareProblems, primaryObservations } from './scaling.js';
-import { TOTAL_SLOTS, countSlots } from './slots.js';
+import { replicaInSync } from '../../api/contract/replica-sync.js';
+import { TOTAL_SLOTS, countSlots } from '../../api/contract/slots.js';
+import { expiringSoonCondition, type TlsVerdict } from './tls-secret.js';
 import { rejectionMessage } from './version-gate.js';
+
+/** How a Failed message ends: Failed is terminal, the controller leaves the cluster alone. */
+export const FAILED_RECOVERY =
+  'Failed is terminal: fix this, then delete and re-create the ValkeyCluster (the controller does not retry a failed creation)';
 
 /** What git declared for the pods: from the StatefulSets' annotations. */
 export interface Declared {
@@ -20,9 +26,11 @@ export interface StatusInput {
   shards: number;
   replicasPerShard: number;
   observations: readonly NodeObservation[];
-  plan: Plan;
+  plan: FormationPlan;
   /** Formation commands that failed in this pass. */
   actionErrors: readonly string[];
+  /** Pods with the cluster's labels that are not its StatefulSets' own (never dialled), one line each. */
+  foreignPods?: readonly string[];
   declared?: Declared;
   previous?: ValkeyClusterStatus;
   /** RFC 3339, for condition transitions. */
@@ -33,6 +41,8 @@ export interface StatusInput {
   scaling?: ScalingStatus;
   /** A primary away from ordinal 0 that the controller means to move back; absent: every primary is at ordinal 0. */
   failback?: FailbackStatus;
+  /** A TLS cluster: the verdict on its Secret this pass (tls-secret.ts); absent: no spec.tls. */
+  tls?: TlsVerdict;
 }
 
 /** What failing primaries back to ordinal 0 did or waits for in this pass. */
@@ -59,6 +69,8 @@ export interface Day2Status {
   roll?: { state: 'rolling' | 'waiting' | 'held'; message: string; revision: string };
   /** Live settings or ACLs not yet on every node (being applied, or failing), one line each. */
   reloads: readonly string[];
+  /** What the nodes refuse to load and a person must fix (a users.acl ACL LOAD rejects), one line each; also in reloads. */
+  refused?: readonly string[];
   /** The live revision every node runs once reloads is empty (for the condition's message). */
   liveRevision?: string;
 }
@@ -116,7 +128,7 @@ function shapeProblems(input: StatusInput, answered: readonly Answered[]): strin
     if (replicas !== input.replicasPerShard) problems.push(`shard ${s} has ${replicas} of ${input.replicasPerShard} replicas`);
   }
   // Whole means every replica has its primary's data, not only that it follows it.
-  const behind = answered.filter((o) => o.replication?.role === 'replica' && (!o.replication.linkUp || o.replication.syncing));
+  const behind = answered.filter((o) => o.replication?.role === 'replica' && !replicaInSync(o.replication, primaryOffsetOf(o, answered)));
   for (const o of behind) problems.push(`replica ${o.pod} is not in sync with its primary yet`);
   const notOk = answered.filter((o) => o.info.state !== 'ok').map((o) => o.pod);
   if (notOk.length) problems.push(`cluster_state is not ok on ${notOk.join(', ')}`);
@@ -217,24 +229,53 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   // A new shard's primary with no slots, or a removed shard's still holding some, is formed but not Active.
   const unbalanced = shape.length === 0 ? shareProblems(input.shards, primaryObservations(answered)) : [];
   const formed = shape.length === 0 && plan.actions.length === 0 && plan.waiting.length === 0 && input.actionErrors.length === 0;
+  const foreign = input.foreignPods ?? [];
   const healthy =
-    formed && unbalanced.length === 0 && notReady.length === 0 && rejected.length === 0 && nodes.every((n) => n.health === 'online');
+    formed &&
+    unbalanced.length === 0 &&
+    notReady.length === 0 &&
+    rejected.length === 0 &&
+    foreign.length === 0 &&
+    nodes.every((n) => n.health === 'online');
 
   // Once every slot has had an owner the cluster exists, and later gaps are updates, not creation.
+  const before = input.previous?.state;
   const wasFormed =
-    input.previous?.state === 'Active' || input.previous?.state === 'Updating' || assignedAnywhere(answered) === TOTAL_SLOTS;
+    before === STATE.active || before === STATE.updating || before === STATE.invalid || assignedAnywhere(answered) === TOTAL_SLOTS;
   const day2 = input.day2;
   const day2Busy =
     (day2 !== undefined && (day2.roll !== undefined || day2.reloads.length > 0)) ||
     input.scaling !== undefined ||
     input.failback !== undefined;
-  const state = rejected.length ? 'Failed' : healthy && !day2Busy ? 'Active' : wasFormed || day2Busy ? 'Updating' : 'Creating';
+  const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
+  // What a person must fix: at creation the cluster cannot come up (Failed); once it ran, its pods
+  // keep serving what they loaded and fixing it brings the cluster back (Invalid).
+  const blockers = [
+    ...(input.tls?.problem ? [input.tls.problem.message] : []),
+    ...(rejected.length ? [versionCheck.message] : []),
+    ...(day2?.refused ?? []),
+  ];
+  const state =
+    before === STATE.failed
+      ? STATE.failed
+      : blockers.length
+        ? wasFormed
+          ? STATE.invalid
+          : input.tls?.problem || rejected.length
+            ? STATE.failed
+            : STATE.creating
+        : healthy && !day2Busy
+          ? STATE.active
+          : wasFormed || day2Busy
+            ? STATE.updating
+            : STATE.creating;
 
   const reasons = [
     ...(input.scaling ? [input.scaling.phase === 'held' ? `scaling held: ${input.scaling.message}` : input.scaling.message] : []),
     ...(day2?.roll ? [rollReason(day2.roll)] : []),
     ...(input.failback ? [input.failback.message] : []),
     ...(day2?.reloads ?? []),
+    ...foreign,
     ...input.actionErrors,
     ...notReady,
     ...plan.waiting,
@@ -242,13 +283,16 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     ...shape,
     ...(input.scaling ? [] : unbalanced),
   ];
-  const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
   const message =
-    state === 'Failed'
-      ? versionCheck.message
-      : state === 'Active'
-        ? `${input.shards} shard(s) with ${input.replicasPerShard} replica(s) each serve all ${TOTAL_SLOTS} slots; cluster_state ok`
-        : summarize(reasons);
+    state === STATE.failed
+      ? blockers.length === 0 && input.previous?.message
+        ? input.previous.message
+        : `${summarize(blockers)}. ${FAILED_RECOVERY}`
+      : state === STATE.invalid
+        ? `${summarize(blockers)}. The pods keep serving what they loaded; once this is fixed the cluster returns to Active`
+        : state === STATE.active
+          ? `${input.shards} shard(s) with ${input.replicasPerShard} replica(s) each serve all ${TOTAL_SLOTS} slots; cluster_state ok`
+          : summarize(reasons);
 
   const formedCondition: DesiredCondition = formed
     ? {
@@ -269,15 +313,16 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
             : REASON.clusterFormed.forming,
         message: summarize(reasons) || 'Forming',
       };
-  const ready: DesiredCondition = healthy
-    ? {
-        type: CONDITION.ready,
-        status: 'True',
-        reason: REASON.ready.active,
-        message: 'The cluster is formed and every node is online',
-        observedGeneration: g,
-      }
-    : { type: CONDITION.ready, status: 'False', reason: state, message, observedGeneration: g };
+  const ready: DesiredCondition =
+    healthy && blockers.length === 0
+      ? {
+          type: CONDITION.ready,
+          status: 'True',
+          reason: REASON.ready.active,
+          message: 'The cluster is formed and every node is online',
+          observedGeneration: g,
+        }
+      : { type: CONDITION.ready, status: 'False', reason: state, message, observedGeneration: g };
 
   return {
     state,
@@ -291,6 +336,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         formedCondition,
         ready,
         ...kstatusConditions(state, message, g),
+        ...(input.tls ? tlsConditions(input.tls, g) : []),
         ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : []),
         ...slotMigrationCondition(input.scaling, g, input.previous?.conditions),
         ...failbackCondition(input.failback, g, input.previous?.conditions),
@@ -299,6 +345,20 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
       input.now,
     ),
   };
+}
+
+/** TLSSecretValid and CertificateExpiringSoon, on every pass of a TLS cluster. */
+function tlsConditions(tls: TlsVerdict, g: number): DesiredCondition[] {
+  const valid: DesiredCondition = tls.problem
+    ? { type: CONDITION.tlsSecretValid, status: 'False', reason: tls.problem.reason, message: tls.problem.message, observedGeneration: g }
+    : {
+        type: CONDITION.tlsSecretValid,
+        status: 'True',
+        reason: 'Valid',
+        message: `TLS Secret ${tls.secret} holds a CA, a certificate valid now and its key`,
+        observedGeneration: g,
+      };
+  return [valid, { type: CONDITION.certificateExpiringSoon, ...expiringSoonCondition(tls), observedGeneration: g }];
 }
 
 /**

@@ -31,3 +31,13 @@ export const strictPolicy: VersionPolicy = {
 export function rejectionMessage(pod: string, found: string): string {
   return `Pod ${pod} runs ${found}; valkey-krm requires Valkey ${VERSION_FLOOR} or later (the version floor), so the node was not joined`;
 }
+
+/**
+ * The version a server's start-up log names (`Valkey version=8.0.1, bits=64, ...`, printed before
+ * the configuration is read): what a binary that exits at start-up, and so never answers INFO,
+ * says it is. The last such line counts (the log may hold earlier starts).
+ */
+export function versionInStartupLog(log: string): string | undefined {
+  const all = [...log.matchAll(/\bValkey version=([^,\s]+)/g)];
+  return all.at(-1)?.[1];
+}

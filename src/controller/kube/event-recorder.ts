@@ -1,3 +1,4 @@
+import type { ValkeyCluster } from '../../api/index.js';
 import type { Clock } from '../runtime/clock.js';
 import { rfc3339 } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
@@ -12,6 +13,15 @@ export interface InvolvedObject {
   name: string;
   uid?: string;
 }
+
+/** A ValkeyCluster as the object its Events are about (with its UID, when it has one). */
+export const involvedCluster = (cluster: ValkeyCluster): InvolvedObject => ({
+  apiVersion: cluster.apiVersion,
+  kind: 'ValkeyCluster',
+  namespace: cluster.metadata.namespace as string,
+  name: cluster.metadata.name,
+  ...(typeof cluster.metadata.uid === 'string' ? { uid: cluster.metadata.uid } : {}),
+});
 
 export interface EventRecorder {
   /** Fire and forget: an Event that cannot be written is logged, never fails the reconcile. */

@@ -1,7 +1,7 @@
 import { Backoff, type BackoffOptions } from '../runtime/backoff.js';
 import type { Clock } from '../runtime/clock.js';
 import { isApiError, type KubeClient } from './client.js';
-import { objectKey, type KubeList, type KubeObject, type Status, type WatchEvent } from './types.js';
+import { objectKey, type KubeList, type ApiObject, type Status, type WatchEvent } from './types.js';
 
 export interface InformerEvent<T> {
   type: 'added' | 'modified' | 'deleted';
@@ -43,7 +43,7 @@ class Gone extends Error {}
  * version was compacted away) relists and reports the difference as events; any other failure
  * waits a capped exponential backoff and resumes the watch. Errors go to `onError`, never thrown.
  */
-export class Informer<T extends KubeObject> {
+export class Informer<T extends ApiObject> {
   private store = new Map<string, T>();
   private readonly abort = new AbortController();
   private readonly backoff: Backoff;

@@ -1,5 +1,5 @@
 /** The slices of Kubernetes objects the controller reads, as the API server sends them (JSON). */
-export interface ObjectMeta {
+export interface ApiObjectMeta {
   name: string;
   namespace?: string;
   uid?: string;
@@ -9,12 +9,21 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   finalizers?: string[];
   deletionTimestamp?: string;
+  ownerReferences?: OwnerReference[];
 }
 
-export interface KubeObject {
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+}
+
+export interface ApiObject {
   apiVersion?: string;
   kind?: string;
-  metadata: ObjectMeta;
+  metadata: ApiObjectMeta;
 }
 
 export interface KubeList<T> {
@@ -50,7 +59,7 @@ export interface ContainerStatus {
   lastState?: ContainerState;
 }
 
-export interface Pod extends KubeObject {
+export interface Pod extends ApiObject {
   spec?: { nodeName?: string };
   status?: {
     phase?: string;
@@ -68,20 +77,20 @@ export interface PodTemplate {
   };
 }
 
-export interface StatefulSet extends KubeObject {
+export interface StatefulSet extends ApiObject {
   spec?: { replicas?: number; template?: PodTemplate };
   status?: { observedGeneration?: number; currentRevision?: string; updateRevision?: string };
 }
 
-export interface ConfigMap extends KubeObject {
+export interface ConfigMap extends ApiObject {
   data?: Record<string, string>;
 }
 
-export interface Secret extends KubeObject {
+export interface Secret extends ApiObject {
   data?: Record<string, string>;
 }
 
-export interface Lease extends KubeObject {
+export interface Lease extends ApiObject {
   spec?: {
     holderIdentity?: string | null;
     leaseDurationSeconds?: number;
@@ -91,4 +100,4 @@ export interface Lease extends KubeObject {
   };
 }
 
-export const objectKey = (o: KubeObject): string => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);
+export const objectKey = (o: ApiObject): string => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);

@@ -1,6 +1,7 @@
-import { aclDifferences, parseAclFile, parseAclUsers } from '../cluster/acl-users.js';
-import { desiredLiveSettings, planLiveSettings, type SettingChange } from '../cluster/live-settings.js';
-import { parseValkeyConf } from '../cluster/valkey-conf.js';
+import { readAclLines, readUsersAcl } from '../../api/contract/users-acl.js';
+import { directivesByName, readValkeyConf } from '../../api/contract/valkey-conf.js';
+import { aclDifferences, aclSignatures } from '../cluster/acl-users.js';
+import { desiredLiveSettings, planLiveSettings, type ConfigSetChange } from '../cluster/live-settings.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
 import { aclPasswordHash } from '../valkey/digests.js';
 import type { NodeSession } from '../valkey/node-session.js';
@@ -26,7 +27,7 @@ export interface LiveConfigInput {
 
 export interface NodeApplied {
   pod: string;
-  changes: SettingChange[];
+  changes: ConfigSetChange[];
 }
 
 export interface LiveConfigOutcome {
@@ -36,6 +37,8 @@ export interface LiveConfigOutcome {
   aclLoaded: string[];
   /** Nodes still on an older users.acl after a load (their file is not projected yet). */
   aclStale: string[];
+  /** Nodes that refused an ACL LOAD of this file earlier and wait out their backoff before the next try. */
+  aclHeld: string[];
   /** Failures, one line each, by pod, and whether it was an ACL load (backoff applies). */
   failures: { pod: string; kind: 'config' | 'acl'; message: string }[];
 }
@@ -44,13 +47,13 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
 
 async function applySettings(pod: string, s: NodeSession, input: LiveConfigInput, out: LiveConfigOutcome): Promise<void> {
   if (input.valkeyConf === undefined) return;
-  const desired = desiredLiveSettings(parseValkeyConf(input.valkeyConf), input.overridden);
+  const desired = desiredLiveSettings(directivesByName(readValkeyConf(input.valkeyConf)), input.overridden);
   if (desired.length === 0) return;
   const timer = input.metrics.reloadSeconds.startTimer({ kind: 'config' });
   try {
     const running = await s.configGet(desired.map((d) => d.name));
     const changes = planLiveSettings(desired, running);
-    const done: SettingChange[] = [];
+    const done: ConfigSetChange[] = [];
     for (const c of changes) {
       try {
         await s.configSet(c.name, c.value);
@@ -72,12 +75,12 @@ async function applySettings(pod: string, s: NodeSession, input: LiveConfigInput
 
 async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out: LiveConfigOutcome): Promise<void> {
   if (input.usersAcl === undefined) return;
-  const file = parseAclFile(input.usersAcl, aclPasswordHash);
+  const file = aclSignatures(readUsersAcl(input.usersAcl), aclPasswordHash);
   const timer = input.metrics.reloadSeconds.startTimer({ kind: 'acl' });
   try {
-    if (aclDifferences(file, parseAclUsers(await s.aclList(), aclPasswordHash)).length === 0) return;
+    if (aclDifferences(file, aclSignatures(readAclLines(await s.aclList()), aclPasswordHash)).length === 0) return;
     if (input.aclBackoff(pod)) {
-      out.aclStale.push(pod);
+      out.aclHeld.push(pod);
       return;
     }
     try {
@@ -88,7 +91,7 @@ async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out:
       out.failures.push({ pod, kind: 'acl', message: `ACL LOAD on ${pod} failed (the node keeps its users): ${errorText(e)}` });
       return;
     }
-    if (aclDifferences(file, parseAclUsers(await s.aclList(), aclPasswordHash)).length === 0) {
+    if (aclDifferences(file, aclSignatures(readAclLines(await s.aclList()), aclPasswordHash)).length === 0) {
       input.metrics.liveApplies.inc({ kind: 'acl' });
       out.aclLoaded.push(pod);
     } else out.aclStale.push(pod);
@@ -101,7 +104,7 @@ async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out:
 }
 
 export async function applyLiveConfig(input: LiveConfigInput): Promise<LiveConfigOutcome> {
-  const out: LiveConfigOutcome = { applied: [], aclLoaded: [], aclStale: [], failures: [] };
+  const out: LiveConfigOutcome = { applied: [], aclLoaded: [], aclStale: [], aclHeld: [], failures: [] };
   const pods = [...input.sessions.keys()].sort();
   await Promise.all(
     pods.map(async (pod) => {
@@ -113,5 +116,6 @@ export async function applyLiveConfig(input: LiveConfigInput): Promise<LiveConfi
   for (const list of [out.applied, out.failures]) list.sort((a, b) => (a.pod < b.pod ? -1 : a.pod > b.pod ? 1 : 0));
   out.aclLoaded.sort();
   out.aclStale.sort();
+  out.aclHeld.sort();
   return out;
 }

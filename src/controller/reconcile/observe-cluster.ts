@@ -5,11 +5,15 @@ import { isAnswered, type NodeObservation, type PodPlace } from '../cluster/obse
 import { rollShards } from './roll-facts.js';
 import type { Declared } from '../cluster/status.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
+import { provePodOwnership, type ForeignPod } from '../cluster/pod-ownership.js';
+import { judgeTlsSecret, type SecretFacts, type TlsVerdict } from '../cluster/tls-secret.js';
+import { isApiError } from '../kube/client.js';
 import type { Pod, Secret, StatefulSet } from '../kube/types.js';
 import { mapLimit } from '../runtime/map-limit.js';
 import type { NodeSession, OpenSession } from '../valkey/node-session.js';
 import { observeNode, podPlace, type EndpointOf } from '../valkey/observe-node.js';
 import type { TlsOptions } from '../valkey/resp-connection.js';
+import { readSecretFacts } from '../valkey/certificate.js';
 import { observeRebalance } from './rebalance-cluster.js';
 import { removedShardKeys } from './retire-shards.js';
 
@@ -36,7 +40,12 @@ export interface ObserveReads {
 
 export interface ClusterObservation {
   statefulSets: StatefulSet[];
+  /** The StatefulSets' own pods, each with its place (a retired shard's pods left out). */
   pods: { pod: Pod; place: PodPlace }[];
+  /** Pods wearing the cluster's labels that no StatefulSet of it owns: named in status, never dialled. */
+  foreign: ForeignPod[];
+  /** A TLS cluster: the verdict on its Secret this pass. */
+  tlsVerdict?: TlsVerdict;
   observations: NodeObservation[];
   /** Open sessions to the nodes that answered; the caller closes them. */
   sessions: Map<string, NodeSession>;
@@ -51,23 +60,39 @@ const NODES_IN_FLIGHT = 32;
 const decode = (b64: string | undefined): string | undefined =>
   b64 === undefined ? undefined : Buffer.from(b64, 'base64').toString('utf8');
 
-/** TLS settings per pod from the cluster's Secret: its CA to verify, its cert as our client cert. */
+/**
+ * The cluster's TLS Secret, judged (tls-secret.ts), and the TLS settings per pod when its CA can be
+ * read: verified against its CA, its cert presented as our client cert. A Secret with a problem but
+ * a CA (an expired or mismatched pair) still lets the controller see the pods, which keep serving
+ * the pair they loaded.
+ */
 async function tlsSettings(
   cluster: ValkeyCluster,
   reads: ObserveReads,
-  clusterDomain: string,
-): Promise<{ options: (pod: string) => TlsOptions; certificate?: string }> {
+  nodes: NodeAccess,
+  nowMs: number,
+): Promise<{ verdict: TlsVerdict; options?: (pod: string) => TlsOptions; certificate?: string }> {
   const namespace = cluster.metadata.namespace as string;
   const secretName = cluster.spec.tls?.secretRef as string;
-  const secret = await reads.readSecret(namespace, secretName);
-  const ca = decode(secret.data?.['ca.crt']);
-  if (!ca) throw new Error(`Secret ${namespace}/${secretName} has no ca.crt; the controller verifies nodes against it`);
-  const cert = decode(secret.data?.['tls.crt']);
-  const key = decode(secret.data?.['tls.key']);
+  const which = `${namespace}/${secretName}`;
+  let secret: Secret | undefined;
+  let facts: SecretFacts;
+  try {
+    secret = await reads.readSecret(namespace, secretName);
+    facts = readSecretFacts(secret.data);
+  } catch (e) {
+    facts = isApiError(e, 404) ? { kind: 'absent' } : { kind: 'denied', detail: e instanceof Error ? e.message : String(e) };
+  }
+  const verdict = judgeTlsSecret(which, facts, nowMs);
+  const ca = decode(secret?.data?.['ca.crt']);
+  if (!ca) return { verdict };
+  const cert = decode(secret?.data?.['tls.crt']);
+  const key = decode(secret?.data?.['tls.key']);
   const name = cluster.metadata.name;
   return {
-    options: (pod) => ({ ca, ...(cert && key ? { cert, key } : {}), servername: podFqdn(pod, name, namespace, clusterDomain) }),
-    ...(cert ? { certificate: cert } : {}),
+    verdict,
+    options: (pod) => ({ ca, ...(cert && key ? { cert, key } : {}), servername: podFqdn(pod, name, namespace, nodes.clusterDomain) }),
+    ...(cert && !verdict.problem ? { certificate: cert } : {}),
   };
 }
 
@@ -101,39 +126,53 @@ export function podsToObserve(pods: readonly Pod[], shards: number, statefulSetS
   });
 }
 
-export async function observeCluster(cluster: ValkeyCluster, reads: ObserveReads, nodes: NodeAccess): Promise<ClusterObservation> {
+/** `nowMs`: the pass's time, for judging the TLS certificate's validity. */
+export async function observeCluster(
+  cluster: ValkeyCluster,
+  reads: ObserveReads,
+  nodes: NodeAccess,
+  nowMs: number,
+): Promise<ClusterObservation> {
   const namespace = cluster.metadata.namespace as string;
   const name = cluster.metadata.name;
   let open = nodes.open;
-  let tls: { options: (pod: string) => TlsOptions; certificate?: string } | undefined;
+  let tls: Awaited<ReturnType<typeof tlsSettings>> | undefined;
   if (cluster.spec.tls) {
-    try {
-      tls = await tlsSettings(cluster, reads, nodes.clusterDomain);
-    } catch (e) {
-      const message = `cannot read the TLS Secret: ${e instanceof Error ? e.message : String(e)}`;
+    tls = await tlsSettings(cluster, reads, nodes, nowMs);
+    if (!tls.options) {
+      const message = `the controller cannot verify the nodes: ${tls.verdict.problem?.message ?? 'no ca.crt'}`;
       open = () => Promise.reject(new Error(message));
     }
   }
-  // One read of the shard StatefulSets per pass: which exist, and the shard count each was rendered for.
+  // One read of the shard StatefulSets per pass: which exist, the shard count each was rendered
+  // for, and the UIDs that prove which pods are theirs.
   const statefulSets = reads.statefulSets(namespace, name);
   const statefulSetShards = renderedShardCounts(statefulSets, name).map((r) => r.shard);
-  const pods = podsToObserve(reads.pods(namespace, name), cluster.spec.shards, statefulSetShards);
-  const context = { open, policy: nodes.policy, endpointOf: nodes.endpointOf, ...(tls ? { tls: tls.options } : {}) };
+  // Only the StatefulSets' own pods are dialled (the first words to a pod are the credential).
+  const ownership = provePodOwnership(name, reads.pods(namespace, name), statefulSets);
+  const pods = podsToObserve(
+    ownership.owned.map((o) => o.pod),
+    cluster.spec.shards,
+    statefulSetShards,
+  );
+  const options = tls?.options;
+  const context = { open, policy: nodes.policy, endpointOf: nodes.endpointOf, interner: new Map(), ...(options ? { tls: options } : {}) };
   const observed = await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context));
   const sessions = new Map<string, NodeSession>();
   for (const o of observed) if (o.session) sessions.set(o.observation.pod, o.session);
-  const options = tls?.options;
   const reopen = async (podName: string): Promise<NodeSession | undefined> => {
     const pod = pods.find((p) => p.pod.metadata.name === podName)?.pod;
     const endpoint = pod ? nodes.endpointOf(pod) : undefined;
-    return endpoint && options ? open(endpoint, options(podName)) : undefined;
+    return endpoint && options ? open(endpoint, options(podName), pod?.metadata.namespace) : undefined;
   };
   const declared = declaredVersion(statefulSets);
   return {
     statefulSets,
     pods,
+    foreign: ownership.foreign,
     observations: observed.map((o) => o.observation),
     sessions,
+    ...(tls ? { tlsVerdict: tls.verdict } : {}),
     ...(tls?.certificate ? { tls: { certificate: tls.certificate, reopen } } : {}),
     ...(declared ? { declared } : {}),
   };
@@ -179,5 +218,7 @@ export async function passFacts(
       ...(cluster.metadata.annotations ? { clusterAnnotations: cluster.metadata.annotations } : {}),
     }),
     rollSlotFree: o.rollSlotFree,
+    // A restarted pod would not start with a Secret that has a problem: no roll until it is fixed.
+    ...(seen.tlsVerdict?.problem ? { rollProblems: [seen.tlsVerdict.problem.message] } : {}),
   };
 }

@@ -1,25 +1,42 @@
 import type { Answered } from '../cluster/observation.js';
 import { EVENT } from '../../api/status-names.js';
-import { slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
+import { planRebalance, slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
 import { describeMove, primaryObservations } from '../cluster/scaling.js';
-import { countSlots } from '../cluster/slots.js';
+import { countSlots } from '../../api/contract/slots.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
-import { migrateSlots, repairSlots, type MigrationNode } from '../valkey/migrate-slots.js';
+import { isMyself } from '../cluster/cluster-view.js';
+import { parseClusterInfo, parseClusterNodes } from '../valkey/cluster-nodes.js';
+import { awaitRunningMigrations } from '../valkey/migrate-slots-atomic.js';
+import { everyNodeHasAtomic, migrateSlots, repairSlots, type MigrationNode } from '../valkey/migrate-slots.js';
 import { parseMemoryInfo } from '../valkey/memory-info.js';
 import type { NodeSession } from '../valkey/node-session.js';
 
 /**
- * The rebalancer's reads and its two executors: what the primaries report (key counts of slots a
- * marker names, memory while a shrink runs), then, when the pass planner (cluster/pass-planner.ts,
- * over cluster/rebalance.ts) chose it, settling slots an interrupted migration left marked or
- * moving one bounded batch of slots (valkey/migrate-slots.ts). The planners decide from what the
- * primaries report right now, so a restarted controller picks up where the cluster is, not where
- * it thought it was.
+ * The rebalancer's reads and its executor: what the primaries report (key counts of slots a marker
+ * names, memory while a shrink runs), then, when the pass planner (cluster/pass-planner.ts, over
+ * cluster/rebalance.ts) chose healing or moving slots, carrying that out: settling slots an
+ * interrupted migration left marked, or moving bounded batches (valkey/migrate-slots.ts).
+ *
+ * A move keeps going within its pass: batch after batch, each planned by cluster/rebalance.ts from
+ * the primaries' lines read again after the last, for up to `PASS_BUDGET_MS`; a pass that ends
+ * mid-migration asks to run again at once. So the speed is the servers' and the data's, not the
+ * controller's requeue interval. The executor never starts another operation: it stops when the
+ * slots are balanced, a shrink would not fit, or a step fails, and the next pass's planner decides.
  */
+
+/**
+ * How long one pass keeps moving slots before it writes status and hands back (it is queued again
+ * at once). Short enough that status shows a migration's progress every couple of seconds (an
+ * atomic step takes 1-1.5 s here: with 10 s, a whole 3 -> 5 moved in one pass and status never
+ * said "moving slots"), long enough that a pass's reads are a small part of the time.
+ */
+const PASS_BUDGET_MS = 2_000;
+/** Slots per atomic step: one CLUSTER MIGRATESLOTS job each (the classic path keeps the planner's 64). */
+export const ATOMIC_BATCH_SLOTS = 1024;
 
 export interface RebalanceDeps {
   events: EventRecorder;
@@ -31,16 +48,34 @@ export interface RebalanceDeps {
    * only: after a controller restart status says how many are left instead.
    */
   scalingTotals?: Map<string, number>;
-  /** Slots per step (the planner's default when absent). */
+  /** Slots per step (the planner's default when absent, ATOMIC_BATCH_SLOTS on the atomic path). */
   batchSlots?: number;
+  /**
+   * Clusters whose scaling takes the classic path for the rest of it, because an atomic step
+   * failed: cluster key → that step's error. Cleared when the cluster is balanced. In memory only.
+   */
+  classicFallback?: Map<string, string>;
+  /** How long one pass keeps moving slots (default PASS_BUDGET_MS; 0: one step per pass). */
+  passBudgetMs?: number;
+  /** `classic`: never the atomic path (the controller's --slot-migration); default auto. */
+  slotMigration?: 'auto' | 'classic';
 }
 
-/** What the heal and move executors need about the cluster. */
+/** What the rebalance executor needs about the cluster. */
 export interface RebalanceTarget {
   key: string;
   about: InvolvedObject;
+  shards: number;
+  replicasPerShard: number;
   answered: readonly Answered[];
   sessions: ReadonlyMap<string, NodeSession>;
+}
+
+/** The primaries as the rebalance planner reads them. */
+export interface RebalanceObservation {
+  primaries: PrimaryObservation[];
+  /** The smallest non-zero maxmemory of the kept primaries, read during a shrink. */
+  maxmemoryBytes?: number;
 }
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -70,7 +105,7 @@ async function withMemory(
   primaries: PrimaryObservation[],
   shards: number,
   sessions: ReadonlyMap<string, NodeSession>,
-): Promise<{ primaries: PrimaryObservation[]; maxmemoryBytes?: number }> {
+): Promise<RebalanceObservation> {
   if (!primaries.some((p) => p.shard >= shards && p.self.slots.length > 0)) return { primaries };
   const read = await Promise.all(
     primaries.map(async (p) => {
@@ -87,7 +122,7 @@ async function withMemory(
   };
 }
 
-function migrationNodes(primaries: readonly PrimaryObservation[], input: Pick<RebalanceTarget, 'answered' | 'sessions'>): MigrationNode[] {
+function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceTarget): MigrationNode[] {
   return primaries.flatMap((p) => {
     const session = input.sessions.get(p.pod);
     const o = input.answered.find((a) => a.pod === p.pod);
@@ -121,32 +156,69 @@ async function move(
   nodes: MigrationNode[],
   input: RebalanceTarget,
   deps: RebalanceDeps,
-): Promise<ScalingStatus> {
+): Promise<ScalingStatus & { ok: boolean }> {
   const totals = deps.scalingTotals;
   if (totals && !totals.has(input.key)) totals.set(input.key, d.remainingSlots);
   const total = totals?.get(input.key);
   const what = describeMove(d, total);
   const started = deps.clock.now();
-  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes);
+  const fallback = deps.classicFallback?.get(input.key);
+  const classic = fallback !== undefined || deps.slotMigration === 'classic';
+  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes, classic ? { path: 'classic' } : {});
   deps.metrics.slotsMoved.inc(out.slotsMoved);
   deps.metrics.keysMoved.inc(out.keysMoved);
   deps.metrics.migrationSteps.inc({ result: out.error ? 'error' : 'ok' });
   deps.metrics.migrationSeconds.observe(Math.max(0, (deps.clock.now() - started) / 1000));
   const moved = `${out.slotsMoved} of ${countSlots(d.slots)} slot(s), ${out.keysMoved} key(s)`;
   if (out.error) {
-    deps.events.record(input.about, 'Warning', EVENT.slotMigrationFailed, `${what}: ${moved} moved, then: ${out.error}`);
-    deps.log.warn('rebalance: step failed', { step: what, error: out.error });
-    return { phase: 'moving', message: `${what}; the last step failed (${out.error}), retrying` };
+    // An atomic step that failed is retried with the classic protocol, and so is the rest of this scaling.
+    const retry = out.path === 'atomic' ? 'retrying with the classic protocol' : 'retrying';
+    if (out.path === 'atomic') deps.classicFallback?.set(input.key, out.error);
+    deps.events.record(
+      input.about,
+      'Warning',
+      EVENT.slotMigrationFailed,
+      `${what} (${out.path}): ${moved} moved, then: ${out.error}; ${retry}`,
+    );
+    deps.log.warn('rebalance: step failed', { step: what, path: out.path, error: out.error });
+    return { phase: 'moving', message: `${what}; the last step (${out.path}) failed (${out.error}), ${retry}`, ok: false };
   }
   deps.events.record(
     input.about,
     'Normal',
     EVENT.slotsMoved,
-    `Moved ${moved} from ${d.from.pod} (shard ${d.from.shard}) to ${d.to.pod} (shard ${d.to.shard}); ${d.remainingSlots - out.slotsMoved} slot(s) left to move`,
+    `Moved ${moved} from ${d.from.pod} (shard ${d.from.shard}) to ${d.to.pod} (shard ${d.to.shard}) (${out.path}); ${d.remainingSlots - out.slotsMoved} slot(s) left to move`,
   );
-  deps.log.info('rebalance: moved', { step: what, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
+  deps.log.info('rebalance: moved', { step: what, path: out.path, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
   // Status after the step: its slots count as moved.
-  return { phase: 'moving', message: describeMove({ ...d, remainingSlots: d.remainingSlots - out.slotsMoved }, total) };
+  const via = fallback ? ` (classic protocol: an atomic step failed: ${fallback})` : '';
+  return {
+    phase: 'moving',
+    message: `${describeMove({ ...d, remainingSlots: d.remainingSlots - out.slotsMoved }, total)}${via}`,
+    ok: true,
+  };
+}
+
+/** The primaries' own lines read again after a step: slots and markers move, replicas do not. */
+async function refreshed(
+  primaries: readonly PrimaryObservation[],
+  sessions: ReadonlyMap<string, NodeSession>,
+): Promise<PrimaryObservation[]> {
+  return Promise.all(
+    primaries.map(async (p) => {
+      const session = sessions.get(p.pod);
+      if (!session) return p;
+      const [nodes, info] = await Promise.all([session.clusterNodes(), session.clusterInfo()]);
+      const self = parseClusterNodes(nodes).find(isMyself);
+      return { shard: p.shard, pod: p.pod, replicas: p.replicas, self: self ?? p.self, clusterState: parseClusterInfo(info).state };
+    }),
+  );
+}
+
+/** The primaries read again after a step or a job that ran on its own, with what the planner reads of them. */
+async function reread(primaries: readonly PrimaryObservation[], input: RebalanceTarget): Promise<RebalanceObservation> {
+  const again = await refreshed(primaries, input.sessions);
+  return withMemory(await withKeyCounts(again, input.sessions), input.shards, input.sessions);
 }
 
 /** The primaries as the rebalance planner reads them: key counts of marked slots, memory during a shrink. */
@@ -154,21 +226,81 @@ export async function observeRebalance(
   answered: readonly Answered[],
   shards: number,
   sessions: ReadonlyMap<string, NodeSession>,
-): Promise<{ primaries: PrimaryObservation[]; maxmemoryBytes?: number }> {
+): Promise<RebalanceObservation> {
   const counted = await withKeyCounts(primaryObservations(answered), sessions);
   return withMemory(counted, shards, sessions);
 }
 
-/** Carries out the pass planner's heal or move; what status shows afterwards. */
+/**
+ * Carries out the pass planner's heal or move, from the observation it decided on. `again` asks
+ * the caller to run the next pass at once: this one ran out of its time budget while slots still
+ * move, or moved the last of them (the next pass sees the slots from fresh observations and
+ * retires the removed shards).
+ */
 export async function executeRebalance(
-  decision: Extract<RebalanceDecision, { kind: 'heal' | 'move' }>,
-  primaries: readonly PrimaryObservation[],
+  chosen: Extract<RebalanceDecision, { kind: 'heal' | 'move' }>,
+  seen: RebalanceObservation,
   input: RebalanceTarget,
   deps: RebalanceDeps,
-): Promise<ScalingStatus> {
+): Promise<ScalingStatus & { again?: boolean }> {
+  const started = deps.clock.now();
+  const budget = deps.passBudgetMs ?? PASS_BUDGET_MS;
+  let observation: RebalanceObservation = seen;
+  // The planner's choice acts first; each later step is planned from the primaries read again.
+  let decision: RebalanceDecision | undefined = chosen;
+  let last: ScalingStatus | undefined;
   try {
-    const nodes = migrationNodes(primaries, input);
-    return decision.kind === 'heal' ? await heal(decision, nodes, input, deps) : await move(decision, nodes, input, deps);
+    for (;;) {
+      const { primaries, maxmemoryBytes } = observation;
+      const plan = (batchSlots?: number): RebalanceDecision =>
+        planRebalance({
+          shards: input.shards,
+          replicasPerShard: input.replicasPerShard,
+          primaries,
+          ...(maxmemoryBytes ? { maxmemoryBytes } : {}),
+          ...(batchSlots ? { options: { batchSlots } } : {}),
+        });
+      decision ??= plan(deps.batchSlots);
+      const nodes = migrationNodes(primaries, input);
+      if (decision.kind === 'move' || decision.kind === 'heal') {
+        const atomic = deps.slotMigration !== 'classic' && !deps.classicFallback?.has(input.key) && (await everyNodeHasAtomic(nodes));
+        if (atomic) {
+          // A job started before (a controller since restarted, a step past its deadline) runs on
+          // its own: nothing new starts until it ends, then the slots are read again.
+          const left = Math.max(0, budget - (deps.clock.now() - started));
+          const { waited, running } = await awaitRunningMigrations(nodes, left);
+          if (running.length > 0) return { phase: 'moving', message: `waiting for ${running.join('; ')}`, again: true };
+          if (waited) {
+            observation = await reread(primaries, input);
+            decision = undefined;
+            continue;
+          }
+          if (decision.kind === 'move') decision = plan(deps.batchSlots ?? ATOMIC_BATCH_SLOTS);
+        }
+      }
+      switch (decision.kind) {
+        case 'balanced':
+          deps.classicFallback?.delete(input.key);
+          return last ? { ...last, again: true } : { phase: 'moving', message: 'slots are balanced', again: true };
+        case 'wait':
+          return last ?? { phase: 'waiting', message: decision.reason };
+        case 'hold':
+          // Nothing moves and nothing is retired (the next pass's planner holds it too).
+          deps.log.info('rebalance: held', { reason: decision.reason });
+          return { phase: 'held', message: decision.reason };
+        case 'heal':
+          return await heal(decision, nodes, input, deps);
+        case 'move': {
+          const out = await move(decision, nodes, input, deps);
+          const { ok, ...status } = out;
+          last = status;
+          if (!ok) return status;
+          if (deps.clock.now() - started >= budget) return { ...status, again: true };
+          observation = await reread(primaries, input);
+          decision = undefined;
+        }
+      }
+    }
   } catch (e) {
     deps.metrics.migrationSteps.inc({ result: 'error' });
     return { phase: 'waiting', message: `rebalancing could not read or move slots: ${message(e)}` };
@@ -178,8 +310,9 @@ export async function executeRebalance(
 /** Once the slots are balanced: the "n of m" a finished scaling counted is dropped, and an Event says so. */
 export function rebalanceFinished(
   input: Pick<RebalanceTarget, 'key' | 'about'>,
-  deps: Pick<RebalanceDeps, 'events' | 'scalingTotals'>,
+  deps: Pick<RebalanceDeps, 'events' | 'scalingTotals' | 'classicFallback'>,
 ): void {
+  deps.classicFallback?.delete(input.key);
   if (deps.scalingTotals?.delete(input.key))
     deps.events.record(input.about, 'Normal', EVENT.slotsBalanced, `Every shard primary holds its share of the slots`);
 }

@@ -1,10 +1,11 @@
 import { valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../../api/index.js';
-import { CONDITION, EVENT, REASON } from '../../api/status-names.js';
-import { planPass, type Operation, type PassPlan } from '../cluster/pass-planner.js';
+import { CONDITION, EVENT, REASON, STATE } from '../../api/status-names.js';
+import { planPass, type Operation, type PassFacts, type PassPlan } from '../cluster/pass-planner.js';
 import { describeProgress } from '../cluster/roll.js';
 import { buildStatus, type Day2Status, type FailbackStatus, type ScalingStatus } from '../cluster/status.js';
-import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
-import type { ConfigMap, KubeObject, Pod, Secret, StatefulSet } from '../kube/types.js';
+import { foreignPodMessage, type ForeignPod } from '../cluster/pod-ownership.js';
+import { involvedCluster, type EventRecorder } from '../kube/event-recorder.js';
+import type { ApiObject, ConfigMap, Pod, Secret, StatefulSet } from '../kube/types.js';
 import { rfc3339, type Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
@@ -37,7 +38,7 @@ export interface ReconcileTiming {
 
 /** The API server as a pass uses it: the informers' caches to read, requests to write. */
 export interface ClusterApi {
-  cluster(key: string): KubeObject | undefined;
+  cluster(key: string): ApiObject | undefined;
   pods(namespace: string, cluster: string): Pod[];
   statefulSets(namespace: string, cluster: string): StatefulSet[];
   configMap(namespace: string, name: string): ConfigMap | undefined;
@@ -51,11 +52,17 @@ export interface ClusterApi {
 
 /**
  * What this process remembers between passes. None of it decides which operation acts: the ACL
- * retry gate paces loads that keep failing, and the totals are the "m" of "n of m slots moved".
+ * retry gate paces loads that keep failing, the totals are the "m" of "n of m slots moved", and
+ * the fallback picks the protocol a migration the planner chose uses.
  */
 export interface PassMemory {
   aclRetry: RetryGate;
   scalingTotals: Map<string, number>;
+  /**
+   * Clusters whose scaling finishes on the classic path after an atomic step failed: cluster key →
+   * that step's error (rebalance-cluster.ts). Which protocol moves the slots, never which operation acts.
+   */
+  classicFallback: Map<string, string>;
 }
 
 export interface ClusterReconcilerDeps {
@@ -70,6 +77,8 @@ export interface ClusterReconcilerDeps {
   clock: Clock;
   log: Logger;
   metrics: ControllerMetrics;
+  /** `classic`: never the atomic slot-migration path (--slot-migration); default auto. */
+  slotMigration?: 'auto' | 'classic';
 }
 
 function versionsOf(observations: readonly NodeObservation[]): string[] {
@@ -80,18 +89,11 @@ function versionsOf(observations: readonly NodeObservation[]): string[] {
   });
 }
 
-const involved = (cluster: ValkeyCluster): InvolvedObject => ({
-  apiVersion: cluster.apiVersion,
-  kind: 'ValkeyCluster',
-  namespace: cluster.metadata.namespace as string,
-  name: cluster.metadata.name,
-  ...(typeof cluster.metadata.uid === 'string' ? { uid: cluster.metadata.uid } : {}),
-});
-
 /** What carrying out the pass's operation found, for status. */
 interface Executed {
   actionErrors: string[];
-  scaling?: ScalingStatus;
+  /** `again`: slots still move and the pass only stopped to write status. */
+  scaling?: ScalingStatus & { again?: boolean };
   rollDetail?: string;
   failback?: FailbackStatus;
 }
@@ -101,11 +103,11 @@ async function execute(
   key: string,
   cluster: ValkeyCluster,
   seen: ClusterObservation,
-  facts: { primaries: Parameters<typeof executeRebalance>[1] },
+  facts: Pick<PassFacts, 'primaries' | 'maxmemoryBytes'>,
   deps: ClusterReconcilerDeps,
   log: Logger,
 ): Promise<Executed> {
-  const about = involved(cluster);
+  const about = involvedCluster(cluster);
   const { sessions } = seen;
   const answered = seen.observations.filter((o) => o.state === 'answered');
   switch (now.kind) {
@@ -126,9 +128,18 @@ async function execute(
     case 'move': {
       const scaling = await executeRebalance(
         now,
-        facts.primaries,
-        { key, about, answered, sessions },
-        { events: deps.api.events, clock: deps.clock, log, metrics: deps.metrics, scalingTotals: deps.memory.scalingTotals },
+        { primaries: [...facts.primaries], ...(facts.maxmemoryBytes ? { maxmemoryBytes: facts.maxmemoryBytes } : {}) },
+        { key, about, shards: cluster.spec.shards, replicasPerShard: cluster.spec.replicasPerShard, answered, sessions },
+        {
+          events: deps.api.events,
+          clock: deps.clock,
+          log,
+          metrics: deps.metrics,
+          scalingTotals: deps.memory.scalingTotals,
+          classicFallback: deps.memory.classicFallback,
+          ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
+          ...(deps.slotMigration ? { slotMigration: deps.slotMigration } : {}),
+        },
       );
       return { actionErrors: [], scaling };
     }
@@ -187,7 +198,10 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   // Read for the condition transitions and the roll metrics only: no decision reads it.
   const previous = cluster.status === undefined ? undefined : valkeyClusterStatus().safeParse(cluster.status).data;
 
-  const seen = await observeCluster(cluster, deps.api, deps.nodes);
+  const seen = await observeCluster(cluster, deps.api, deps.nodes, deps.clock.now());
+  // Only the StatefulSets' own pods are dialled; any other pod with the cluster's labels is named
+  // in status and an Event, and never talked to.
+  reportForeignPods(cluster, seen.foreign, deps, log);
   try {
     const { observations, sessions } = seen;
     const unreachable = observations.filter((o) => o.state === 'unreachable').length;
@@ -201,14 +215,15 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     const plan = planPass(facts);
     for (const w of plan.waiting) log.debug('waits', { operation: w.operation, reason: w.reason });
     if (plan.roll.state === 'held' && plan.roll.step.kind === 'held')
-      deps.api.events.record(involved(cluster), 'Warning', EVENT.rollHeld, plan.roll.step.reason);
+      deps.api.events.record(involvedCluster(cluster), 'Warning', EVENT.rollHeld, plan.roll.step.reason);
     const reload = () =>
       reloadCluster(
-        { about: involved(cluster), statefulSets: seen.statefulSets, sessions, ...(seen.tls ? { tls: seen.tls } : {}) },
+        { about: involvedCluster(cluster), statefulSets: seen.statefulSets, sessions, ...(seen.tls ? { tls: seen.tls } : {}) },
         {
           configMap: (ns, name) => deps.api.configMap(ns, name),
           events: deps.api.events,
           aclRetry: deps.memory.aclRetry,
+          clock: deps.clock,
           log,
           metrics: deps.metrics,
         },
@@ -219,13 +234,17 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     const executed = await execute(plan.now, key, cluster, seen, facts, deps, log);
     const reloads = reloadsFirst ?? (await reload());
     if (plan.slotsBalanced)
-      rebalanceFinished({ key, about: involved(cluster) }, { events: deps.api.events, scalingTotals: deps.memory.scalingTotals });
+      rebalanceFinished(
+        { key, about: involvedCluster(cluster) },
+        { events: deps.api.events, scalingTotals: deps.memory.scalingTotals, classicFallback: deps.memory.classicFallback },
+      );
 
-    const scaling = executed.scaling ?? plan.topology;
+    const { again: _again, ...movedNow } = executed.scaling ?? {};
+    const scaling: ScalingStatus | undefined = executed.scaling ? (movedNow as ScalingStatus) : plan.topology;
     const failback = executed.failback ?? (plan.failbackWaiting ? { acted: false, message: plan.failbackWaiting } : undefined);
     const roll = rollStatus(plan, executed);
     const status = buildStatus({
-      day2: { reloads, ...(roll ? { roll } : {}) },
+      day2: { reloads: reloads.reloads, ...(reloads.refused.length ? { refused: reloads.refused } : {}), ...(roll ? { roll } : {}) },
       namespace,
       generation: raw.metadata.generation ?? 0,
       shards: cluster.spec.shards,
@@ -233,8 +252,10 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       observations,
       plan: plan.formation,
       actionErrors: executed.actionErrors,
+      foreignPods: seen.foreign.map(foreignPodMessage),
       ...(scaling ? { scaling } : {}),
       ...(failback ? { failback } : {}),
+      ...(seen.tlsVerdict ? { tls: seen.tlsVerdict } : {}),
       ...(seen.declared ? { declared: seen.declared } : {}),
       ...(previous ? { previous } : {}),
       now: rfc3339(deps.clock.now()),
@@ -246,22 +267,46 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       deps.metrics.statusWrites.inc();
       log.info('status written', { state: status.state, message: status.message });
     }
-    return { ...requeue(status, plan, reloads, deps.timing), rolling: plan.roll.state === 'rolling' };
+    return {
+      ...requeue(status, plan, reloads.reloads, executed.scaling?.again === true, deps.timing),
+      rolling: plan.roll.state === 'rolling',
+    };
   } finally {
     for (const s of seen.sessions.values()) s.close();
   }
 }
 
-/** When to look again: soon while something acts or waits on the cluster itself, slowly when a person must act. */
-export function requeue(status: ValkeyClusterStatus, plan: PassPlan, reloads: readonly string[], timing: ReconcileTiming): WorkResult {
-  if (status.state === 'Failed') return { requeueAfterMs: timing.failedResyncMs };
+/**
+ * When to look again: at once while slots still move (the pass only stopped to write status), soon
+ * while something acts or waits on the cluster itself, slowly when a person must act.
+ */
+export function requeue(
+  status: ValkeyClusterStatus,
+  plan: PassPlan,
+  reloads: readonly string[],
+  slotsStillMove: boolean,
+  timing: ReconcileTiming,
+): WorkResult {
+  if (status.state === STATE.failed || status.state === STATE.invalid) return { requeueAfterMs: timing.failedResyncMs };
+  if (slotsStillMove) return { requeueAfterMs: 0 };
   if (plan.roll.state === 'rolling' || plan.roll.state === 'waiting') return { requeueAfterMs: timing.progressMs };
   // A held roll waits for a person (a fixed image, an opt-in): pod and StatefulSet events wake it.
   if (plan.roll.state === 'held') return { requeueAfterMs: timing.failedResyncMs };
   if (reloads.length) return { requeueAfterMs: timing.progressMs };
   if (plan.topology?.phase === 'held') return { requeueAfterMs: timing.failedResyncMs };
-  if (status.state === 'Active' && plan.formation.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
+  if (status.state === STATE.active && plan.formation.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
   return { requeueAfterMs: timing.progressMs };
+}
+
+/** A Warning Event (aggregated by the recorder) and a log line per foreign pod, every pass it is there. */
+function reportForeignPods(cluster: ValkeyCluster, foreign: readonly ForeignPod[], deps: ClusterReconcilerDeps, log: Logger): void {
+  if (foreign.length === 0) return;
+  const about = involvedCluster(cluster);
+  for (const f of foreign) {
+    deps.api.events.record(about, 'Warning', 'ForeignPod', foreignPodMessage(f));
+    log.warn("a pod with the cluster labels is not its StatefulSet's; not dialled", { pod: f.pod, reason: f.reason });
+  }
+  deps.metrics.reconcileErrors.inc({ kind: 'foreign-pod' }, foreign.length);
 }
 
 const condition = (s: ValkeyClusterStatus | undefined, type: string) => s?.conditions?.find((c) => c.type === type);

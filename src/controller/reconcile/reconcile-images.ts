@@ -1,14 +1,18 @@
-import { planImageFinalizers, type ConfigFacts, type ImageFacts } from '../cluster/image-finalizers.js';
-import type { KubeObject } from '../kube/types.js';
+import { heldDeletionMessage, heldDeletions, planImageFinalizers, type ConfigFacts, type ImageFacts } from '../cluster/image-finalizers.js';
+import { API_VERSION } from '../../api/index.js';
+import type { EventRecorder } from '../kube/event-recorder.js';
+import type { ApiObject } from '../kube/types.js';
 import type { Logger } from '../runtime/log.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
 import type { WorkResult } from '../runtime/work-queue.js';
 
 export interface ImageReconcilerDeps {
-  images(): KubeObject[];
-  configs(): (KubeObject & { spec?: { imageRef?: string } })[];
+  images(): ApiObject[];
+  configs(): (ApiObject & { spec?: { imageRef?: string } })[];
   /** A merge patch of metadata.finalizers, guarded by resourceVersion (409 on a race, then retried). */
   patchFinalizers(image: string, resourceVersion: string, finalizers: string[]): Promise<void>;
+  /** Where the Event about a held deletion goes (cluster-scoped objects' Events live in `default`). */
+  events?: EventRecorder;
   log: Logger;
   metrics: ControllerMetrics;
 }
@@ -33,6 +37,15 @@ export async function reconcileImages(deps: ImageReconcilerDeps): Promise<WorkRe
       image: change.image,
       ...(adding ? { referencedBy: change.referencedBy } : {}),
     });
+  }
+  for (const held of heldDeletions(images, configs)) {
+    const uid = deps.images().find((i) => i.metadata.name === held.image)?.metadata.uid;
+    deps.events?.record(
+      { apiVersion: API_VERSION, kind: 'ValkeyImage', namespace: 'default', name: held.image, ...(uid ? { uid } : {}) },
+      'Warning',
+      'DeletionHeld',
+      heldDeletionMessage(held),
+    );
   }
   return {};
 }

@@ -1,6 +1,7 @@
 import { EVENT } from '../../api/status-names.js';
 import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
 import type { ConfigMap, StatefulSet } from '../kube/types.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
 import type { RetryGate } from '../runtime/retry-gate.js';
@@ -19,6 +20,7 @@ export interface ReloadDeps {
   events: EventRecorder;
   /** ACL loads that failed wait for their backoff (per pod): pacing only. */
   aclRetry: RetryGate;
+  clock: Clock;
   log: Logger;
   metrics: ControllerMetrics;
 }
@@ -58,8 +60,16 @@ function recordLiveEvents(about: InvolvedObject, out: LiveConfigOutcome, events:
     events.record(about, 'Warning', f.kind === 'acl' ? EVENT.aclLoadFailed : EVENT.liveSettingFailed, f.message);
 }
 
-/** Carries the reloads out; returns what is not yet on every node, one line each (LiveConfigApplied). */
-export async function reloadCluster(input: ReloadInput, deps: ReloadDeps): Promise<string[]> {
+/** What the reloads left undone, as status reads it. */
+export interface ReloadOutcome {
+  /** What is not yet on every node, one line each (LiveConfigApplied). */
+  reloads: string[];
+  /** What the nodes refuse to load and a person must fix (a users.acl ACL LOAD rejects); also in reloads. */
+  refused: string[];
+}
+
+/** Carries the reloads out. */
+export async function reloadCluster(input: ReloadInput, deps: ReloadDeps): Promise<ReloadOutcome> {
   const { about } = input;
   const cmName = mountedConfigMap(input.statefulSets);
   const cm = cmName ? deps.configMap(about.namespace, cmName) : undefined;
@@ -79,7 +89,13 @@ export async function reloadCluster(input: ReloadInput, deps: ReloadDeps): Promi
     deps.log.info('live settings applied', { nodes: live.applied.map((a) => `${a.pod}: ${a.changes.map((c) => c.name).join(' ')}`) });
 
   const tls = input.tls
-    ? await reloadTls({ certificate: input.tls.certificate, sessions: input.sessions, reopen: input.tls.reopen, metrics: deps.metrics })
+    ? await reloadTls({
+        certificate: input.tls.certificate,
+        sessions: input.sessions,
+        reopen: input.tls.reopen,
+        metrics: deps.metrics,
+        nowMs: deps.clock.now(),
+      })
     : undefined;
   if (tls?.reloaded.length)
     deps.events.record(
@@ -90,10 +106,19 @@ export async function reloadCluster(input: ReloadInput, deps: ReloadDeps): Promi
     );
   for (const f of tls?.failures ?? []) deps.events.record(about, 'Warning', EVENT.tlsReloadFailed, f.message);
 
-  return [
+  // A node that refuses users.acl keeps its users and serves on: a person must fix the file.
+  const refused = [
+    ...live.failures.filter((f) => f.kind === 'acl' && f.message.startsWith('ACL LOAD')).map((f) => f.message),
+    ...(live.aclHeld.length
+      ? [`users.acl: ${live.aclHeld.join(', ')} refused the last ACL LOAD of this file (retried after a backoff)`]
+      : []),
+  ];
+  const reloads = [
     ...live.failures.map((f) => f.message),
+    ...(live.aclHeld.length ? [refused[refused.length - 1] as string] : []),
     ...(tls?.failures.map((f) => f.message) ?? []),
     ...(tls?.stale.length ? [`TLS: waiting for the new certificate files on ${tls.stale.join(', ')}`] : []),
     ...(live.aclStale.length ? [`users.acl: waiting for the new file on ${live.aclStale.join(', ')}`] : []),
   ];
+  return { reloads, refused };
 }

@@ -3,26 +3,13 @@
  * plans from it): the observing half's translation of Kubernetes objects into the planner's
  * plain data. Pure.
  */
-import { LABELS } from '../../api/index.js';
+import { optInCovers, readDataLossOptIn } from '../../api/contract/data-loss-opt-in.js';
+import { replicaInSync } from '../../api/contract/replica-sync.js';
+import { ANNOTATIONS, ordinalOf, shardOf, STATEFULSET_REVISION_LABEL } from '../../api/index.js';
 import { isMyself, isPrimary } from '../cluster/cluster-view.js';
-import type { Answered, NodeObservation } from '../cluster/observation.js';
+import { primaryOffsetOf, type Answered, type NodeObservation } from '../cluster/observation.js';
 import { startupProblemMessage, type RollNode, type RollPod, type RollShard } from '../cluster/roll.js';
 import type { Pod, StatefulSet } from '../kube/types.js';
-
-/** The StatefulSet controller's label naming the revision a pod was created from. */
-export const REVISION_LABEL = 'controller-revision-hash';
-
-/**
- * The reviewer's opt-in to roll a shard that has no replica (its data goes): on the ValkeyCluster
- * (kept in git) or copied by the renderer onto its StatefulSets. `"true"` allows every such roll;
- * any other value allows only the revision it names (the pod template's restart hash, or the
- * StatefulSet's update revision), so an opt-in given for one change does not carry over to the next.
- */
-export const ALLOW_DATA_LOSS_ANNOTATION = 'valkey.gomomento.com/allow-data-loss-roll';
-const RESTART_HASH_ANNOTATION = 'valkey.gomomento.com/restart-hash';
-
-/** A replica further behind its primary than this is not in sync (offsets are read a moment apart). */
-const SYNC_TOLERANCE_BYTES = 1024 * 1024;
 
 const ready = (p: Pod): boolean => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 
@@ -41,7 +28,7 @@ export function containerProblem(pod: Pod): string | undefined {
   return undefined;
 }
 
-function rollNode(o: NodeObservation | undefined, primaryOffset: (o: Answered) => number | undefined): RollNode {
+function rollNode(o: NodeObservation | undefined, answered: readonly Answered[]): RollNode {
   if (!o) return { state: 'absent', reason: 'has not been asked yet' };
   if (o.state === 'rejected') return { state: 'rejected', found: o.verdict.found };
   if (o.state !== 'answered')
@@ -52,18 +39,15 @@ function rollNode(o: NodeObservation | undefined, primaryOffset: (o: Answered) =
   const self = o.view.find(isMyself);
   if (!self) return { state: 'absent', reason: 'has no myself line' };
   if (isPrimary(self)) return { state: 'answered', role: 'primary', inSync: true };
-  const r = o.replication;
-  const target = primaryOffset(o);
-  const inSync = r?.linkUp === true && !r.syncing && (target === undefined || target - r.offset <= SYNC_TOLERANCE_BYTES);
-  return { state: 'answered', role: 'replica', inSync };
+  return { state: 'answered', role: 'replica', inSync: replicaInSync(o.replication, primaryOffsetOf(o, answered)) };
 }
 
+/** The opt-in on the ValkeyCluster, or as the renderer copied it onto the StatefulSet (api/contract/data-loss-opt-in.ts). */
 function allowsDataLoss(clusterAnnotations: Record<string, string> | undefined, sts: StatefulSet): boolean {
-  const allowed = [clusterAnnotations?.[ALLOW_DATA_LOSS_ANNOTATION], sts.metadata.annotations?.[ALLOW_DATA_LOSS_ANNOTATION]];
-  const revisions = [sts.spec?.template?.metadata?.annotations?.[RESTART_HASH_ANNOTATION], sts.status?.updateRevision].filter(
-    (r): r is string => r !== undefined,
+  const restartHash = sts.spec?.template?.metadata?.annotations?.[ANNOTATIONS.restartHash];
+  return [clusterAnnotations, sts.metadata.annotations].some((a) =>
+    optInCovers(readDataLossOptIn(a?.[ANNOTATIONS.allowDataLossRoll]), restartHash),
   );
-  return allowed.some((a) => a === 'true' || (a !== undefined && revisions.includes(a)));
 }
 
 export interface RollFacts {
@@ -77,26 +61,17 @@ export interface RollFacts {
 export function rollShards(f: RollFacts): RollShard[] {
   const byPod = new Map(f.observations.map((o) => [o.pod, o]));
   const answered = f.observations.filter((o): o is Answered => o.state === 'answered');
-  const offsetOfNode = new Map<string, number>();
-  for (const o of answered) {
-    const self = o.view.find(isMyself);
-    if (self && o.replication) offsetOfNode.set(self.id, o.replication.offset);
-  }
-  const primaryOffset = (o: Answered): number | undefined => {
-    const id = o.view.find(isMyself)?.primaryId;
-    return id === undefined ? undefined : offsetOfNode.get(id);
-  };
   const shards: RollShard[] = [];
   for (const sts of f.statefulSets) {
-    const shard = Number(sts.metadata.labels?.[LABELS.shard]);
-    if (!Number.isInteger(shard)) continue;
+    const shard = shardOf(sts.metadata.labels);
+    if (shard === undefined) continue;
     const pods: RollPod[] = f.pods
-      .filter((p) => p.metadata.labels?.[LABELS.shard] === String(shard))
+      .filter((p) => shardOf(p.metadata.labels) === shard)
       .flatMap((p) => {
-        const ordinal = Number(/-(\d+)$/.exec(p.metadata.name)?.[1]);
-        if (!Number.isInteger(ordinal)) return [];
+        const ordinal = ordinalOf(p.metadata.name);
+        if (ordinal === undefined) return [];
         const problem = containerProblem(p);
-        const revision = p.metadata.labels?.[REVISION_LABEL];
+        const revision = p.metadata.labels?.[STATEFULSET_REVISION_LABEL];
         return [
           {
             pod: p.metadata.name,
@@ -106,7 +81,7 @@ export function rollShards(f: RollFacts): RollShard[] {
             ready: ready(p),
             terminating: p.metadata.deletionTimestamp !== undefined,
             ...(problem ? { containerProblem: problem } : {}),
-            node: rollNode(byPod.get(p.metadata.name), primaryOffset),
+            node: rollNode(byPod.get(p.metadata.name), answered),
           },
         ];
       });

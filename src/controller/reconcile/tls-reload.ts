@@ -1,5 +1,5 @@
 import type { ControllerMetrics } from '../runtime/metrics.js';
-import { certificateFingerprint } from '../valkey/digests.js';
+import { certificateFingerprint, certificateOutsideValidity } from '../valkey/digests.js';
 import type { NodeSession } from '../valkey/node-session.js';
 
 /**
@@ -10,6 +10,12 @@ import type { NodeSession } from '../valkey/node-session.js';
  * served; until then the node is simply asked again on a later pass (a reload of the old files
  * changes nothing). Rotating the CA itself is not covered: the controller verifies nodes with the
  * Secret's CA, so a node still serving a certificate of the old CA does not answer it.
+ *
+ * The same path on every supported version (docs/controller.md, "TLS on 9.0 and 9.1"). Valkey
+ * 9.1.2 refuses a certificate and key that do not match (the reload fails, the old context
+ * stays) but loads an expired certificate and serves it, after which no client that verifies can
+ * connect; so the controller never reloads a Secret certificate outside its validity window, and
+ * says so instead.
  */
 
 export { certificateFingerprint } from '../valkey/digests.js';
@@ -21,6 +27,8 @@ export interface TlsReloadInput {
   /** A fresh session to a pod: a new handshake. */
   reopen(pod: string): Promise<NodeSession | undefined>;
   metrics: ControllerMetrics;
+  /** Milliseconds since the epoch: the Secret's certificate must be valid now to be loaded. */
+  nowMs: number;
 }
 
 export interface TlsReloadOutcome {
@@ -42,7 +50,17 @@ export async function reloadTls(input: TlsReloadInput): Promise<TlsReloadOutcome
   const out: TlsReloadOutcome = { reloaded: [], stale: [], failures: [] };
   const expected = certificateFingerprint(input.certificate);
   const served = new Map([...input.sessions].map(([pod, s]) => [pod, s.peerFingerprint()]));
-  for (const pod of podsServingOtherCertificate(expected, served)) {
+  const outdated = podsServingOtherCertificate(expected, served);
+  const unusable = outdated.length ? certificateOutsideValidity(input.certificate, input.nowMs) : undefined;
+  if (unusable !== undefined) {
+    for (const pod of outdated)
+      out.failures.push({
+        pod,
+        message: `TLS reload on ${pod} held: the Secret's certificate ${unusable}; Valkey would load it and serve it, and no client that verifies could connect, so the node keeps its current certificate until the Secret holds a valid one`,
+      });
+    return out;
+  }
+  for (const pod of outdated) {
     const session = input.sessions.get(pod) as NodeSession;
     const timer = input.metrics.reloadSeconds.startTimer({ kind: 'tls' });
     try {

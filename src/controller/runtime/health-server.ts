@@ -15,7 +15,27 @@ export interface HealthServerOptions {
   /** Ready: caches synced (leader) or standing by (not leader). */
   ready: () => boolean;
   metrics: () => Promise<MetricsScrape>;
+  /** Bounds on what clients may hold open (defaults: HEALTH_SERVER_LIMITS). */
+  limits?: Partial<HealthServerLimits>;
 }
+
+/**
+ * The listener is reachable from every pod that may reach the controller's port, so a client
+ * that opens connections and never speaks (or speaks one byte a minute) must not hold sockets and
+ * memory until the process runs out: each connection is closed when idle, a request must arrive
+ * whole in time, and past a small number of connections new ones are closed at once. The kubelet's
+ * probes and a Prometheus scrape need one connection each, for well under a second.
+ */
+export interface HealthServerLimits {
+  /** A connection with no bytes either way for this long is closed. */
+  idleMs: number;
+  /** A request's headers, and the whole request, must arrive within this. */
+  requestMs: number;
+  /** Connections open at once; more are closed on arrival. */
+  maxConnections: number;
+}
+
+export const HEALTH_SERVER_LIMITS: HealthServerLimits = { idleMs: 10_000, requestMs: 5_000, maxConnections: 32 };
 
 export interface HealthServer {
   readonly port: number;
@@ -24,7 +44,10 @@ export interface HealthServer {
 
 /** /healthz, /readyz (what the kubelet's probes ask) and /metrics on one small HTTP listener. */
 export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
-  const server: Server = createServer((req, res) => {
+  const limits = { ...HEALTH_SERVER_LIMITS, ...opts.limits };
+  // Node checks the request timeouts on this interval (30 s by default): a tenth of the bound.
+  const options = { connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestMs / 10)) };
+  const server: Server = createServer(options, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const reply = (status: number, body: string, type = 'text/plain; charset=utf-8'): void => {
       res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
@@ -45,7 +68,11 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
         return reply(404, 'not found\n');
     }
   });
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = Math.min(5_000, limits.idleMs);
+  server.headersTimeout = limits.requestMs;
+  server.requestTimeout = limits.requestMs;
+  server.maxConnections = limits.maxConnections;
+  server.setTimeout(limits.idleMs, (socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());

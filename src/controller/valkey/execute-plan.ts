@@ -1,5 +1,5 @@
 import type { FormationAction } from '../cluster/formation.js';
-import { formatRanges } from '../cluster/slots.js';
+import { formatRanges } from '../../api/contract/slots.js';
 import type { NodeSession } from './node-session.js';
 import { CommandError } from './resp-connection.js';
 

@@ -1,18 +1,18 @@
 /**
- * Carries out one rebalance step (cluster/rebalance.ts) with the classic slot migration protocol,
- * which every Valkey version has: per slot, `CLUSTER SETSLOT IMPORTING` on the target, `MIGRATING`
+ * Carries out one rebalance step (cluster/rebalance.ts). Where every primary has Valkey 9's atomic
+ * slot migration (`CLUSTER MIGRATESLOTS`, found with `COMMAND INFO` at run time; every supported
+ * version has it) the step is one atomic job (valkey/migrate-slots-atomic.ts). Otherwise, or when
+ * the caller asks for it (the rest of a scaling after an atomic step failed), the step takes the
+ * classic slot migration protocol, which every Valkey version has: per slot, `CLUSTER SETSLOT IMPORTING` on the target, `MIGRATING`
  * on the source, `CLUSTER GETKEYSINSLOT` + `MIGRATE ... AUTH2 ... KEYS` in bounded batches, then
  * `CLUSTER SETSLOT NODE` on the target, the source and every other primary. Clients keep working:
  * the source answers ASK for keys already moved, and MOVED once the slot is the target's.
- *
- * Valkey 9.0 added atomic slot migration (`CLUSTER MIGRATESLOTS`). It is detected at run time and
- * reported, but a 9.x cluster still takes this classic path, which 9.x keeps: the servers this
- * project is tested on predate 9.0, so the atomic path could not be tested here.
  */
 import type { Endpoint } from '../cluster/observation.js';
 import type { SlotRepair } from '../cluster/rebalance.js';
-import { formatRanges, toRanges, type SlotRange } from '../cluster/slots.js';
+import { formatRanges, toRanges, type SlotRange } from '../../api/contract/slots.js';
 import type { NodeSession } from './node-session.js';
+import { migrateSlotsAtomically, type AtomicOptions } from './migrate-slots-atomic.js';
 import { CommandError } from './resp-connection.js';
 
 /** A primary the step talks to. */
@@ -29,15 +29,23 @@ export interface MigrateOptions {
   migrateTimeoutMs?: number;
   /** Checked between batches: an aborted step stops where it is, leaving markers for the healer. */
   signal?: AbortSignal;
-  /** Told after each slot is handed over. */
+  /** Told after each slot is handed over (classic path). */
   onSlot?: (slot: number, keysMoved: number) => void;
+  /** `auto` (default): atomic where every primary has it, else classic. `classic`: always classic. */
+  path?: 'auto' | 'classic';
+  /** The atomic path's polling and deadline. */
+  atomic?: Omit<AtomicOptions, 'signal'>;
 }
+
+export type MigrationPath = 'atomic' | 'classic';
 
 export interface StepOutcome {
   slotsMoved: number;
   keysMoved: number;
-  /** Whether the source offers Valkey 9's atomic slot migration (not used; see the file comment). */
+  /** Whether every primary offers Valkey 9's atomic slot migration. */
   atomicAvailable: boolean;
+  /** The protocol the step ran. */
+  path: MigrationPath;
   /** Absent when every slot was handed over. */
   error?: string;
   /** Other primaries that did not take `SETSLOT NODE` (they learn it by gossip; not a failure). */
@@ -51,6 +59,10 @@ const message = (e: unknown): string => (e instanceof Error ? e.message : String
 
 /** `COMMAND INFO cluster|migrateslots`: a nil entry on servers before 9.0. */
 export const detectAtomicSlotMigration = (s: NodeSession): Promise<boolean> => s.knowsCommand('cluster|migrateslots').catch(() => false);
+
+/** Whether every one of `primaries` has atomic slot migration: the target must take the import, the source run it. */
+export const everyNodeHasAtomic = async (primaries: readonly MigrationNode[]): Promise<boolean> =>
+  primaries.length > 0 && (await Promise.all(primaries.map((p) => detectAtomicSlotMigration(p.session)))).every(Boolean);
 
 /** Moves every key of `slot` still on the source; BUSYKEY means an earlier copy reached the target, and the source's is current. */
 async function moveKeys(from: MigrationNode, to: MigrationNode, slot: number, opts: MigrateOptions): Promise<number> {
@@ -151,9 +163,13 @@ export async function migrateSlots(
   const from = primaries.find((p) => p.id === step.from);
   const to = primaries.find((p) => p.id === step.to);
   const warnings: string[] = [];
-  const outcome = { slotsMoved: 0, keysMoved: 0, atomicAvailable: false, warnings };
+  const outcome: StepOutcome = { slotsMoved: 0, keysMoved: 0, atomicAvailable: false, path: 'classic', warnings };
   if (!from || !to) return { ...outcome, error: `no connection to ${from ? step.to : step.from}` };
-  outcome.atomicAvailable = await detectAtomicSlotMigration(from.session);
+  outcome.atomicAvailable = await everyNodeHasAtomic(primaries);
+  if (outcome.atomicAvailable && opts.path !== 'classic') {
+    const atomic = await migrateSlotsAtomically(from, to, step.slots, { ...opts.atomic, ...(opts.signal ? { signal: opts.signal } : {}) });
+    return { ...outcome, ...atomic, path: 'atomic' };
+  }
   const others = primaries.filter((p) => p !== from && p !== to);
   const slots = step.slots.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i));
   try {

@@ -1,5 +1,5 @@
 import type { Endpoint } from '../cluster/observation.js';
-import type { SlotRange } from '../cluster/slots.js';
+import type { SlotRange } from '../../api/contract/slots.js';
 import type { RespValue } from './resp.js';
 import { CommandError, connectResp, NodeUnavailableError, type TlsOptions } from './resp-connection.js';
 
@@ -46,16 +46,46 @@ export interface NodeSession {
   migrateKeys(target: Pick<Endpoint, 'host' | 'port'>, keys: readonly string[], timeoutMs: number, replace?: boolean): Promise<boolean>;
   /** Whether the server knows `container|subcommand` (COMMAND INFO), e.g. `cluster|migrateslots`. */
   knowsCommand(name: string): Promise<boolean>;
+  /** CLUSTER MIGRATESLOTS (Valkey 9.0+), sent to the source: it moves `ranges` to `targetId` on its own. */
+  migrateSlotsTo(targetId: string, ranges: readonly SlotRange[]): Promise<void>;
+  /** CLUSTER GETSLOTMIGRATIONS: this node's slot imports and exports, running and recently finished. */
+  slotMigrations(): Promise<SlotMigrationJob[]>;
+  /** CLUSTER CANCELSLOTMIGRATIONS: stops every migration this node runs; false when none was running. */
+  cancelSlotMigrations(): Promise<boolean>;
   infoMemory(): Promise<string>;
   /** INFO keyspace: whether a node about to be retired still holds keys. */
   infoKeyspace(): Promise<string>;
   close(): void;
 }
 
+/** One entry of CLUSTER GETSLOTMIGRATIONS. `state` is `success`, `failed` or `cancelled` once finished. */
+export interface SlotMigrationJob {
+  name: string;
+  operation: 'IMPORT' | 'EXPORT';
+  /** As the server writes them: `0-99 200-299`. */
+  slotRanges: string;
+  sourceNode: string;
+  targetNode: string;
+  /** Seconds since the epoch. */
+  createTime: number;
+  state: string;
+  message: string;
+}
+
 /** What CLUSTER SETSLOT makes of a slot. */
 export type SlotState = { importing: string } | { migrating: string } | { node: string } | 'stable';
 
-export type OpenSession = (endpoint: Endpoint, tls: TlsOptions | undefined) => Promise<NodeSession>;
+/**
+ * Opens an authenticated session to a node of a cluster in `namespace` (absent: a caller that has
+ * no namespace, such as a test; only a fleet-wide password fits then).
+ */
+export type OpenSession = (endpoint: Endpoint, tls: TlsOptions | undefined, namespace?: string) => Promise<NodeSession>;
+
+/**
+ * The controller's credentials for a namespace's nodes: one, or several to try in order (a key
+ * rotation, a migration from the fleet-wide password). Only WRONGPASS moves on to the next.
+ */
+export type CredentialSource = (namespace: string | undefined) => Promise<Credentials | readonly Credentials[]>;
 
 /** Every command a session sends, by the name it is timed under: a closed set, fit for a metric label. */
 export const NODE_COMMANDS = [
@@ -77,6 +107,9 @@ export const NODE_COMMANDS = [
   'CLUSTER COUNTKEYSINSLOT',
   'MIGRATE',
   'COMMAND INFO',
+  'CLUSTER MIGRATESLOTS',
+  'CLUSTER GETSLOTMIGRATIONS',
+  'CLUSTER CANCELSLOTMIGRATIONS',
 ] as const;
 export type NodeCommand = (typeof NODE_COMMANDS)[number];
 
@@ -110,9 +143,47 @@ function pairs(reply: RespValue): Map<string, string> {
   return out;
 }
 
+/** Tries each credential in turn; the first accepted is the session's. WRONGPASS tries the next, anything else fails. */
+async function authenticate(given: Credentials | readonly Credentials[], auth: (c: Credentials) => Promise<unknown>): Promise<Credentials> {
+  const list: readonly Credentials[] = Array.isArray(given) ? given : [given as Credentials];
+  let refused: unknown = new Error('no controller credential to try');
+  for (const c of list) {
+    try {
+      await auth(c);
+      return c;
+    } catch (e) {
+      if (!(e instanceof CommandError && e.code === 'WRONGPASS')) throw e;
+      refused = e;
+    }
+  }
+  throw refused;
+}
+
+/** One GETSLOTMIGRATIONS entry: a flat `[field, value, ...]` array in RESP2. */
+function slotMigrationJob(entry: RespValue): SlotMigrationJob {
+  if (!Array.isArray(entry))
+    throw new NodeUnavailableError(`CLUSTER GETSLOTMIGRATIONS: expected an array per job, got ${JSON.stringify(entry)}`);
+  const f = new Map<string, RespValue>();
+  for (let i = 0; i + 1 < entry.length; i += 2) f.set(String(entry[i]), entry[i + 1] as RespValue);
+  const str = (k: string): string => (typeof f.get(k) === 'string' ? (f.get(k) as string) : '');
+  const operation = str('operation');
+  if (operation !== 'IMPORT' && operation !== 'EXPORT')
+    throw new NodeUnavailableError(`CLUSTER GETSLOTMIGRATIONS: unknown operation ${JSON.stringify(operation)}`);
+  return {
+    name: str('name'),
+    operation,
+    slotRanges: str('slot_ranges'),
+    sourceNode: str('source_node'),
+    targetNode: str('target_node'),
+    createTime: Number(f.get('create_time') ?? 0),
+    state: str('state'),
+    message: str('message'),
+  };
+}
+
 /** A session factory bound to the controller's credentials and timeouts. */
-export function sessionOpener(credentials: () => Promise<Credentials>, timeouts: NodeTimeouts, timer?: CommandTimer): OpenSession {
-  return async (endpoint, tls) => {
+export function sessionOpener(credentials: CredentialSource, timeouts: NodeTimeouts, timer?: CommandTimer): OpenSession {
+  return async (endpoint, tls, namespace) => {
     const conn = await connectResp({
       host: endpoint.host,
       port: endpoint.port,
@@ -135,8 +206,7 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
     };
     let auth: Credentials;
     try {
-      auth = await credentials();
-      await call('AUTH', ['AUTH', auth.username, auth.password]);
+      auth = await authenticate(await credentials(namespace), (c) => call('AUTH', ['AUTH', c.username, c.password]));
     } catch (e) {
       conn.close();
       throw e;
@@ -181,6 +251,29 @@ export function sessionOpener(credentials: () => Promise<Credentials>, timeouts:
       knowsCommand: async (name) => {
         const reply = await call('COMMAND INFO', ['COMMAND', 'INFO', name]);
         return Array.isArray(reply) && reply.length > 0 && reply[0] !== null;
+      },
+      migrateSlotsTo: (targetId, ranges) =>
+        ok('CLUSTER MIGRATESLOTS', [
+          'CLUSTER',
+          'MIGRATESLOTS',
+          'SLOTSRANGE',
+          ...ranges.flatMap(([a, b]) => [String(a), String(b)]),
+          'NODE',
+          targetId,
+        ]),
+      slotMigrations: async () => {
+        const reply = await call('CLUSTER GETSLOTMIGRATIONS', ['CLUSTER', 'GETSLOTMIGRATIONS']);
+        if (!Array.isArray(reply)) throw new NodeUnavailableError('CLUSTER GETSLOTMIGRATIONS: expected an array');
+        return reply.map(slotMigrationJob);
+      },
+      cancelSlotMigrations: async () => {
+        try {
+          await call('CLUSTER CANCELSLOTMIGRATIONS', ['CLUSTER', 'CANCELSLOTMIGRATIONS']);
+          return true;
+        } catch (e) {
+          if (e instanceof CommandError && /no migrations ongoing/i.test(e.reply.message)) return false;
+          throw e;
+        }
       },
       infoMemory: async () => text(await call('INFO', ['INFO', 'memory']), 'INFO memory'),
       infoKeyspace: async () => text(await call('INFO', ['INFO', 'keyspace']), 'INFO keyspace'),

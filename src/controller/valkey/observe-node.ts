@@ -1,8 +1,9 @@
-import { LABELS } from '../../api/index.js';
+import { ordinalOf, shardOf } from '../../api/index.js';
 import type { Endpoint, NodeObservation, PodPlace, Replication } from '../cluster/observation.js';
-import type { VersionPolicy } from '../cluster/version-gate.js';
+import { startupLogSummary } from '../cluster/roll.js';
+import { versionInStartupLog, type VersionPolicy } from '../cluster/version-gate.js';
 import type { Pod } from '../kube/types.js';
-import { parseClusterInfo, parseClusterNodes } from './cluster-nodes.js';
+import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes, type ClusterNodeInterner } from './cluster-nodes.js';
 import { parseInfo, serverIdentity } from './info.js';
 import type { NodeSession, OpenSession } from './node-session.js';
 import { CommandError, type TlsOptions } from './resp-connection.js';
@@ -15,6 +16,8 @@ export interface ObserveContext {
   policy: VersionPolicy;
   endpointOf: EndpointOf;
   tls?: (pod: string) => TlsOptions;
+  /** Shared by the pods of one pass, so n views of n nodes hold each distinct line once. */
+  interner?: ClusterNodeInterner;
 }
 
 export interface ObservedNode {
@@ -25,18 +28,46 @@ export interface ObservedNode {
 
 /** `<cluster>-<shard>-<ordinal>` with the shard from the pod's label; undefined for foreign pods. */
 export function podPlace(pod: Pod): PodPlace | undefined {
-  const shard = Number(pod.metadata.labels?.[LABELS.shard]);
-  const ordinal = Number(/-(\d+)$/.exec(pod.metadata.name)?.[1]);
-  if (!Number.isInteger(shard) || shard < 0 || !Number.isInteger(ordinal)) return undefined;
+  const shard = shardOf(pod.metadata.labels);
+  const ordinal = ordinalOf(pod.metadata.name);
+  if (shard === undefined || ordinal === undefined) return undefined;
   return { pod: pod.metadata.name, shard, ordinal, ...(pod.status?.podIP ? { ip: pod.status.podIP } : {}) };
 }
 
 function pendingReason(pod: Pod): string | undefined {
   if (pod.metadata.deletionTimestamp) return 'is terminating';
+  if (!pod.spec?.nodeName) return 'is not scheduled on a node yet';
   const phase = pod.status?.phase ?? 'Pending';
   if (phase !== 'Running') return `is ${phase}`;
   if (!pod.status?.podIP) return 'has no IP yet';
   return undefined;
+}
+
+/**
+ * A container that is not running and last exited with a failure, with the log tail its
+ * termination message carries (`terminationMessagePolicy: FallbackToLogsOnError`).
+ */
+function failedStartLog(pod: Pod): string | undefined {
+  const status = pod.status?.containerStatuses?.[0];
+  if (!status || status.state?.running) return undefined;
+  const terminated = status.state?.terminated ?? status.lastState?.terminated;
+  return terminated && terminated.exitCode !== 0 ? terminated.message : undefined;
+}
+
+/**
+ * A binary below the floor may never answer INFO: Valkey 8.0.1 refuses the rendered users.acl
+ * (`+cluster|syncslots`) and exits at start-up. Its log still names its version, which the same
+ * policy judges; a rejection says where the version was read and what the server said.
+ */
+function rejectedAtStartup(pod: Pod, place: PodPlace, policy: VersionPolicy): NodeObservation | undefined {
+  const log = failedStartLog(pod);
+  const version = log === undefined ? undefined : versionInStartupLog(log);
+  if (log === undefined || version === undefined) return undefined;
+  const identity = { kind: 'valkey', version } as const;
+  const verdict = policy.check(identity);
+  if (verdict.ok) return undefined;
+  const found = `${verdict.found} (read from its start-up log: its container exits at start-up with "${startupLogSummary(log)}")`;
+  return { ...place, state: 'rejected', identity, verdict: { ...verdict, found } };
 }
 
 /** `INFO replication` into the facts a roll and the status read. */
@@ -55,20 +86,25 @@ export function parseReplication(text: string): Replication {
 const describeError = (e: unknown): string => {
   if (e instanceof CommandError && (e.code === 'WRONGPASS' || e.code === 'NOPERM'))
     return `${e.message} (check the controller's password and ACL user)`;
+  if (e instanceof ClusterNodesParseError)
+    return `its cluster replies cannot be trusted, so the controller does not act on them: ${e.message} (Valkey never prints this; check what runs in the pod)`;
   return e instanceof Error ? e.message : String(e);
 };
 
 /**
  * Talks to one pod: INFO server first, and only a server that passes the version policy is asked
- * about the cluster (and later sent commands). Never throws; every outcome is an observation.
+ * about the cluster (and later sent commands); a container that exits at start-up is judged by
+ * the version its log names. Never throws; every outcome is an observation.
  */
 export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext): Promise<ObservedNode> {
+  const exited = pod.metadata.deletionTimestamp ? undefined : rejectedAtStartup(pod, place, ctx.policy);
+  if (exited) return { observation: exited };
   const pending = pendingReason(pod);
   const endpoint = pending ? undefined : ctx.endpointOf(pod);
   if (pending || !endpoint) return { observation: { ...place, state: 'pending', reason: pending ?? 'has no address yet' } };
   let session: NodeSession | undefined;
   try {
-    session = await ctx.open(endpoint, ctx.tls?.(place.pod));
+    session = await ctx.open(endpoint, ctx.tls?.(place.pod), pod.metadata.namespace);
     const identity = serverIdentity(parseInfo(await session.infoServer()));
     const verdict = ctx.policy.check(identity);
     if (!verdict.ok) {
@@ -83,7 +119,7 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
         identity,
         version: verdict.version,
         endpoint,
-        view: parseClusterNodes(nodes),
+        view: parseClusterNodes(nodes, ctx.interner),
         info: parseClusterInfo(info),
         replication: parseReplication(replication),
       },

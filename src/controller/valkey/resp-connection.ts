@@ -93,8 +93,8 @@ export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
     });
     socket.once('close', () => fail(new NodeUnavailableError(`${where}: connection closed`)));
     socket.on('data', (chunk: Buffer) => {
-      parser.push(chunk);
       try {
+        parser.push(chunk);
         for (let reply = parser.next(); reply !== undefined; reply = parser.next()) {
           const p = pending.shift();
           if (!p) throw new Error('a reply nobody asked for');

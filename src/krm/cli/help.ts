@@ -25,6 +25,7 @@ The render config (apiVersion ${API_VERSION}, kind ${RENDER_CONFIG_KIND}):
   spec.outputDir          where kpt writes generated files (default: rendered)
   spec.clusterDomain      the cluster DNS domain (default: cluster.local)
   spec.defaultZoneSpread  bestEffort (default) or required
+  spec.nodeSpread         required (default: a shard's pods on distinct nodes) or bestEffort (dev)
   spec.systemUsers.replication.passwordHash / .secretName (default valkey-replication)
   spec.systemUsers.controller.passwordHash  / .secretName (default valkey-controller)
 

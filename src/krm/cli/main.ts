@@ -4,7 +4,7 @@ import { runCli } from './run-cli.js';
 import { readStdin, stdinIsTerminal, writeChunks } from './stdio.js';
 
 /** The whole process: run, write, exit. */
-export async function main(tool: Tool): Promise<void> {
+export async function runTool(tool: Tool): Promise<void> {
   const out = await runCli(tool, process.argv.slice(2), { readStdin, stdinIsTTY: stdinIsTerminal() });
   if (out.stderr) process.stderr.write(out.stderr);
   writeChunks(out.stdoutChunks ?? [Buffer.from(out.stdout)], () => process.exit(out.exitCode));

@@ -6,7 +6,8 @@ import type { RunOutput } from '../run-output.js';
 import type { Tool } from '../tool.js';
 import { HELP } from './help.js';
 import { parseCliArgs } from './parse-args.js';
-import { readInputFile, readInputFiles } from './read-files.js';
+import { readInputFiles, readNamedFile } from './read-files.js';
+import { visible } from '../../api/index.js';
 
 export interface CliIO {
   readStdin: () => Promise<string>;
@@ -38,24 +39,19 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
       return runResourceList(await io.readStdin(), tool);
     }
     const files: InputFile[] = [];
+    const unreadable: string[] = [];
     for (const p of paths) {
       if (p === '-') files.push({ path: STDIN_PATH, text: await io.readStdin() });
-      else {
-        try {
-          readInputFiles(p, files);
-        } catch (e) {
-          return { stdout: '', stderr: `${tool}: cannot read ${p}: ${(e as Error).message}\n`, exitCode: 1 };
-        }
-      }
+      else unreadable.push(...readInputFiles(p, files).map((u) => `cannot read ${u.path}: ${u.reason}`));
     }
     let config: InputFile | undefined;
     if (configPath) {
-      try {
-        config = readInputFile(configPath);
-      } catch (e) {
-        return { stdout: '', stderr: `${tool}: cannot read the render config ${configPath}: ${(e as Error).message}\n`, exitCode: 1 };
-      }
+      const read = readNamedFile(configPath);
+      if ('reason' in read) unreadable.push(`cannot read the render config ${read.path}: ${read.reason}`);
+      else config = read;
     }
+    // Every path that could not be read, and nothing rendered: a partial read would prune the rest.
+    if (unreadable.length > 0) return { stdout: '', stderr: unreadable.map((m) => `${tool}: ${visible(m)}\n`).join(''), exitCode: 1 };
     return runPlainFiles(files, tool, config);
   } catch (e) {
     return { stdout: '', stderr: `${tool}: internal error, please report it: ${(e as Error).stack ?? String(e)}\n`, exitCode: 1 };

@@ -101,7 +101,18 @@ export function documentErrors(text: string, doc: Document, where: string): Arra
   const errors = [...doc.errors.filter((e) => !goYamlAccepts(e)), ...duplicateKeyErrors(doc)].sort((a, b) => a.pos[0] - b.pos[0]);
   if (errors.length === 0) return [];
   const lineColumn = lineColumns(text);
-  return errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(e.pos[0])}: ${e.message.split('\n')[0]}` }));
+  return errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(e.pos[0])}: ${withoutSource(e.message)}` }));
+}
+
+/**
+ * The YAML reader's words without the piece of the file they quote (`Unexpected scalar token in
+ * YAML stream: "…"`, `Unresolved alias …: name`): a file that is not YAML at all, such as a
+ * credential a link pointed at, is named with the position of the problem and no more of it.
+ */
+export function withoutSource(message: string): string {
+  return (message.split('\n')[0] as string)
+    .replace(/:\s*".*$/, '')
+    .replace(/^(Unresolved alias \(the anchor must be set before the alias\)):.*$/, '$1');
 }
 
 /** The CST tokens and composed documents of a YAML (or JSON) stream, parsed once. */

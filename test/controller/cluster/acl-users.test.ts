@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { aclDifferences, parseAclFile as parseFile, parseAclUsers as parseUsers } from '../../../src/controller/cluster/acl-users.js';
+import { readAclLines, readUsersAcl } from '../../../src/api/contract/users-acl.js';
+import { aclDifferences, aclSignatures } from '../../../src/controller/cluster/acl-users.js';
 import { aclPasswordHash } from '../../../src/controller/valkey/digests.js';
 
-const parseAclFile = (t: string) => parseFile(t, aclPasswordHash);
-const parseAclUsers = (l: string[]) => parseUsers(l, aclPasswordHash);
+const parseAclFile = (t: string) => aclSignatures(readUsersAcl(t), aclPasswordHash);
+const parseAclUsers = (l: string[]) => aclSignatures(readAclLines(l), aclPasswordHash);
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const FILE = `user default on nopass resetchannels -@all +ping
 user app on #${sha('old')} #${sha('new')} ~app:* +@read

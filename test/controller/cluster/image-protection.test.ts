@@ -42,3 +42,69 @@ describe('planImageFinalizers', () => {
     expect(planImageFinalizers([image('a')], [{ name: 'child' }])).toEqual([]);
   });
 });
+
+describe('a referenced ValkeyImage being deleted', () => {
+  const configs = [
+    { name: 'standard', imageRef: 'valkey-9-0' },
+    { name: 'large', imageRef: 'valkey-9-0' },
+    { name: 'other', imageRef: 'valkey-9-1' },
+  ];
+
+  it('is held, and the Event names the configs that hold it and how to recover', async () => {
+    const { heldDeletions, heldDeletionMessage } = await import('../../../src/controller/cluster/image-finalizers.js');
+    const held = heldDeletions([image('valkey-9-0', [IMAGE_FINALIZER], true), image('valkey-9-1', [IMAGE_FINALIZER])], configs);
+    expect(held).toEqual([{ image: 'valkey-9-0', referencedBy: ['large', 'standard'] }]);
+    const message = heldDeletionMessage(held[0]!);
+    expect(message).toContain('ValkeyConfig large, standard still reference it (spec.imageRef)');
+    expect(message).toContain('re-applying the ValkeyImage does not bring it back');
+    expect(message).toContain('point those configs at another image');
+  });
+
+  it('reconcileImages records one Warning DeletionHeld Event on the image, in namespace default', async () => {
+    const { reconcileImages } = await import('../../../src/controller/reconcile/reconcile-images.js');
+    const { controllerMetrics } = await import('../../../src/controller/runtime/metrics.js');
+    const recorded: unknown[] = [];
+    const obj = (name: string, deleting: boolean) => ({
+      apiVersion: 'valkey.gomomento.com/v1alpha1',
+      kind: 'ValkeyImage',
+      metadata: {
+        name,
+        uid: `uid-${name}`,
+        resourceVersion: '3',
+        finalizers: [IMAGE_FINALIZER],
+        ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+      },
+    });
+    await reconcileImages({
+      images: () => [obj('valkey-9-0', true), obj('valkey-9-1', false)],
+      configs: () =>
+        configs.map((c) => ({ apiVersion: 'v', kind: 'ValkeyConfig', metadata: { name: c.name }, spec: { imageRef: c.imageRef } })),
+      patchFinalizers: async () => {},
+      events: { record: (...args: unknown[]) => recorded.push(args) },
+      log: {
+        info() {},
+        warn() {},
+        error() {},
+        debug() {},
+        child() {
+          return this;
+        },
+      } as never,
+      metrics: controllerMetrics(),
+    });
+    expect(recorded).toEqual([
+      [
+        {
+          apiVersion: 'valkey.gomomento.com/v1alpha1',
+          kind: 'ValkeyImage',
+          namespace: 'default',
+          name: 'valkey-9-0',
+          uid: 'uid-valkey-9-0',
+        },
+        'Warning',
+        'DeletionHeld',
+        expect.stringContaining('ValkeyConfig large, standard still reference it'),
+      ],
+    ]);
+  });
+});

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { desiredLiveSettings, normalizeSettingValue, planLiveSettings } from '../../../src/controller/cluster/live-settings.js';
-import { parseValkeyConf } from '../../../src/controller/cluster/valkey-conf.js';
+import { directivesByName, readValkeyConf } from '../../../src/api/contract/valkey-conf.js';
+
+const parseValkeyConf = (text: string) => directivesByName(readValkeyConf(text));
 import { lookupSetting } from '../../../src/api/valkey-table.js';
 
 const CONF = `# Rendered

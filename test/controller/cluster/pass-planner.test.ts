@@ -6,7 +6,7 @@ import type { Answered, Replication } from '../../../src/controller/cluster/obse
 import { planPass, type PassFacts, type PassPlan } from '../../../src/controller/cluster/pass-planner.js';
 import type { RollShard } from '../../../src/controller/cluster/roll.js';
 import { primaryObservations } from '../../../src/controller/cluster/scaling.js';
-import { formatRanges, shardSlotRange, type SlotRange } from '../../../src/controller/cluster/slots.js';
+import { formatRanges, shardSlotRange, type SlotRange } from '../../../src/api/contract/slots.js';
 import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 const OK_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n');

@@ -6,7 +6,7 @@ import {
   type PrimaryObservation,
   type RebalanceInput,
 } from '../../../src/controller/cluster/rebalance.js';
-import { TOTAL_SLOTS, countSlots, shardSlotRange, toRanges, type SlotRange } from '../../../src/controller/cluster/slots.js';
+import { TOTAL_SLOTS, countSlots, shardSlotRange, toRanges, type SlotRange } from '../../../src/api/contract/slots.js';
 import { parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 import { parseMemoryInfo } from '../../../src/controller/valkey/memory-info.js';
 

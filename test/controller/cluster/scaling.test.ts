@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../../src/controller/cluster/formation.js';
+import type { FormationPlan } from '../../../src/controller/cluster/formation.js';
 import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
 import { describeMove, primaryObservations, shareProblems } from '../../../src/controller/cluster/scaling.js';
 import { buildStatus, type StatusInput } from '../../../src/controller/cluster/status.js';
@@ -31,7 +31,7 @@ function world(slots: string[]): NodeObservation[] {
 }
 
 const GROWN = ['0-5460', '5461-10922', '10923-16383', '', ''];
-const plan = (shards: number): Plan => ({
+const plan = (shards: number): FormationPlan => ({
   actions: [],
   waiting: [],
   primaries: new Map(Array.from({ length: shards }, (_, s) => [s, `c-${s}-0`])),

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { valkeyClusterStatus } from '../../../src/api/index.js';
 import { withTransitions } from '../../../src/controller/cluster/conditions.js';
-import type { Plan } from '../../../src/controller/cluster/formation.js';
+import type { FormationPlan } from '../../../src/controller/cluster/formation.js';
 import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
 import { buildStatus, type StatusInput } from '../../../src/controller/cluster/status.js';
 import { statusEquals } from '../../../src/controller/reconcile/status-equals.js';
-import { canonicalJson } from '../../../src/controller/runtime/canonical-json.js';
+import { canonicalJson } from '../../../src/api/canonical-json.js';
 import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -14,7 +14,7 @@ const OK_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:163
 const FAIL_INFO = parseClusterInfo('cluster_state:fail\r\ncluster_slots_assigned:16384\r\n');
 const GOSSIPING_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:8192\r\n');
 
-const idle: Plan = { actions: [], waiting: [], primaries: new Map([[0, 'c-0-0']]) };
+const idle: FormationPlan = { actions: [], waiting: [], primaries: new Map([[0, 'c-0-0']]) };
 
 function answered(pod: string, ordinal: number, lines: string[], version = '9.0.1', info = OK_INFO): NodeObservation {
   return {
@@ -70,6 +70,16 @@ describe('buildStatus', () => {
     ]);
   });
 
+  it('a pod with the cluster labels that its StatefulSet does not own keeps the cluster from Active and is named', () => {
+    const line =
+      "pod c-0-7 carries this cluster's labels but is not its StatefulSet's (it is not controlled by StatefulSet c-0); the controller does not talk to it";
+    const status = buildStatus(input({ foreignPods: [line] }));
+    expect(status.state).toBe('Updating');
+    expect(status.message).toBe(line);
+    expect(status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', message: line });
+    expect(status.nodes?.map((n) => n.pod)).toEqual(['c-0-0', 'c-0-1']);
+  });
+
   it('a rejected node makes the cluster Failed with the pod, the version found and the floor', () => {
     const rejected: NodeObservation = {
       pod: 'c-0-1',
@@ -80,14 +90,20 @@ describe('buildStatus', () => {
       identity: { kind: 'not-valkey', redisVersion: '7.0.15' },
       verdict: { ok: false, reason: 'NotValkey', found: 'no valkey_version: not Valkey (redis_version 7.0.15)' },
     };
-    const status = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), rejected] }));
+    // At creation (no slot has an owner yet): Failed, terminal, with how to recover.
+    const lonely = ['p 10.0.0.1:6379@16379 myself,master - 0 0 0 connected'];
+    const status = buildStatus(input({ observations: [answered('c-0-0', 0, lonely), rejected] }));
     expect(status.state).toBe('Failed');
     expect(status.message).toBe(
-      'Pod shop/c-0-1 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined',
+      'Pod shop/c-0-1 runs no valkey_version: not Valkey (redis_version 7.0.15); valkey-krm requires Valkey 9.0.1 or later (the version floor), so the node was not joined. Failed is terminal: fix this, then delete and re-create the ValkeyCluster (the controller does not retry a failed creation)',
     );
     expect(status.nodes?.[1]).toEqual({ pod: 'c-0-1', shard: 0, ip: '10.0.0.2', role: 'unknown', health: 'failed' });
     expect(status.conditions?.find((c) => c.type === 'VersionCheck')).toMatchObject({ status: 'False', reason: 'NotValkey' });
     expect(status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Failed' });
+    // On a running cluster (a pod replaced with a binary below the floor) the rest keeps serving: Invalid.
+    const running = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), rejected] }));
+    expect(running.state).toBe('Invalid');
+    expect(running.message).toMatch(/^Pod shop\/c-0-1 runs no valkey_version: .*The pods keep serving what they loaded/);
   });
 
   it('reports a declared version that differs from the running one, even when both pass the floor', () => {
@@ -145,7 +161,7 @@ describe('buildStatus', () => {
     );
     expect(gossiping.state).toBe('Updating');
     expect(gossiping.message).toBe('not every slot is assigned as seen from c-0-1');
-    const steps: Plan = { ...idle, actions: [{ kind: 'replicate', on: 'c-0-1', primaryId: 'p', primaryPod: 'c-0-0' }] };
+    const steps: FormationPlan = { ...idle, actions: [{ kind: 'replicate', on: 'c-0-1', primaryId: 'p', primaryPod: 'c-0-0' }] };
     expect(buildStatus(input({ plan: steps })).message).toContain('1 formation step(s) in progress');
   });
 
@@ -189,6 +205,22 @@ describe('buildStatus', () => {
     const back = buildStatus(input({ previous: away }));
     expect(back.conditions?.find((c) => c.type === 'PrimaryFailback')).toMatchObject({ status: 'False', reason: 'AtOrdinalZero' });
     expect(buildStatus(input({})).conditions?.some((c) => c.type === 'PrimaryFailback')).toBe(false);
+  });
+
+  it('counts a replica in sync as a roll does: link up, no full sync, at most 1 MiB behind its primary', () => {
+    const primary = {
+      ...answered('c-0-0', 0, primaryView),
+      replication: { role: 'primary' as const, linkUp: false, syncing: false, offset: 50_000_000 },
+    };
+    const replica = (offset: number) =>
+      ({
+        ...answered('c-0-1', 1, replicaView),
+        replication: { role: 'replica' as const, linkUp: true, syncing: false, offset },
+      }) as NodeObservation;
+    const behind = buildStatus(input({ observations: [primary as NodeObservation, replica(40_000_000)] }));
+    expect(behind.state).toBe('Updating');
+    expect(behind.message).toBe('replica c-0-1 is not in sync with its primary yet');
+    expect(buildStatus(input({ observations: [primary as NodeObservation, replica(49_500_000)] })).state).toBe('Active');
   });
 
   it('is Updating while a roll or a reload runs, and says what and how far', () => {

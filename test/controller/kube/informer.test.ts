@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, type KubeClient, type WatchInit } from '../../../src/controller/kube/client.js';
 import { Informer, type InformerError, type InformerEvent } from '../../../src/controller/kube/informer.js';
-import type { KubeObject } from '../../../src/controller/kube/types.js';
+import type { ApiObject } from '../../../src/controller/kube/types.js';
 import { FakeClock, flush } from '../../support/fake-clock.js';
 
-const obj = (name: string, rv: string): KubeObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv } });
+const obj = (name: string, rv: string): ApiObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv } });
 
 interface OpenWatch {
   init: WatchInit;
@@ -15,7 +15,7 @@ interface OpenWatch {
 
 /** An API server the test scripts: lists come from a queue of answers, watches are driven by hand. */
 class ScriptedApi implements KubeClient {
-  readonly lists: (KubeObject[] | Error)[] = [];
+  readonly lists: (ApiObject[] | Error)[] = [];
   listRv = 0;
   readonly watches: OpenWatch[] = [];
   readonly watchRvs: string[] = [];
@@ -53,13 +53,13 @@ function setup() {
   const api = new ScriptedApi();
   const events: string[] = [];
   const errors: InformerError[] = [];
-  const informer = new Informer<KubeObject>({
+  const informer = new Informer<ApiObject>({
     name: 'things',
     client: api,
     path: '/api/v1/things',
     clock,
     backoff: { initialMs: 500, maxMs: 2000 },
-    onEvent: (e: InformerEvent<KubeObject>) => events.push(`${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion}`),
+    onEvent: (e: InformerEvent<ApiObject>) => events.push(`${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion}`),
     onError: (e) => errors.push(e),
   });
   return { clock, api, events, errors, informer };

@@ -50,11 +50,11 @@ describe('requeue: when a cluster is looked at again', () => {
     ['slots moving: soon', status('Updating'), plan({ topology: { phase: 'moving', message: 'x' } }), timing.progressMs],
     ['an Active cluster: at the resync period', status('Active'), plan(), timing.resyncMs],
   ] as const)('%s', (_name, s, p, ms) => {
-    expect(requeue(s, p, [], timing)).toEqual({ requeueAfterMs: ms });
+    expect(requeue(s, p, [], false, timing)).toEqual({ requeueAfterMs: ms });
   });
 
   it('a reload not yet everywhere keeps an otherwise idle cluster looked at soon', () => {
-    expect(requeue(status('Updating'), plan(), ['users.acl: waiting for the new file on c-0-0'], timing)).toEqual({
+    expect(requeue(status('Updating'), plan(), ['users.acl: waiting for the new file on c-0-0'], false, timing)).toEqual({
       requeueAfterMs: timing.progressMs,
     });
   });

@@ -14,7 +14,7 @@ import type { App } from '../../../src/controller/app.js';
 import { jsonLogger } from '../../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
 import { parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
-import { countSlots } from '../../../src/controller/cluster/slots.js';
+import { countSlots } from '../../../src/api/contract/slots.js';
 import { ensureTools } from '../../support/apiserver.js';
 import { clusterClient, loadKeys, startWorkload, type Workload, type WorkloadReport } from '../../support/client-workload.js';
 import type { KubeWorld } from '../../support/kube-world.js';

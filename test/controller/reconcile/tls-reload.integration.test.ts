@@ -3,7 +3,12 @@
 // files changed, and a fresh handshake proves the Secret's certificate is served. Before the files
 // change, a reload changes nothing and is reported as waiting. This exercises the executor against
 // the real server; tls-rotation.integration.test.ts rotates a certificate in the kube world.
+// What 9.1.2 does with a bad certificate, on reload and on restart, is shown here too: it refuses
+// a certificate and key that do not match (the reload fails and the old one stays; a restart exits)
+// but loads an expired certificate and serves it (on reload and on restart), so the controller
+// never reloads a Secret certificate outside its validity.
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,12 +73,12 @@ describe('TLS reload on a real Valkey', () => {
     try {
       expect(session.peerFingerprint()).toBe(certificateFingerprint(before.cert));
       // The Secret changed, the files not yet: the reload changes nothing and waits.
-      const early = await reloadTls({ certificate: after.cert, sessions: new Map([['p-0', session]]), reopen, metrics });
+      const early = await reloadTls({ certificate: after.cert, sessions: new Map([['p-0', session]]), reopen, metrics, nowMs: Date.now() });
       expect(early).toEqual({ reloaded: [], stale: ['p-0'], failures: [] });
       // The kubelet projects the new files (same paths).
       copyFileSync(after.certPath, before.certPath);
       copyFileSync(after.keyPath, before.keyPath);
-      const done = await reloadTls({ certificate: after.cert, sessions: new Map([['p-0', session]]), reopen, metrics });
+      const done = await reloadTls({ certificate: after.cert, sessions: new Map([['p-0', session]]), reopen, metrics, nowMs: Date.now() });
       expect(done).toEqual({ reloaded: ['p-0'], stale: [], failures: [] });
       const fresh = await reopen();
       expect(fresh.peerFingerprint()).toBe(certificateFingerprint(after.cert));
@@ -82,5 +87,149 @@ describe('TLS reload on a real Valkey', () => {
     } finally {
       session.close();
     }
+  });
+});
+
+/** The certificate a TLS server on 127.0.0.1:port serves, read without verifying it (client certificate from `pki`). */
+function servedFingerprint(port: number, pki: TestPki): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, cert: pki.cert, key: pki.key }, () => {
+      resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '');
+      socket.destroy();
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe(`a bad certificate on ${SUPPORTED_BUILD}: what the server does, and what the controller does about it`, () => {
+  const names = ['*.tlsc.shop.svc.cluster.local'];
+  const servername = 'tlsc-0-0.tlsc.shop.svc.cluster.local';
+  const open = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: CONTROLLER_PASSWORD }), {
+    connectMs: 2000,
+    commandMs: 2000,
+  });
+  let dir: string;
+  const pkis: TestPki[] = [];
+  const nodes: RunningServer[] = [];
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'valkey-krm-tls-bad-'));
+    writeFileSync(join(dir, 'users.acl'), usersAcl());
+  });
+  afterAll(async () => {
+    for (const n of nodes) await n.stop();
+    for (const p of pkis) p.remove();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const startNode = async () => {
+    const pki = makePki(names);
+    pkis.push(pki);
+    const port = await freePort();
+    const node = await startValkey({ build: SUPPORTED_BUILD, args: ['--aclfile', join(dir, 'users.acl'), ...pki.tlsArgs(port)] });
+    nodes.push(node);
+    const tls = { ca: pki.ca, cert: pki.cert, key: pki.key, servername };
+    const endpoint = { host: '127.0.0.1', port, busPort: 0 };
+    return { pki, port, session: await open(endpoint, tls), reopen: () => open(endpoint, tls) };
+  };
+  const project = (pki: TestPki, pair: { cert: string; key: string }) => {
+    writeFileSync(pki.certPath, pair.cert);
+    writeFileSync(pki.keyPath, pair.key);
+  };
+
+  it('an expired certificate in the Secret is not loaded, because the server would load and serve it', async () => {
+    const { pki, port, session, reopen } = await startNode();
+    try {
+      const expired = pki.issue(names, { days: 0 });
+      await new Promise((r) => setTimeout(r, 1_100));
+      project(pki, expired);
+      const metrics = controllerMetrics();
+      const out = await reloadTls({ certificate: expired.cert, sessions: new Map([['p-0', session]]), reopen, metrics, nowMs: Date.now() });
+      expect(out.reloaded).toEqual([]);
+      expect(out.stale).toEqual([]);
+      expect(out.failures).toEqual([
+        {
+          pod: 'p-0',
+          message: expect.stringMatching(/^TLS reload on p-0 held: the Secret's certificate expired at \S+Z; Valkey would load it/),
+        },
+      ]);
+      expect(await servedFingerprint(port, pki)).toBe(certificateFingerprint(pki.cert));
+      // What the guard prevents: the server itself takes the expired pair (CONFIG SET says OK), serves
+      // it, and a client that verifies can no longer connect.
+      await session.configSet('tls-cert-file', pki.certPath);
+      expect(await servedFingerprint(port, pki)).toBe(certificateFingerprint(expired.cert));
+      await expect(reopen()).rejects.toThrow(/certificate has expired/);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('a certificate and key that do not match: the server refuses the reload and keeps serving the old pair; the failure is reported', async () => {
+    const { pki, port, session, reopen } = await startNode();
+    try {
+      const next = pki.issue(names);
+      project(pki, { cert: next.cert, key: pki.key });
+      const out = await reloadTls({
+        certificate: next.cert,
+        sessions: new Map([['p-0', session]]),
+        reopen,
+        metrics: controllerMetrics(),
+        nowMs: Date.now(),
+      });
+      expect(out.reloaded).toEqual([]);
+      expect(out.failures).toEqual([
+        { pod: 'p-0', message: expect.stringContaining('TLS reload on p-0 failed: CONFIG SET: ERR CONFIG SET failed') },
+      ]);
+      expect(out.failures[0]?.message).toContain('Unable to update TLS configuration');
+      expect(await servedFingerprint(port, pki)).toBe(certificateFingerprint(pki.cert));
+      // Once the key follows (the kubelet projects both), the same reload goes through.
+      project(pki, next);
+      const done = await reloadTls({
+        certificate: next.cert,
+        sessions: new Map([['p-0', session]]),
+        reopen,
+        metrics: controllerMetrics(),
+        nowMs: Date.now(),
+      });
+      expect(done).toEqual({ reloaded: ['p-0'], stale: [], failures: [] });
+    } finally {
+      session.close();
+    }
+  });
+
+  it('on restart: an expired certificate is served; a mismatched pair stops the server at start-up', async () => {
+    const pki = makePki(names);
+    pkis.push(pki);
+    const expired = pki.issue(names, { days: 0 });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const mismatched = pki.issue(names);
+    const expiredDir = mkdtempSync(join(dir, 'expired-'));
+    writeFileSync(join(expiredDir, 'tls.crt'), expired.cert);
+    writeFileSync(join(expiredDir, 'tls.key'), expired.key);
+    const port = await freePort();
+    const tlsArgs = (d: string) => [
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      join(d, 'tls.crt'),
+      '--tls-key-file',
+      join(d, 'tls.key'),
+      '--tls-ca-cert-file',
+      pki.caPath,
+      '--tls-auth-clients',
+      'yes',
+    ];
+    const started = await startValkey({ build: SUPPORTED_BUILD, args: ['--aclfile', join(dir, 'users.acl'), ...tlsArgs(expiredDir)] });
+    try {
+      expect(await servedFingerprint(port, pki)).toBe(certificateFingerprint(expired.cert));
+    } finally {
+      await started.stop();
+    }
+    const mismatchedDir = mkdtempSync(join(dir, 'mismatched-'));
+    writeFileSync(join(mismatchedDir, 'tls.crt'), mismatched.cert);
+    writeFileSync(join(mismatchedDir, 'tls.key'), pki.key);
+    await expect(
+      startValkey({ build: SUPPORTED_BUILD, args: ['--aclfile', join(dir, 'users.acl'), ...tlsArgs(mismatchedDir)], quietFailure: true }),
+    ).rejects.toThrow(/key values mismatch/);
   });
 });

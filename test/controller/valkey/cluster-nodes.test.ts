@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
-import { countSlots, formatRanges, shardSlotRange, toRanges } from '../../../src/controller/cluster/slots.js';
+import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { countSlots, formatRanges, shardSlotRange, toRanges } from '../../../src/api/contract/slots.js';
 
 describe('parseClusterNodes', () => {
   it('reads Valkey 8+ lines with hostname and aux fields, replicas, failed and noaddr nodes', () => {
@@ -43,6 +43,60 @@ describe('parseClusterNodes', () => {
 
   it('refuses a truncated line with a message that shows it', () => {
     expect(() => parseClusterNodes('abc 1.2.3.4:1@2 master')).toThrow('CLUSTER NODES line has too few fields: "abc 1.2.3.4:1@2 master"');
+  });
+});
+
+describe('parseClusterNodes refuses what no Valkey prints (a hostile or broken node)', () => {
+  const ID = '07c37dfeb235213a872192d90877d0cd55635b91';
+  const OTHER = 'e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca';
+  const good = `${ID} 10.0.0.5:6379@16379,cache-0-0.cache.shop.svc.cluster.local myself,master - 0 1426238317239 1 connected`;
+  it.each([
+    ['a slot range up to 2^53', `${good} 0-9007199254740991`, /line 1: slot "9007199254740991" is not a whole number from 0 to 16383/],
+    ['a slot past 16383', `${good} 16384`, /slot "16384" is not a whole number from 0 to 16383/],
+    ['a range that ends before it starts', `${good} 10-5`, /slot range "10-5" ends before it starts/],
+    ['a slot marker past 16383', `${good} [99999->-${OTHER}]`, /slot "99999"/],
+    [
+      'a port past 65535',
+      `${ID} 10.0.0.5:70000@16379 myself,master - 0 0 1 connected`,
+      /port "70000" is not a whole number from 0 to 65535/,
+    ],
+    ['a bus port that is not a number', `${ID} 10.0.0.5:6379@x myself,master - 0 0 1 connected`, /bus port "x"/],
+    [
+      'an address that is not an IP',
+      `${ID} evil.example:6379@16379 myself,master - 0 0 1 connected`,
+      /"evil.example" is not an IP address/,
+    ],
+    ['a host name with a control character', `${ID} 10.0.0.5:6379@16379,a\u001bb myself,master - 0 0 1 connected`, /is not a host name/],
+    ['an id with bytes no id has', `${ID.slice(0, 39)}! 10.0.0.5:6379@16379 myself,master - 0 0 1 connected`, /is not a node id/],
+    ['a primary id of 41 characters', `${ID} 10.0.0.5:6379@16379 slave,myself ${OTHER}0 0 0 1 connected`, /primary id .* is not a node id/],
+    ['a config epoch that is not a whole number', `${ID} 10.0.0.5:6379@16379 myself,master - 0 0 1e400 connected`, /config epoch "1e400"/],
+    ['an unknown link state', `${ID} 10.0.0.5:6379@16379 myself,master - 0 0 1 sideways`, /link state "sideways"/],
+    ['the same node twice', `${good}\n${good.replace('myself,', '')}`, /lists node 07c37dfeb235213a872192d90877d0cd55635b91 twice/],
+    ['no myself line', good.replace('myself,', ''), /0 lines flagged myself/],
+    ['two myself lines', `${good}\n${good.replace(ID, OTHER)}`, /2 lines flagged myself/],
+  ])('refuses %s, naming the field', (_what, text, message) => {
+    expect(() => parseClusterNodes(text)).toThrow(ClusterNodesParseError);
+    expect(() => parseClusterNodes(text)).toThrow(message);
+  });
+
+  it('quotes at most 80 characters of what the node sent', () => {
+    const long = `${good} ${'9'.repeat(10_000)}`;
+    const message = (() => {
+      try {
+        parseClusterNodes(long);
+        return '';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    expect(message.length).toBeLessThan(200);
+  });
+
+  it('refuses CLUSTER INFO figures out of range', () => {
+    expect(() => parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:9007199254740991\r\n')).toThrow(
+      'CLUSTER INFO cluster_slots_assigned "9007199254740991" is not a whole number from 0 to 16384',
+    );
+    expect(() => parseClusterInfo('cluster_state:\u001b[2Jok\r\n')).toThrow(/cluster_state .* is not a state/);
   });
 });
 

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ANNOTATIONS, LABELS, MANAGED_BY, SYSTEM_USERNAMES } from '../../../src/api/index.js';
+import { STATEFULSET_LABELS } from '../../../src/controller/cluster/pod-ownership.js';
 import type { Pod } from '../../../src/controller/kube/types.js';
 import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../../src/render/acl.js';
 import type { ApiServer } from '../apiserver.js';
@@ -229,8 +230,15 @@ export interface PodOptions {
   ip?: string;
 }
 
+/**
+ * A pod as the StatefulSet controller and the scheduler would make it (no controller-manager runs
+ * here): controlled by its shard StatefulSet by UID, with the StatefulSet's pod-name and revision
+ * labels, bound to a node. The controller dials only such pods (cluster/pod-ownership.ts).
+ */
 export async function createPod(api: ApiServer, p: PodOptions): Promise<string> {
   const name = `${p.cluster}-${p.shard}-${p.ordinal}`;
+  const setName = `${p.cluster}-${p.shard}`;
+  const set = await apiCall<{ metadata: { uid: string } }>(api, 'GET', `/apis/apps/v1/namespaces/${p.ns}/statefulsets/${setName}`);
   const pod = await apiCall<Pod>(api, 'POST', `/api/v1/namespaces/${p.ns}/pods`, {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -243,9 +251,16 @@ export async function createPod(api: ApiServer, p: PodOptions): Promise<string> 
         [LABELS.managedBy]: MANAGED_BY,
         [LABELS.cluster]: p.cluster,
         [LABELS.shard]: String(p.shard),
+        [STATEFULSET_LABELS.podName]: name,
+        [STATEFULSET_LABELS.revision]: `${setName}-5d8f7c9b4`,
       },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: setName, uid: set.metadata.uid, controller: true }],
     },
-    spec: { automountServiceAccountToken: false, containers: [{ name: 'valkey', image: 'valkey/valkey:9.0.1' }] },
+    spec: {
+      automountServiceAccountToken: false,
+      nodeName: 'node-a',
+      containers: [{ name: 'valkey', image: 'valkey/valkey:9.0.1' }],
+    },
   });
   if (p.ip) await setPodRunning(api, p.ns, name, p.ip);
   return pod.metadata.uid as string;
@@ -265,8 +280,9 @@ export async function setPodRunning(api: ApiServer, ns: string, name: string, ip
 }
 
 export async function deletePod(api: ApiServer, ns: string, name: string): Promise<void> {
-  // Never scheduled, so the API server deletes it at once (no kubelet to wait for).
-  await apiCall(api, 'DELETE', `/api/v1/namespaces/${ns}/pods/${name}`);
+  // Bound to a node no kubelet runs, so a graceful delete would wait for ever: delete it at once,
+  // as `kubectl delete --grace-period=0 --force` does.
+  await apiCall(api, 'DELETE', `/api/v1/namespaces/${ns}/pods/${name}?gracePeriodSeconds=0`);
   await waitFor(`pod ${ns}/${name} gone`, async () => (await api.request('GET', `/api/v1/namespaces/${ns}/pods/${name}`)).status === 404, {
     timeoutMs: 10_000,
   });

@@ -4,7 +4,7 @@
 // for the whole run, and at the end reads every acknowledged write back. Written here rather than
 // taken from a library: it must report per-shard pauses and acknowledged writes exactly.
 import { connectResp, type RespConnection } from '../../../src/controller/valkey/resp-connection.js';
-import { shardSlotRange } from '../../../src/controller/cluster/slots.js';
+import { shardSlotRange } from '../../../src/api/contract/slots.js';
 
 function crc16(s: string): number {
   let crc = 0;

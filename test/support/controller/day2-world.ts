@@ -16,6 +16,7 @@ import { guideMenu } from '../objects.js';
 import { rawCommand } from '../servers.js';
 import { ClusterWriter } from './cluster-writer.js';
 import { startInProcessApp, type ControllerTuning } from './test-controller.js';
+import { SHIPPED_NODE_TIMEOUT_MS, SHIPPED_RETRY_BACKOFF, SHIPPED_TIMING } from '../../../src/controller/shipped-defaults.js';
 
 /** The system users' passwords a rendered cluster's users.acl hashes. */
 export interface SystemPasswords {
@@ -91,8 +92,31 @@ export interface KubeControllerOptions {
   commandMs?: number;
   /** Slots per migration step (the controller's default when absent). */
   rebalanceBatchSlots?: number;
+  /** `classic`: the controller never takes the atomic slot migration path (--slot-migration). */
+  slotMigration?: 'auto' | 'classic';
   /** Wraps the production session opener (to hold migration commands, for instance). */
   wrapOpen?: (open: OpenSession) => OpenSession;
+}
+
+/**
+ * The controller in-process with the shipped controller's timings, retry backoff and node timeout
+ * (src/controller/shipped-defaults.ts) and its default step sizes: for tests whose figures say how
+ * fast the product is.
+ */
+export function startShippedController(
+  o: Omit<KubeControllerOptions, 'progressMs' | 'resyncMs' | 'commandMs' | 'rebalanceBatchSlots'>,
+): Promise<App> {
+  return startInProcessApp({
+    kubeconfig: o.controllerKubeconfig,
+    namespace: o.namespace,
+    password: o.controllerPassword,
+    endpointOf: podEndpoint,
+    timeouts: { connectMs: SHIPPED_NODE_TIMEOUT_MS, commandMs: SHIPPED_NODE_TIMEOUT_MS },
+    ...(o.wrapOpen ? { wrapOpen: o.wrapOpen } : {}),
+    tuning: { concurrency: o.concurrency ?? 4, maxConcurrentRolls: 1, timing: SHIPPED_TIMING, retryBackoff: SHIPPED_RETRY_BACKOFF },
+    log: o.log,
+    metrics: o.metrics,
+  });
 }
 
 /** The controller in-process on day-2 timings, dialling pods at their IP:6379 as in production. */
@@ -103,6 +127,7 @@ export function startKubeController(o: KubeControllerOptions): Promise<App> {
     timing: { progressMs: o.progressMs ?? 300, resyncMs: o.resyncMs ?? 2_000, failedResyncMs: 2_000 },
     retryBackoff: { initialMs: 300, maxMs: 3_000 },
     ...(o.rebalanceBatchSlots ? { rebalanceBatchSlots: o.rebalanceBatchSlots } : {}),
+    ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
   };
   return startInProcessApp({
     kubeconfig: o.controllerKubeconfig,

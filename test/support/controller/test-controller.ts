@@ -32,7 +32,10 @@ export interface TestControllerOptions {
 }
 
 /** The session timeouts, timings and fan-out a test gives the controller; the rest is fixed below. */
-export type ControllerTuning = Pick<AppOptions, 'concurrency' | 'timing' | 'retryBackoff' | 'maxConcurrentRolls' | 'rebalanceBatchSlots'>;
+export type ControllerTuning = Pick<
+  AppOptions,
+  'concurrency' | 'timing' | 'retryBackoff' | 'maxConcurrentRolls' | 'rebalanceBatchSlots' | 'slotMigration'
+>;
 
 export interface InProcessAppOptions {
   /** The ServiceAccount's kubeconfig (prepareWorld). */

@@ -28,3 +28,11 @@ export function toRanges(slots: Iterable<number>): SlotRange[] {
 }
 
 export const formatRanges = (ranges: readonly SlotRange[]): string => ranges.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(',');
+
+/** `5461` or `5461-10922`, as CLUSTER NODES prints a node's slots; undefined if it is neither. */
+export function readSlotRange(token: string): SlotRange | undefined {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(token);
+  if (!m) return undefined;
+  const first = Number(m[1]);
+  return [first, m[2] === undefined ? first : Number(m[2])];
+}
