@@ -6,9 +6,10 @@ import { paths } from './kube/paths.js';
 import { isApiError } from './kube/client.js';
 import { eventRecorder, type EventRecorder } from './kube/event-recorder.js';
 import { objectKey, type ConfigMap, type ApiObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
-import type { EvictionResult } from './reconcile/day2.js';
+import type { EvictionResult } from './reconcile/roll-step.js';
+import { CONDITION } from '../api/status-names.js';
 import { RetryGate } from './runtime/retry-gate.js';
-import { reconcileCluster, type ReconcileTiming } from './reconcile/reconcile-cluster.js';
+import { reconcileCluster, type PassMemory, type ReconcileTiming } from './reconcile/reconcile-cluster.js';
 import { reconcileImages } from './reconcile/reconcile-images.js';
 import type { BackoffOptions } from './runtime/backoff.js';
 import type { Clock } from './runtime/clock.js';
@@ -59,13 +60,10 @@ export class Controller {
   private readonly configs: Informer<ApiObject>;
   private readonly configMaps: Informer<ConfigMap>;
   private readonly events: EventRecorder;
-  private readonly aclRetry: RetryGate;
-  /** Clusters whose last pass took a roll step: with the statuses, what --max-concurrent-rolls counts. */
+  /** What passes remember (reconcile/reconcile-cluster.ts PassMemory): ACL retry pacing, "n of m" totals. */
+  private readonly memory: PassMemory;
+  /** Clusters whose last pass said their roll is in progress: with the statuses, what --max-concurrent-rolls counts. */
   private readonly rollingNow = new Set<string>();
-  /** Slots each cluster's scaling had to move when it started: "n of m" in status. */
-  private readonly scalingTotals = new Map<string, number>();
-  /** Clusters whose scaling finishes on the classic path after an atomic step failed (rebalance-cluster.ts). */
-  private readonly classicFallback = new Map<string, string>();
   private readonly images: Informer<ApiObject>;
   private readonly queue: WorkQueue;
 
@@ -98,7 +96,7 @@ export class Controller {
       MANAGED_SELECTOR,
     );
     this.events = eventRecorder(opts.client, opts.clock, opts.log);
-    this.aclRetry = new RetryGate(opts.clock, opts.retryBackoff);
+    this.memory = { aclRetry: new RetryGate(opts.clock, opts.retryBackoff), scalingTotals: new Map(), classicFallback: new Map() };
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
     this.queue = new WorkQueue({
@@ -244,12 +242,16 @@ export class Controller {
     }
   }
 
-  /** Rolls already running (status says so, or a pass of this process just took a step) bound new ones. */
-  private mayStartRoll(cluster: string): boolean {
+  /**
+   * Whether another cluster holds a roll slot: one whose last pass said its roll is in progress (in
+   * this process, or in its status, for a controller just started). A roll that waits for its turn
+   * is not in progress (cluster/pass-planner.ts), so it holds no slot.
+   */
+  private rollSlotFree(cluster: string): boolean {
     const rolling = new Set(this.rollingNow);
     for (const c of this.clusters.list()) {
       const conditions = (c as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions;
-      if (conditions?.some((x) => x.type === 'RollInProgress' && x.status === 'True')) rolling.add(CLUSTER_PREFIX + objectKey(c));
+      if (conditions?.some((x) => x.type === CONDITION.rollInProgress && x.status === 'True')) rolling.add(CLUSTER_PREFIX + objectKey(c));
     }
     rolling.delete(CLUSTER_PREFIX + cluster);
     return rolling.size < (this.opts.maxConcurrentRolls ?? 1);
@@ -258,30 +260,27 @@ export class Controller {
   private async reconcileCluster(key: string) {
     const o = this.opts;
     const result = await reconcileCluster(key, {
-      cluster: (k) => this.clusters.get(k),
-      pods: (ns, name) => this.ofCluster(this.pods, ns, name),
-      statefulSets: (ns, name) => this.ofCluster(this.statefulSets, ns, name),
-      readSecret: (ns, name) => o.client.request<Secret>('GET', paths.secret(ns, name)),
-      patchStatus: async (ns, name, status: ValkeyClusterStatus) => {
-        await o.client.request('PATCH', paths.valkeyClusterStatus(ns, name), {
-          body: { status },
-          contentType: 'application/merge-patch+json',
-        });
+      api: {
+        cluster: (k) => this.clusters.get(k),
+        pods: (ns, name) => this.ofCluster(this.pods, ns, name),
+        statefulSets: (ns, name) => this.ofCluster(this.statefulSets, ns, name),
+        configMap: (ns, name) => this.configMaps.get(`${ns}/${name}`),
+        readSecret: (ns, name) => o.client.request<Secret>('GET', paths.secret(ns, name)),
+        patchStatus: async (ns, name, status: ValkeyClusterStatus) => {
+          await o.client.request('PATCH', paths.valkeyClusterStatus(ns, name), {
+            body: { status },
+            contentType: 'application/merge-patch+json',
+          });
+        },
+        evict: (ns, pod) => this.evict(ns, pod),
+        deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
+        events: this.events,
       },
-      configMap: (ns, name) => this.configMaps.get(`${ns}/${name}`),
-      evict: (ns, pod) => this.evict(ns, pod),
-      events: this.events,
-      mayStartRoll: (cluster) => this.mayStartRoll(cluster),
-      aclRetry: this.aclRetry,
-      scalingTotals: this.scalingTotals,
-      classicFallback: this.classicFallback,
-      deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
+      nodes: { open: o.open, policy: o.policy, endpointOf: o.endpointOf, clusterDomain: o.clusterDomain },
+      rollSlotFree: (cluster) => this.rollSlotFree(cluster),
+      memory: this.memory,
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
-      open: o.open,
-      policy: o.policy,
-      endpointOf: o.endpointOf,
-      clusterDomain: o.clusterDomain,
       clock: o.clock,
       log: o.log,
       metrics: o.metrics,

@@ -58,7 +58,9 @@ const STATUSES: Record<string, ValkeyClusterStatus> = {
     plan: { actions: [], waiting: ['shard 0: no pod has answered yet'], primaries: new Map() },
   }),
   Active: status({}),
-  Updating: status({ day2: { roll: { held: false, message: 'rolling shard 0: pod c-0-1 to revision r2', revision: 'r2' }, reloads: [] } }),
+  Updating: status({
+    day2: { roll: { state: 'rolling', message: 'rolling shard 0: pod c-0-1 to revision r2', revision: 'r2' }, reloads: [] },
+  }),
   // Failed belongs to creation: a below-floor binary before the cluster ever formed.
   Failed: status({
     plan: { actions: [], waiting: ['shard 0: no pod has answered yet'], primaries: new Map() },

@@ -17,6 +17,13 @@ import {
 } from '../../src/controller/cluster/rebalance.js';
 import { shardSlotRange } from '../../src/api/contract/slots.js';
 import type { Answered } from '../../src/controller/cluster/observation.js';
+import type { ScalingStatus } from '../../src/controller/cluster/status.js';
+import {
+  executeRebalance,
+  observeRebalance,
+  type RebalanceDeps,
+  type RebalanceTarget,
+} from '../../src/controller/reconcile/rebalance-cluster.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 import { parseInfo, serverIdentity } from '../../src/controller/valkey/info.js';
 import { awaitRunningMigrations } from '../../src/controller/valkey/migrate-slots-atomic.js';
@@ -281,4 +288,27 @@ export async function rebalance(
   }
   run.seconds = (performance.now() - started) / 1000;
   return run;
+}
+
+/**
+ * What one controller pass does about slots when topology has the turn: the rebalancer's reads,
+ * the rebalance planner, and its executor (reconcile/rebalance-cluster.ts), as reconcile-cluster.ts
+ * wires them, without the rest of the pass. Undefined: the planner has nothing to heal or move.
+ */
+export async function controllerRebalancePass(
+  target: RebalanceTarget,
+  deps: RebalanceDeps,
+): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
+  const seen = await observeRebalance(target.answered, target.shards, target.sessions);
+  const decision = planRebalance({
+    shards: target.shards,
+    replicasPerShard: target.replicasPerShard,
+    primaries: seen.primaries,
+    ...(seen.maxmemoryBytes ? { maxmemoryBytes: seen.maxmemoryBytes } : {}),
+    ...(deps.batchSlots ? { options: { batchSlots: deps.batchSlots } } : {}),
+  });
+  if (decision.kind === 'hold') return { phase: 'held', message: decision.reason };
+  if (decision.kind === 'wait') return { phase: 'waiting', message: decision.reason };
+  if (decision.kind !== 'heal' && decision.kind !== 'move') return undefined;
+  return executeRebalance(decision, seen, target, deps);
 }

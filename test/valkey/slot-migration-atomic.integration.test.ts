@@ -15,7 +15,6 @@ import { isFinished } from '../../src/controller/valkey/migrate-slots-atomic.js'
 import { migrateSlots } from '../../src/controller/valkey/migrate-slots.js';
 import type { SlotMigrationJob } from '../../src/controller/valkey/node-session.js';
 import { connectResp, type RespConnection } from '../../src/controller/valkey/resp-connection.js';
-import { rebalanceCluster } from '../../src/controller/reconcile/rebalance-cluster.js';
 import { systemClock } from '../../src/controller/runtime/clock.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
@@ -25,6 +24,7 @@ import { keySlot } from '../support/controller/cluster-writer.js';
 import {
   APP_USER,
   answeredOf,
+  controllerRebalancePass,
   migrationNodes,
   observePrimaries,
   rebalance,
@@ -185,7 +185,7 @@ describe('atomic slot migration on Valkey 9.1.2, with a client writing and readi
     };
     const about = { apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyCluster', namespace: 'default', name: 'c' };
     const pass = async () =>
-      rebalanceCluster(
+      controllerRebalancePass(
         { key: 'default/c', about, shards: 5, replicasPerShard: 0, answered: await answeredOf(cluster), sessions: sessionsOf(cluster) },
         deps,
       );

@@ -1,3 +1,4 @@
+import { CONDITION } from '../../api/status-names.js';
 import type { Condition } from '../../api/index.js';
 
 /** A condition as the controller computes it; the transition time is filled in by `withTransitions`. */
@@ -32,7 +33,8 @@ const RECONCILING_STATES: readonly string[] = ['Creating', 'Updating'];
  * Checked against the real kstatus in test/integration/gitops-readers.test.ts.
  */
 export function kstatusConditions(state: string, message: string, observedGeneration: number): DesiredCondition[] {
-  if (STALLED_STATES.includes(state)) return [{ type: 'Stalled', status: 'True', reason: state, message, observedGeneration }];
-  if (RECONCILING_STATES.includes(state)) return [{ type: 'Reconciling', status: 'True', reason: state, message, observedGeneration }];
+  if (STALLED_STATES.includes(state)) return [{ type: CONDITION.stalled, status: 'True', reason: state, message, observedGeneration }];
+  if (RECONCILING_STATES.includes(state))
+    return [{ type: CONDITION.reconciling, status: 'True', reason: state, message, observedGeneration }];
   return [];
 }

@@ -103,6 +103,21 @@ function notWhole(input: RollInput): string[] {
   return [...problems, ...input.clusterProblems];
 }
 
+/**
+ * Whether a roll has begun: the first shard with an outdated pod already has a pod of the new
+ * revision, or a pod missing or terminating (the one evicted last pass, on its way back), or an
+ * earlier shard was rolled before it. A new shard's pods, created at the new revision by a merge
+ * that also changed the image, are not a roll under way (they come after the shards to roll), so
+ * such a roll still waits for its turn and for the fleet's roll slot.
+ */
+export function rollUnderWay(input: readonly RollShard[]): boolean {
+  const shards = [...input].sort((a, b) => a.shard - b.shard);
+  const index = shards.findIndex((s) => s.pods.some((p) => outdated(s, p)));
+  const rolling = shards[index];
+  if (!rolling) return false;
+  return index > 0 || rolling.pods.length < rolling.replicas || rolling.pods.some((p) => current(rolling, p) || p.terminating);
+}
+
 export function planRoll(input: RollInput): RollStep {
   const shards = [...input.shards].sort((a, b) => a.shard - b.shard);
   const all = shards.flatMap((s) => s.pods.map((p) => ({ s, p })));
@@ -134,8 +149,7 @@ export function planRoll(input: RollInput): RollStep {
     if (p.containerProblem !== undefined) return { kind: 'held', pod: p.pod, reason: p.containerProblem, progress: progress(p.pod) };
   }
 
-  const started = all.some(({ s, p }) => current(s, p)) && all.some(({ s, p }) => outdated(s, p));
-  if (!started && !input.mayStart)
+  if (!rollUnderWay(shards) && !input.mayStart)
     return { kind: 'wait', reason: 'waiting for a roll slot (--max-concurrent-rolls)', progress: progress() };
 
   const problems = notWhole(input);

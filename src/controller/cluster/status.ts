@@ -1,4 +1,5 @@
 import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
+import { CONDITION, REASON, STATE } from '../../api/status-names.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import { kstatusConditions, withTransitions, type DesiredCondition } from './conditions.js';
 import type { FormationPlan } from './formation.js';
@@ -8,21 +9,6 @@ import { replicaInSync } from '../../api/contract/replica-sync.js';
 import { TOTAL_SLOTS, countSlots } from '../../api/contract/slots.js';
 import { expiringSoonCondition, type TlsVerdict } from './tls-secret.js';
 import { rejectionMessage } from './version-gate.js';
-
-/** The states and condition types status writes (docs/status.md has one row for each). */
-export const STATE = { creating: 'Creating', active: 'Active', updating: 'Updating', invalid: 'Invalid', failed: 'Failed' } as const;
-export const CONDITION = {
-  versionCheck: 'VersionCheck',
-  versionMatchesImage: 'VersionMatchesImage',
-  clusterFormed: 'ClusterFormed',
-  ready: 'Ready',
-  tlsSecretValid: 'TLSSecretValid',
-  certificateExpiringSoon: 'CertificateExpiringSoon',
-  rollInProgress: 'RollInProgress',
-  rollHeld: 'RollHeld',
-  liveConfigApplied: 'LiveConfigApplied',
-  slotMigration: 'SlotMigration',
-} as const;
 
 /** How a Failed message ends: Failed is terminal, the controller leaves the cluster alone. */
 export const FAILED_RECOVERY =
@@ -53,21 +39,34 @@ export interface StatusInput {
   day2?: Day2Status;
   /** Slot rebalancing of this pass (controller/reconcile/rebalance-cluster.ts); absent: slots spread as asked, or not looked at. */
   scaling?: ScalingStatus;
+  /** A primary away from ordinal 0 that the controller means to move back; absent: every primary is at ordinal 0. */
+  failback?: FailbackStatus;
   /** A TLS cluster: the verdict on its Secret this pass (tls-secret.ts); absent: no spec.tls. */
   tls?: TlsVerdict;
+}
+
+/** What failing primaries back to ordinal 0 did or waits for in this pass. */
+export interface FailbackStatus {
+  /** True when a failback was carried out (or tried) in this pass. */
+  acted: boolean;
+  message: string;
 }
 
 /** What rebalancing did or waits for in this pass. */
 export interface ScalingStatus {
   /** moving: a batch of slots moved; healing: interrupted slots settled; waiting: for replicas or gossip; held: a shrink that would not fit. */
-  phase: 'moving' | 'healing' | 'waiting' | 'held' | 'retiring' | 'failback';
+  phase: 'moving' | 'healing' | 'waiting' | 'held' | 'retiring';
   message: string;
 }
 
 /** What the roll and the reloads found in this pass, as status reads it. */
 export interface Day2Status {
-  /** A roll that runs (`held` false) or waits for a person (`held` true). */
-  roll?: { held: boolean; message: string; revision: string };
+  /**
+   * A roll that is due: `rolling` (under way, or its step is taken in this pass: RollInProgress),
+   * `waiting` for its turn (not started: another operation goes first, or the fleet's roll slot),
+   * or `held` for a person.
+   */
+  roll?: { state: 'rolling' | 'waiting' | 'held'; message: string; revision: string };
   /** Live settings or ACLs not yet on every node (being applied, or failing), one line each. */
   reloads: readonly string[];
   /** What the nodes refuse to load and a person must fix (a users.acl ACL LOAD rejects), one line each; also in reloads. */
@@ -151,7 +150,7 @@ function versionConditions(
   if (rejected.length) {
     const first = rejected[0] as (typeof rejected)[number];
     check = {
-      type: 'VersionCheck',
+      type: CONDITION.versionCheck,
       status: 'False',
       reason: first.verdict.reason,
       observedGeneration: g,
@@ -159,17 +158,17 @@ function versionConditions(
     };
   } else if (answered.length === 0) {
     check = {
-      type: 'VersionCheck',
+      type: CONDITION.versionCheck,
       status: 'Unknown',
-      reason: 'NoNodeChecked',
+      reason: REASON.versionCheck.noNodeChecked,
       message: 'No pod has answered INFO yet',
       observedGeneration: g,
     };
   } else {
     check = {
-      type: 'VersionCheck',
+      type: CONDITION.versionCheck,
       status: 'True',
-      reason: 'AtLeastFloor',
+      reason: REASON.versionCheck.atLeastFloor,
       observedGeneration: g,
       message: `${answered.length} node(s) checked, running ${versions.join(', ')}`,
     };
@@ -178,26 +177,26 @@ function versionConditions(
   const declared = input.declared;
   if (!declared || answered.length === 0) {
     match = {
-      type: 'VersionMatchesImage',
+      type: CONDITION.versionMatchesImage,
       status: 'Unknown',
       observedGeneration: g,
-      reason: declared ? 'NoNodeChecked' : 'NoDeclaredVersion',
+      reason: declared ? REASON.versionMatchesImage.noNodeChecked : REASON.versionMatchesImage.noDeclaredVersion,
       message: declared ? 'No pod has answered INFO yet' : 'The StatefulSets carry no image-version annotation',
     };
   } else {
     const differing = answered.filter((o) => o.version !== declared.version);
     match = differing.length
       ? {
-          type: 'VersionMatchesImage',
+          type: CONDITION.versionMatchesImage,
           status: 'False',
-          reason: 'DeclaredVersionDiffers',
+          reason: REASON.versionMatchesImage.differs,
           observedGeneration: g,
           message: `ValkeyImage ${declared.imageRef} declares ${declared.version}, but ${summarize(differing.map((o) => `${o.pod} runs ${o.version}`))}`,
         }
       : {
-          type: 'VersionMatchesImage',
+          type: CONDITION.versionMatchesImage,
           status: 'True',
-          reason: 'Matches',
+          reason: REASON.versionMatchesImage.matches,
           observedGeneration: g,
           message: `Every node runs ${declared.version}, as ValkeyImage ${declared.imageRef} declares`,
         };
@@ -244,7 +243,10 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   const wasFormed =
     before === STATE.active || before === STATE.updating || before === STATE.invalid || assignedAnywhere(answered) === TOTAL_SLOTS;
   const day2 = input.day2;
-  const day2Busy = (day2 !== undefined && (day2.roll !== undefined || day2.reloads.length > 0)) || input.scaling !== undefined;
+  const day2Busy =
+    (day2 !== undefined && (day2.roll !== undefined || day2.reloads.length > 0)) ||
+    input.scaling !== undefined ||
+    input.failback !== undefined;
   const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
   // What a person must fix: at creation the cluster cannot come up (Failed); once it ran, its pods
   // keep serving what they loaded and fixing it brings the cluster back (Invalid).
@@ -270,7 +272,8 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
 
   const reasons = [
     ...(input.scaling ? [input.scaling.phase === 'held' ? `scaling held: ${input.scaling.message}` : input.scaling.message] : []),
-    ...(day2?.roll ? [day2.roll.held ? `roll held: ${day2.roll.message}` : day2.roll.message] : []),
+    ...(day2?.roll ? [rollReason(day2.roll)] : []),
+    ...(input.failback ? [input.failback.message] : []),
     ...(day2?.reloads ?? []),
     ...foreign,
     ...input.actionErrors,
@@ -293,29 +296,33 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
 
   const formedCondition: DesiredCondition = formed
     ? {
-        type: 'ClusterFormed',
+        type: CONDITION.clusterFormed,
         status: 'True',
-        reason: 'Formed',
+        reason: REASON.clusterFormed.formed,
         message: `All ${TOTAL_SLOTS} slots are assigned and every shard has its replicas`,
         observedGeneration: g,
       }
     : {
-        type: 'ClusterFormed',
+        type: CONDITION.clusterFormed,
         status: 'False',
         observedGeneration: g,
-        reason: input.actionErrors.length ? 'FormationError' : answered.length === 0 ? 'WaitingForNodes' : 'Forming',
+        reason: input.actionErrors.length
+          ? REASON.clusterFormed.formationError
+          : answered.length === 0
+            ? REASON.clusterFormed.waitingForNodes
+            : REASON.clusterFormed.forming,
         message: summarize(reasons) || 'Forming',
       };
   const ready: DesiredCondition =
     healthy && blockers.length === 0
       ? {
-          type: 'Ready',
+          type: CONDITION.ready,
           status: 'True',
-          reason: 'Active',
+          reason: REASON.ready.active,
           message: 'The cluster is formed and every node is online',
           observedGeneration: g,
         }
-      : { type: 'Ready', status: 'False', reason: state, message, observedGeneration: g };
+      : { type: CONDITION.ready, status: 'False', reason: state, message, observedGeneration: g };
 
   return {
     state,
@@ -332,6 +339,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         ...(input.tls ? tlsConditions(input.tls, g) : []),
         ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : []),
         ...slotMigrationCondition(input.scaling, g, input.previous?.conditions),
+        ...failbackCondition(input.failback, g, input.previous?.conditions),
       ],
       input.previous?.conditions,
       input.now,
@@ -360,37 +368,64 @@ function tlsConditions(tls: TlsVerdict, g: number): DesiredCondition[] {
  */
 function day2Conditions(day2: Day2Status, g: number, previous: readonly { type: string }[] | undefined): DesiredCondition[] {
   const all = allDay2Conditions(day2, g);
-  const atRest: Record<string, string> = { RollInProgress: 'False', RollHeld: 'False', LiveConfigApplied: 'True' };
-  return all.filter((c) => c.status !== atRest[c.type] || previous?.some((p) => p.type === c.type));
+  const atRest: Record<string, string> = {
+    [CONDITION.rollInProgress]: 'False',
+    [CONDITION.rollHeld]: 'False',
+    [CONDITION.liveConfigApplied]: 'True',
+  };
+  // A roll waiting for its turn is not in progress, but it has something to say.
+  const waiting = (c: DesiredCondition) => c.type === CONDITION.rollInProgress && c.reason === REASON.rollInProgress.waiting;
+  return all.filter((c) => c.status !== atRest[c.type] || waiting(c) || previous?.some((p) => p.type === c.type));
 }
 
 function allDay2Conditions(day2: Day2Status, g: number): DesiredCondition[] {
   const roll = day2.roll;
   const rolling: DesiredCondition =
-    roll && !roll.held
+    roll?.state === 'rolling'
       ? {
-          type: 'RollInProgress',
+          type: CONDITION.rollInProgress,
           status: 'True',
-          reason: 'Rolling',
+          reason: REASON.rollInProgress.rolling,
           message: `${roll.message} (to revision ${roll.revision})`,
           observedGeneration: g,
         }
-      : {
-          type: 'RollInProgress',
-          status: 'False',
-          reason: roll ? 'Held' : 'UpToDate',
-          message: roll ? 'The roll is held' : "Every pod runs its StatefulSet's update revision",
+      : roll?.state === 'waiting'
+        ? {
+            type: CONDITION.rollInProgress,
+            status: 'False',
+            reason: REASON.rollInProgress.waiting,
+            message: `Not started: ${roll.message} (revision ${roll.revision})`,
+            observedGeneration: g,
+          }
+        : {
+            type: CONDITION.rollInProgress,
+            status: 'False',
+            reason: roll ? REASON.rollInProgress.held : REASON.rollInProgress.upToDate,
+            message: roll ? 'The roll is held' : "Every pod runs its StatefulSet's update revision",
+            observedGeneration: g,
+          };
+  const held: DesiredCondition =
+    roll?.state === 'held'
+      ? {
+          type: CONDITION.rollHeld,
+          status: 'True',
+          reason: REASON.rollHeld.held,
+          message: `${roll.message} (revision ${roll.revision})`,
           observedGeneration: g,
-        };
-  const held: DesiredCondition = roll?.held
-    ? { type: 'RollHeld', status: 'True', reason: 'Held', message: `${roll.message} (revision ${roll.revision})`, observedGeneration: g }
-    : { type: 'RollHeld', status: 'False', reason: 'NotHeld', message: 'No roll is held', observedGeneration: g };
+        }
+      : { type: CONDITION.rollHeld, status: 'False', reason: REASON.rollHeld.notHeld, message: 'No roll is held', observedGeneration: g };
   const applied: DesiredCondition = day2.reloads.length
-    ? { type: 'LiveConfigApplied', status: 'False', reason: 'Applying', message: summarize(day2.reloads), observedGeneration: g }
+    ? {
+        type: CONDITION.liveConfigApplied,
+        status: 'False',
+        reason: REASON.liveConfigApplied.applying,
+        message: summarize(day2.reloads),
+        observedGeneration: g,
+      }
     : {
-        type: 'LiveConfigApplied',
+        type: CONDITION.liveConfigApplied,
         status: 'True',
-        reason: 'Applied',
+        reason: REASON.liveConfigApplied.applied,
         message: `Every node runs the live settings and users.acl of the ConfigMap${day2.liveRevision ? ` (${day2.liveRevision})` : ''}`,
         observedGeneration: g,
       };
@@ -407,26 +442,69 @@ function slotMigrationCondition(
   previous: readonly { type: string }[] | undefined,
 ): DesiredCondition[] {
   if (!scaling) {
-    if (!previous?.some((p) => p.type === 'SlotMigration')) return [];
+    if (!previous?.some((p) => p.type === CONDITION.slotMigration)) return [];
     return [
       {
-        type: 'SlotMigration',
+        type: CONDITION.slotMigration,
         status: 'False',
-        reason: 'Balanced',
+        reason: REASON.slotMigration.balanced,
         message: 'Every shard primary holds its share of the slots',
         observedGeneration: g,
       },
     ];
   }
   const reason = {
-    moving: 'Migrating',
-    healing: 'Healing',
-    waiting: 'Waiting',
-    held: 'Held',
-    retiring: 'Retiring',
-    failback: 'PrimaryFailback',
+    moving: REASON.slotMigration.migrating,
+    healing: REASON.slotMigration.healing,
+    waiting: REASON.slotMigration.waiting,
+    held: REASON.slotMigration.held,
+    retiring: REASON.slotMigration.retiring,
   }[scaling.phase];
   return [
-    { type: 'SlotMigration', status: scaling.phase === 'held' ? 'False' : 'True', reason, message: scaling.message, observedGeneration: g },
+    {
+      type: CONDITION.slotMigration,
+      status: scaling.phase === 'held' ? 'False' : 'True',
+      reason,
+      message: scaling.message,
+      observedGeneration: g,
+    },
+  ];
+}
+
+function rollReason(roll: NonNullable<Day2Status['roll']>): string {
+  if (roll.state === 'held') return `roll held: ${roll.message}`;
+  if (roll.state === 'waiting') return `roll not started: ${roll.message}`;
+  return roll.message;
+}
+
+/**
+ * `PrimaryFailback` appears once a primary is away from ordinal 0 and the controller means to move
+ * it back, and stays afterwards, at rest (False, AtOrdinalZero).
+ */
+function failbackCondition(
+  failback: FailbackStatus | undefined,
+  g: number,
+  previous: readonly { type: string }[] | undefined,
+): DesiredCondition[] {
+  if (!failback) {
+    if (!previous?.some((p) => p.type === CONDITION.primaryFailback)) return [];
+    return [
+      {
+        type: CONDITION.primaryFailback,
+        status: 'False',
+        reason: REASON.primaryFailback.atOrdinalZero,
+        message: "Every shard's primary is at ordinal 0",
+        observedGeneration: g,
+      },
+    ];
+  }
+  return [
+    {
+      type: CONDITION.primaryFailback,
+      status: 'True',
+      reason: failback.acted ? REASON.primaryFailback.failingBack : REASON.primaryFailback.waiting,
+      message: failback.message,
+      observedGeneration: g,
+    },
   ];
 }

@@ -1,6 +1,7 @@
 import type { Answered } from '../cluster/observation.js';
+import { EVENT } from '../../api/status-names.js';
 import { planRebalance, slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
-import { describeMove, primaryObservations, shareProblems } from '../cluster/scaling.js';
+import { describeMove, primaryObservations } from '../cluster/scaling.js';
 import { countSlots } from '../../api/contract/slots.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
@@ -15,15 +16,16 @@ import { parseMemoryInfo } from '../valkey/memory-info.js';
 import type { NodeSession } from '../valkey/node-session.js';
 
 /**
- * Rebalance decisions carried out: heal slots an interrupted migration left marked, hold a shrink
- * the remaining primaries' memory could not take (status only), or move one bounded batch of slots
- * (valkey/migrate-slots.ts). The planner (cluster/rebalance.ts) decides from what the primaries
- * report right now, so a restarted controller picks up where the cluster is, not where it thought
- * it was.
+ * The rebalancer's reads and its executor: what the primaries report (key counts of slots a marker
+ * names, memory while a shrink runs), then, when the pass planner (cluster/pass-planner.ts, over
+ * cluster/rebalance.ts) chose healing or moving slots, carrying that out: settling slots an
+ * interrupted migration left marked, or moving bounded batches (valkey/migrate-slots.ts).
  *
- * Steps run back to back within a pass (the primaries' own lines read again after each step),
- * for up to `PASS_BUDGET_MS`; a pass that ends mid-migration asks to run again at once. So the
- * speed is the servers' and the data's, not the controller's requeue interval.
+ * A move keeps going within its pass: batch after batch, each planned by cluster/rebalance.ts from
+ * the primaries' lines read again after the last, for up to `PASS_BUDGET_MS`; a pass that ends
+ * mid-migration asks to run again at once. So the speed is the servers' and the data's, not the
+ * controller's requeue interval. The executor never starts another operation: it stops when the
+ * slots are balanced, a shrink would not fit, or a step fails, and the next pass's planner decides.
  */
 
 /**
@@ -59,13 +61,21 @@ export interface RebalanceDeps {
   slotMigration?: 'auto' | 'classic';
 }
 
-export interface RebalanceFacts {
+/** What the rebalance executor needs about the cluster. */
+export interface RebalanceTarget {
   key: string;
   about: InvolvedObject;
   shards: number;
   replicasPerShard: number;
   answered: readonly Answered[];
   sessions: ReadonlyMap<string, NodeSession>;
+}
+
+/** The primaries as the rebalance planner reads them. */
+export interface RebalanceObservation {
+  primaries: PrimaryObservation[];
+  /** The smallest non-zero maxmemory of the kept primaries, read during a shrink. */
+  maxmemoryBytes?: number;
 }
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -95,7 +105,7 @@ async function withMemory(
   primaries: PrimaryObservation[],
   shards: number,
   sessions: ReadonlyMap<string, NodeSession>,
-): Promise<{ primaries: PrimaryObservation[]; maxmemoryBytes?: number }> {
+): Promise<RebalanceObservation> {
   if (!primaries.some((p) => p.shard >= shards && p.self.slots.length > 0)) return { primaries };
   const read = await Promise.all(
     primaries.map(async (p) => {
@@ -112,7 +122,7 @@ async function withMemory(
   };
 }
 
-function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceFacts): MigrationNode[] {
+function migrationNodes(primaries: readonly PrimaryObservation[], input: RebalanceTarget): MigrationNode[] {
   return primaries.flatMap((p) => {
     const session = input.sessions.get(p.pod);
     const o = input.answered.find((a) => a.pod === p.pod);
@@ -123,7 +133,7 @@ function migrationNodes(primaries: readonly PrimaryObservation[], input: Rebalan
 async function heal(
   d: Extract<RebalanceDecision, { kind: 'heal' }>,
   nodes: MigrationNode[],
-  input: RebalanceFacts,
+  input: RebalanceTarget,
   deps: RebalanceDeps,
 ): Promise<ScalingStatus> {
   const out = await repairSlots(d.repairs, nodes);
@@ -133,7 +143,7 @@ async function heal(
   deps.events.record(
     input.about,
     out.errors.length ? 'Warning' : 'Normal',
-    'SlotsHealed',
+    EVENT.slotsHealed,
     `Settled slots an interrupted migration left marked: ${summary}`,
   );
   deps.log.info('rebalance: healed', { repairs: summary, errors: out.errors });
@@ -144,7 +154,7 @@ async function heal(
 async function move(
   d: Extract<RebalanceDecision, { kind: 'move' }>,
   nodes: MigrationNode[],
-  input: RebalanceFacts,
+  input: RebalanceTarget,
   deps: RebalanceDeps,
 ): Promise<ScalingStatus & { ok: boolean }> {
   const totals = deps.scalingTotals;
@@ -167,7 +177,7 @@ async function move(
     deps.events.record(
       input.about,
       'Warning',
-      'SlotMigrationFailed',
+      EVENT.slotMigrationFailed,
       `${what} (${out.path}): ${moved} moved, then: ${out.error}; ${retry}`,
     );
     deps.log.warn('rebalance: step failed', { step: what, path: out.path, error: out.error });
@@ -176,7 +186,7 @@ async function move(
   deps.events.record(
     input.about,
     'Normal',
-    'SlotsMoved',
+    EVENT.slotsMoved,
     `Moved ${moved} from ${d.from.pod} (shard ${d.from.shard}) to ${d.to.pod} (shard ${d.to.shard}) (${out.path}); ${d.remainingSlots - out.slotsMoved} slot(s) left to move`,
   );
   deps.log.info('rebalance: moved', { step: what, path: out.path, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
@@ -205,24 +215,43 @@ async function refreshed(
   );
 }
 
+/** The primaries read again after a step or a job that ran on its own, with what the planner reads of them. */
+async function reread(primaries: readonly PrimaryObservation[], input: RebalanceTarget): Promise<RebalanceObservation> {
+  const again = await refreshed(primaries, input.sessions);
+  return withMemory(await withKeyCounts(again, input.sessions), input.shards, input.sessions);
+}
+
+/** The primaries as the rebalance planner reads them: key counts of marked slots, memory during a shrink. */
+export async function observeRebalance(
+  answered: readonly Answered[],
+  shards: number,
+  sessions: ReadonlyMap<string, NodeSession>,
+): Promise<RebalanceObservation> {
+  const counted = await withKeyCounts(primaryObservations(answered), sessions);
+  return withMemory(counted, shards, sessions);
+}
+
 /**
- * Called once formation has nothing left to do. Undefined when the slots are already spread as
- * `shards` asks (nothing to show in status). `again` asks the caller to run the next pass at once:
- * this one ran out of its time budget while slots still move.
+ * Carries out the pass planner's heal or move, from the observation it decided on. `again` asks
+ * the caller to run the next pass at once: this one ran out of its time budget while slots still
+ * move, or moved the last of them (the next pass sees the slots from fresh observations and
+ * retires the removed shards).
  */
-export async function rebalanceCluster(
-  input: RebalanceFacts,
+export async function executeRebalance(
+  chosen: Extract<RebalanceDecision, { kind: 'heal' | 'move' }>,
+  seen: RebalanceObservation,
+  input: RebalanceTarget,
   deps: RebalanceDeps,
-): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
+): Promise<ScalingStatus & { again?: boolean }> {
   const started = deps.clock.now();
   const budget = deps.passBudgetMs ?? PASS_BUDGET_MS;
-  let observed = primaryObservations(input.answered);
-  let steps = 0;
+  let observation: RebalanceObservation = seen;
+  // The planner's choice acts first; each later step is planned from the primaries read again.
+  let decision: RebalanceDecision | undefined = chosen;
   let last: ScalingStatus | undefined;
   try {
     for (;;) {
-      const counted = await withKeyCounts(observed, input.sessions);
-      const { primaries, maxmemoryBytes } = await withMemory(counted, input.shards, input.sessions);
+      const { primaries, maxmemoryBytes } = observation;
       const plan = (batchSlots?: number): RebalanceDecision =>
         planRebalance({
           shards: input.shards,
@@ -231,7 +260,7 @@ export async function rebalanceCluster(
           ...(maxmemoryBytes ? { maxmemoryBytes } : {}),
           ...(batchSlots ? { options: { batchSlots } } : {}),
         });
-      let decision = plan(deps.batchSlots);
+      decision ??= plan(deps.batchSlots);
       const nodes = migrationNodes(primaries, input);
       if (decision.kind === 'move' || decision.kind === 'heal') {
         const atomic = deps.slotMigration !== 'classic' && !deps.classicFallback?.has(input.key) && (await everyNodeHasAtomic(nodes));
@@ -242,7 +271,8 @@ export async function rebalanceCluster(
           const { waited, running } = await awaitRunningMigrations(nodes, left);
           if (running.length > 0) return { phase: 'moving', message: `waiting for ${running.join('; ')}`, again: true };
           if (waited) {
-            observed = await refreshed(observed, input.sessions);
+            observation = await reread(primaries, input);
+            decision = undefined;
             continue;
           }
           if (decision.kind === 'move') decision = plan(deps.batchSlots ?? ATOMIC_BATCH_SLOTS);
@@ -251,20 +281,11 @@ export async function rebalanceCluster(
       switch (decision.kind) {
         case 'balanced':
           deps.classicFallback?.delete(input.key);
-          // Slots moved in this pass: status shows its last step ("n of m slots moved"), and the
-          // next pass (at once) sees the slots from fresh observations and retires the removed shards.
-          if (steps > 0 && last) return { ...last, again: true };
-          if (deps.scalingTotals?.delete(input.key))
-            deps.events.record(input.about, 'Normal', 'SlotsBalanced', `Every shard primary holds its share of the slots`);
-          return undefined;
+          return last ? { ...last, again: true } : { phase: 'moving', message: 'slots are balanced', again: true };
         case 'wait':
-          if (steps > 0) return last;
-          // A cluster still settling (cluster_state, gossip) with its slots already spread as asked
-          // has nothing to scale: formation's own status says why it is not Active.
-          if (shareProblems(input.shards, primaries).length === 0) return undefined;
-          return { phase: 'waiting', message: decision.reason };
+          return last ?? { phase: 'waiting', message: decision.reason };
         case 'hold':
-          // Nothing moves and nothing is retired (retirement waits for an undefined answer here).
+          // Nothing moves and nothing is retired (the next pass's planner holds it too).
           deps.log.info('rebalance: held', { reason: decision.reason });
           return { phase: 'held', message: decision.reason };
         case 'heal':
@@ -272,11 +293,11 @@ export async function rebalanceCluster(
         case 'move': {
           const out = await move(decision, nodes, input, deps);
           const { ok, ...status } = out;
-          steps++;
           last = status;
           if (!ok) return status;
           if (deps.clock.now() - started >= budget) return { ...status, again: true };
-          observed = await refreshed(observed, input.sessions);
+          observation = await reread(primaries, input);
+          decision = undefined;
         }
       }
     }
@@ -284,4 +305,14 @@ export async function rebalanceCluster(
     deps.metrics.migrationSteps.inc({ result: 'error' });
     return { phase: 'waiting', message: `rebalancing could not read or move slots: ${message(e)}` };
   }
+}
+
+/** Once the slots are balanced: the "n of m" a finished scaling counted is dropped, and an Event says so. */
+export function rebalanceFinished(
+  input: Pick<RebalanceTarget, 'key' | 'about'>,
+  deps: Pick<RebalanceDeps, 'events' | 'scalingTotals' | 'classicFallback'>,
+): void {
+  deps.classicFallback?.delete(input.key);
+  if (deps.scalingTotals?.delete(input.key))
+    deps.events.record(input.about, 'Normal', EVENT.slotsBalanced, `Every shard primary holds its share of the slots`);
 }

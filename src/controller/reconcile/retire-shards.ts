@@ -1,6 +1,7 @@
 import { isMyself } from '../cluster/cluster-view.js';
-import type { Answered, PodPlace } from '../cluster/observation.js';
-import { keysInKeyspace, planRetirement } from '../cluster/retire.js';
+import type { Answered } from '../cluster/observation.js';
+import { EVENT } from '../../api/status-names.js';
+import { keysInKeyspace, type RetireDecision } from '../cluster/retire.js';
 import type { ScalingStatus } from '../cluster/status.js';
 import type { EventRecorder, InvolvedObject } from '../kube/event-recorder.js';
 import type { Logger } from '../runtime/log.js';
@@ -14,40 +15,40 @@ export interface RetireDeps {
   deleteShard(namespace: string, cluster: string, shard: number): Promise<void>;
 }
 
-export interface RetireShardsInput {
+export interface RetireTarget {
   about: InvolvedObject;
   shards: number;
-  statefulSetShards: readonly number[];
-  renderedShards: readonly { shard: number; shards: number }[];
-  pods: readonly PodPlace[];
   answered: readonly Answered[];
   sessions: ReadonlyMap<string, NodeSession>;
 }
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/**
- * Retires drained shards: `CLUSTER FORGET` of each of their nodes on every remaining node, all
- * sent side by side so they land well within the 60 s forget window, and only then the delete of
- * their StatefulSet and PDB (whose pods then stop, so they cannot gossip their way back in).
- * Undefined when no removed shard's StatefulSet remains.
- */
-export async function retireShards(input: RetireShardsInput, deps: RetireDeps): Promise<ScalingStatus | undefined> {
-  const removedShards = input.statefulSetShards.filter((s) => s >= input.shards);
-  if (removedShards.length === 0) return undefined;
+/** Keys each removed shard's pod holds (`INFO keyspace`): what retirement checks before it forgets them. */
+export async function removedShardKeys(target: Omit<RetireTarget, 'about'>): Promise<Map<string, number>> {
   const keys = new Map<string, number>();
   await Promise.all(
-    input.answered
-      .filter((o) => o.shard >= input.shards)
+    target.answered
+      .filter((o) => o.shard >= target.shards)
       .map(async (o) => {
-        const session = input.sessions.get(o.pod);
+        const session = target.sessions.get(o.pod);
         if (session) keys.set(o.pod, keysInKeyspace(await session.infoKeyspace()));
       }),
   );
-  const decision = planRetirement({ ...input, keys });
-  if (decision.kind === 'none') return undefined;
-  if (decision.kind === 'wait') return { phase: 'retiring', message: decision.reason };
+  return keys;
+}
 
+/**
+ * Retires drained shards, as the pass planner (over cluster/retire.ts) decided: `CLUSTER FORGET` of
+ * each of their nodes on every remaining node, all sent side by side so they land well within the
+ * 60 s forget window, and only then the delete of their StatefulSet and PDB (whose pods then stop,
+ * so they cannot gossip their way back in).
+ */
+export async function executeRetirement(
+  decision: Extract<RetireDecision, { kind: 'retire' }>,
+  input: RetireTarget,
+  deps: RetireDeps,
+): Promise<ScalingStatus> {
   const errors: string[] = [];
   await Promise.all(
     decision.forgetOn.map(async (pod) => {
@@ -77,13 +78,13 @@ export async function retireShards(input: RetireShardsInput, deps: RetireDeps): 
   );
   const what = `shard(s) ${decision.shards.join(', ')}`;
   if (errors.length) {
-    deps.events.record(input.about, 'Warning', 'ShardRetireFailed', `Forgetting the nodes of ${what} failed: ${errors.join('; ')}`);
+    deps.events.record(input.about, 'Warning', EVENT.shardRetireFailed, `Forgetting the nodes of ${what} failed: ${errors.join('; ')}`);
     return { phase: 'retiring', message: `forgetting the nodes of ${what} failed, retrying: ${errors[0]}` };
   }
   deps.events.record(
     input.about,
     'Normal',
-    'NodesForgotten',
+    EVENT.nodesForgotten,
     `CLUSTER FORGET of ${decision.nodeIds.length} node(s) of drained ${what} on ${decision.forgetOn.length} remaining node(s)`,
   );
   for (const shard of decision.shards) {
@@ -93,12 +94,17 @@ export async function retireShards(input: RetireShardsInput, deps: RetireDeps): 
       deps.events.record(
         input.about,
         'Warning',
-        'ShardRetireFailed',
+        EVENT.shardRetireFailed,
         `Deleting shard ${shard}'s StatefulSet and PDB failed: ${message(e)}`,
       );
       return { phase: 'retiring', message: `deleting shard ${shard}'s StatefulSet failed, retrying: ${message(e)}` };
     }
-    deps.events.record(input.about, 'Normal', 'ShardRetired', `Shard ${shard} holds no slot and no key: deleted its StatefulSet and PDB`);
+    deps.events.record(
+      input.about,
+      'Normal',
+      EVENT.shardRetired,
+      `Shard ${shard} holds no slot and no key: deleted its StatefulSet and PDB`,
+    );
     deps.log.info('shard retired', { shard });
   }
   return { phase: 'retiring', message: `retired ${what}: forgotten by every remaining node, StatefulSet and PDB deleted` };

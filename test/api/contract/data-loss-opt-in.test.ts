@@ -3,7 +3,8 @@ import { optInCovers, readDataLossOptIn } from '../../../src/api/contract/data-l
 import { ANNOTATIONS, LABELS, STATEFULSET_REVISION_LABEL } from '../../../src/api/index.js';
 import type { Answered } from '../../../src/controller/cluster/observation.js';
 import type { Pod, StatefulSet } from '../../../src/controller/kube/types.js';
-import { planClusterRoll } from '../../../src/controller/reconcile/roll-cluster.js';
+import { planRoll } from '../../../src/controller/cluster/roll.js';
+import { rollShards } from '../../../src/controller/reconcile/roll-facts.js';
 import { parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 const HASH = 'a'.repeat(64);
@@ -48,7 +49,8 @@ function loneShardRoll(stsAnnotations: Record<string, string>) {
     view: parseClusterNodes(`${'1'.repeat(40)} 10.0.0.1:6379@16379 myself,master - 0 0 1 connected 0-16383\n`),
     replication: { role: 'primary', linkUp: false, syncing: false, offset: 10 },
   } as unknown as Answered;
-  return planClusterRoll({ statefulSets: [sts], pods: [pod], observations: [node], clusterProblems: [], mayStart: true }).step.kind;
+  return planRoll({ shards: rollShards({ statefulSets: [sts], pods: [pod], observations: [node] }), clusterProblems: [], mayStart: true })
+    .kind;
 }
 
 describe('the controller reads the opt-in as the docs allow', () => {

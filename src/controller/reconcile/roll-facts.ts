@@ -1,11 +1,15 @@
+/**
+ * What a roll decides from, read off the StatefulSets, the pods and the nodes (cluster/roll.ts
+ * plans from it): the observing half's translation of Kubernetes objects into the planner's
+ * plain data. Pure.
+ */
 import { optInCovers, readDataLossOptIn } from '../../api/contract/data-loss-opt-in.js';
 import { replicaInSync } from '../../api/contract/replica-sync.js';
 import { ANNOTATIONS, ordinalOf, shardOf, STATEFULSET_REVISION_LABEL } from '../../api/index.js';
 import { isMyself, isPrimary } from '../cluster/cluster-view.js';
 import { primaryOffsetOf, type Answered, type NodeObservation } from '../cluster/observation.js';
-import { planRoll, startupProblemMessage, type RollNode, type RollPod, type RollShard, type RollStep } from '../cluster/roll.js';
+import { startupProblemMessage, type RollNode, type RollPod, type RollShard } from '../cluster/roll.js';
 import type { Pod, StatefulSet } from '../kube/types.js';
-import type { NodeSession } from '../valkey/node-session.js';
 
 const ready = (p: Pod): boolean => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 
@@ -51,12 +55,10 @@ export interface RollFacts {
   pods: readonly Pod[];
   observations: readonly NodeObservation[];
   clusterAnnotations?: Record<string, string>;
-  clusterProblems: readonly string[];
-  mayStart: boolean;
 }
 
-/** The roll input from what the API server and the nodes say, then the planner's one step. */
-export function planClusterRoll(f: RollFacts): { step: RollStep; revision?: string } {
+/** The roll planner's shards from what the API server and the nodes say now. Pure. */
+export function rollShards(f: RollFacts): RollShard[] {
   const byPod = new Map(f.observations.map((o) => [o.pod, o]));
   const answered = f.observations.filter((o): o is Answered => o.state === 'answered');
   const shards: RollShard[] = [];
@@ -92,23 +94,5 @@ export function planClusterRoll(f: RollFacts): { step: RollStep; revision?: stri
       pods,
     });
   }
-  const step = planRoll({ shards, clusterProblems: f.clusterProblems, mayStart: f.mayStart });
-  const rolling = step.kind === 'none' ? undefined : shards.find((s) => s.shard === step.progress.shard);
-  return { step, ...(rolling?.updateRevision ? { revision: rolling.updateRevision } : {}) };
-}
-
-/** Sends the graceful failover and waits until the replica says it is the primary. */
-export async function failoverAndConfirm(
-  session: NodeSession,
-  sleep: (ms: number) => Promise<void>,
-  timeoutMs = 15_000,
-): Promise<'ok' | 'timeout'> {
-  await session.failover();
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    const self = (await session.clusterNodes()).split('\n').find((l) => l.includes('myself'));
-    if (self && /(^|,)master(,|$)/.test(self.split(' ')[2] ?? '')) return 'ok';
-    await sleep(100);
-  }
-  return 'timeout';
+  return shards;
 }

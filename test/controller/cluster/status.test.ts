@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { valkeyClusterStatus } from '../../src/api/index.js';
-import { withTransitions } from '../../src/controller/cluster/conditions.js';
-import type { FormationPlan } from '../../src/controller/cluster/formation.js';
-import type { NodeObservation } from '../../src/controller/cluster/observation.js';
-import { buildStatus, type StatusInput } from '../../src/controller/cluster/status.js';
-import { statusEquals } from '../../src/controller/reconcile/status-equals.js';
-import { canonicalJson } from '../../src/api/canonical-json.js';
-import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import { valkeyClusterStatus } from '../../../src/api/index.js';
+import { withTransitions } from '../../../src/controller/cluster/conditions.js';
+import type { FormationPlan } from '../../../src/controller/cluster/formation.js';
+import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
+import { buildStatus, type StatusInput } from '../../../src/controller/cluster/status.js';
+import { statusEquals } from '../../../src/controller/reconcile/status-equals.js';
+import { canonicalJson } from '../../../src/api/canonical-json.js';
+import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 const T0 = '2026-01-01T00:00:00Z';
 const T1 = '2026-01-01T00:05:00Z';
@@ -177,6 +177,36 @@ describe('buildStatus', () => {
     expect(buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), synced as NodeObservation] })).state).toBe('Active');
   });
 
+  it('a roll waiting for its turn is not in progress: RollInProgress False, reason Waiting, and says why', () => {
+    const roll = {
+      state: 'waiting' as const,
+      message: 'rolling shard 1 of 1, 0 of 2 pods done: waiting for a roll slot (--max-concurrent-rolls)',
+      revision: 'c-0-abc',
+    };
+    const waiting = buildStatus(input({ day2: { roll, reloads: [] } }));
+    expect(waiting.state).toBe('Updating');
+    expect(waiting.message).toBe(`roll not started: ${roll.message}`);
+    expect(waiting.conditions?.find((c) => c.type === 'RollInProgress')).toMatchObject({
+      status: 'False',
+      reason: 'Waiting',
+      message: `Not started: ${roll.message} (revision c-0-abc)`,
+    });
+  });
+
+  it('failback has its own condition: True while a primary is away from ordinal 0, False at rest once it was', () => {
+    const away = buildStatus(
+      input({ failback: { acted: false, message: 'shard 0: c-0-0 takes the primary back from c-0-1 once it is in sync' } }),
+    );
+    expect(away.state).toBe('Updating');
+    expect(away.conditions?.find((c) => c.type === 'PrimaryFailback')).toMatchObject({ status: 'True', reason: 'Waiting' });
+    expect(away.conditions?.some((c) => c.type === 'SlotMigration')).toBe(false);
+    const acted = buildStatus(input({ failback: { acted: true, message: "c-0-0 takes shard 0's primary back from c-0-1" } }));
+    expect(acted.conditions?.find((c) => c.type === 'PrimaryFailback')).toMatchObject({ status: 'True', reason: 'FailingBack' });
+    const back = buildStatus(input({ previous: away }));
+    expect(back.conditions?.find((c) => c.type === 'PrimaryFailback')).toMatchObject({ status: 'False', reason: 'AtOrdinalZero' });
+    expect(buildStatus(input({})).conditions?.some((c) => c.type === 'PrimaryFailback')).toBe(false);
+  });
+
   it('counts a replica in sync as a roll does: link up, no full sync, at most 1 MiB behind its primary', () => {
     const primary = {
       ...answered('c-0-0', 0, primaryView),
@@ -194,7 +224,7 @@ describe('buildStatus', () => {
   });
 
   it('is Updating while a roll or a reload runs, and says what and how far', () => {
-    const roll = { held: false, message: 'rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done', revision: 'c-0-abc' };
+    const roll = { state: 'rolling' as const, message: 'rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done', revision: 'c-0-abc' };
     const rolling = buildStatus(input({ day2: { roll, reloads: [] } }));
     expect(rolling.state).toBe('Updating');
     expect(rolling.message).toBe('rolling shard 1 of 1, pod c-0-1, 0 of 2 pods done');
@@ -202,7 +232,9 @@ describe('buildStatus', () => {
       status: 'True',
       message: expect.stringContaining('c-0-abc'),
     });
-    const held = buildStatus(input({ day2: { roll: { ...roll, held: true, message: 'pod c-0-1 exited at start-up: x' }, reloads: [] } }));
+    const held = buildStatus(
+      input({ day2: { roll: { ...roll, state: 'held', message: 'pod c-0-1 exited at start-up: x' }, reloads: [] } }),
+    );
     expect(held.message).toBe('roll held: pod c-0-1 exited at start-up: x');
     expect(held.conditions?.find((c) => c.type === 'RollHeld')?.status).toBe('True');
     const reloading = buildStatus(input({ day2: { reloads: ['users.acl: waiting for the new file on c-0-0'] } }));

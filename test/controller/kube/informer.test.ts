@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, type KubeClient, type WatchInit } from '../../src/controller/kube/client.js';
-import { Informer, type InformerError, type InformerEvent } from '../../src/controller/kube/informer.js';
-import type { ApiObject } from '../../src/controller/kube/types.js';
-import { FakeClock, flush } from '../support/fake-clock.js';
+import { ApiError, type KubeClient, type WatchInit } from '../../../src/controller/kube/client.js';
+import { Informer, type InformerError, type InformerEvent } from '../../../src/controller/kube/informer.js';
+import type { ApiObject } from '../../../src/controller/kube/types.js';
+import { FakeClock, flush } from '../../support/fake-clock.js';
 
 const obj = (name: string, rv: string): ApiObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv } });
 

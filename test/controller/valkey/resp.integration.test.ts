@@ -2,15 +2,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionOpener } from '../../src/controller/valkey/node-session.js';
-import { RespError, RespParser, encodeCommand } from '../../src/controller/valkey/resp.js';
-import { CommandError, NodeUnavailableError, connectResp } from '../../src/controller/valkey/resp-connection.js';
-import { freePort } from '../support/process.js';
-import type { RunningServer } from '../support/servers.js';
-import { SUPPORTED_BUILD, startValkey } from '../support/valkey.js';
-import { CONTROLLER_PASSWORD, usersAcl } from '../support/controller/api-world.js';
-import { startSilentServer, type SilentServer } from '../support/servers.js';
-import { makePki, type TestPki } from '../support/tls.js';
+import { sessionOpener } from '../../../src/controller/valkey/node-session.js';
+import { RespError, RespParser, encodeCommand } from '../../../src/controller/valkey/resp.js';
+import { CommandError, NodeUnavailableError, connectResp } from '../../../src/controller/valkey/resp-connection.js';
+import { freePort } from '../../support/process.js';
+import type { RunningServer } from '../../support/servers.js';
+import { SUPPORTED_BUILD, startValkey } from '../../support/valkey.js';
+import { CONTROLLER_PASSWORD, usersAcl } from '../../support/controller/api-world.js';
+import { startSilentServer, type SilentServer } from '../../support/servers.js';
+import { makePki, type TestPki } from '../../support/tls.js';
 
 describe('RespParser', () => {
   const wire = '+OK\r\n-ERR unknown node\r\n:42\r\n$4\r\nhé!\r\n$-1\r\n*3\r\n$1\r\na\r\n*1\r\n:1\r\n$0\r\n\r\n*-1\r\n';

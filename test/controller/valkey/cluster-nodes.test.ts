@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { countSlots, formatRanges, shardSlotRange, toRanges } from '../../src/api/contract/slots.js';
+import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { countSlots, formatRanges, shardSlotRange, toRanges } from '../../../src/api/contract/slots.js';
 
 describe('parseClusterNodes', () => {
   it('reads Valkey 8+ lines with hostname and aux fields, replicas, failed and noaddr nodes', () => {

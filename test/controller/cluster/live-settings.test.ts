@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { desiredLiveSettings, normalizeSettingValue, planLiveSettings } from '../../src/controller/cluster/live-settings.js';
-import { directivesByName, readValkeyConf } from '../../src/api/contract/valkey-conf.js';
+import { desiredLiveSettings, normalizeSettingValue, planLiveSettings } from '../../../src/controller/cluster/live-settings.js';
+import { directivesByName, readValkeyConf } from '../../../src/api/contract/valkey-conf.js';
 
 const parseValkeyConf = (text: string) => directivesByName(readValkeyConf(text));
-import { lookupSetting } from '../../src/api/valkey-table.js';
+import { lookupSetting } from '../../../src/api/valkey-table.js';
 
 const CONF = `# Rendered
 maxmemory 1500mb

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planFormation, type FormationAction } from '../../src/controller/cluster/formation.js';
-import type { Member } from '../../src/controller/cluster/observation.js';
-import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import { planFormation, type FormationAction } from '../../../src/controller/cluster/formation.js';
+import type { Member } from '../../../src/controller/cluster/observation.js';
+import { parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 /**
  * A small model of a cluster as its nodes see it. Pods (members) get views generated from the

@@ -1,10 +1,10 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
-import { startHealthServer } from '../../src/controller/runtime/health-server.js';
-import { jsonLogger } from '../../src/controller/runtime/log.js';
-import { NODE_COMMANDS, sessionOpener, type NodeCommand } from '../../src/controller/valkey/node-session.js';
-import { RespParser } from '../../src/controller/valkey/resp.js';
+import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
+import { startHealthServer } from '../../../src/controller/runtime/health-server.js';
+import { jsonLogger } from '../../../src/controller/runtime/log.js';
+import { NODE_COMMANDS, sessionOpener, type NodeCommand } from '../../../src/controller/valkey/node-session.js';
+import { RespParser } from '../../../src/controller/valkey/resp.js';
 
 describe('metrics', () => {
   it('renders the Prometheus text format: HELP, TYPE, one series per label set, escaped labels, nodes by version', async () => {

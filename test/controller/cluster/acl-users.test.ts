@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { readAclLines, readUsersAcl } from '../../src/api/contract/users-acl.js';
-import { aclDifferences, aclSignatures } from '../../src/controller/cluster/acl-users.js';
-import { aclPasswordHash } from '../../src/controller/valkey/digests.js';
+import { readAclLines, readUsersAcl } from '../../../src/api/contract/users-acl.js';
+import { aclDifferences, aclSignatures } from '../../../src/controller/cluster/acl-users.js';
+import { aclPasswordHash } from '../../../src/controller/valkey/digests.js';
 
 const parseAclFile = (t: string) => aclSignatures(readUsersAcl(t), aclPasswordHash);
 const parseAclUsers = (l: string[]) => aclSignatures(readAclLines(l), aclPasswordHash);

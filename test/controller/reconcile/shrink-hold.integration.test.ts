@@ -4,23 +4,28 @@
 // from each primary. Held: nothing moves, and status says what is needed and what is allowed.
 // With room (CONFIG SET maxmemory, as a ValkeyConfig change applies it live) the same call moves
 // a batch (one step per call here: passBudgetMs 0; the controller runs steps back to back for
-// up to 10 s, checking memory before each); a shrink half done that stops fitting is held again; and once drained, what the kept
+// up to 2 s, checking memory before each); a shrink half done that stops fitting is held again; and once drained, what the kept
 // primaries grew by is what the check counted for the keys that moved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Answered } from '../../src/controller/cluster/observation.js';
-import { countSlots } from '../../src/api/contract/slots.js';
-import type { ScalingStatus } from '../../src/controller/cluster/status.js';
-import type { EventRecorder } from '../../src/controller/kube/event-recorder.js';
-import { rebalanceCluster } from '../../src/controller/reconcile/rebalance-cluster.js';
-import { systemClock } from '../../src/controller/runtime/clock.js';
-import { jsonLogger } from '../../src/controller/runtime/log.js';
-import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
-import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { parseInfo, serverIdentity } from '../../src/controller/valkey/info.js';
-import { parseMemoryInfo, type NodeMemory } from '../../src/controller/valkey/memory-info.js';
-import type { NodeSession } from '../../src/controller/valkey/node-session.js';
-import { clusterClient } from '../support/client-workload.js';
-import { observePrimaries, startSlotCluster, type SlotCluster, type SlotNode } from '../support/slot-cluster.js';
+import type { Answered } from '../../../src/controller/cluster/observation.js';
+import { countSlots } from '../../../src/api/contract/slots.js';
+import type { ScalingStatus } from '../../../src/controller/cluster/status.js';
+import type { EventRecorder } from '../../../src/controller/kube/event-recorder.js';
+import { systemClock } from '../../../src/controller/runtime/clock.js';
+import { jsonLogger } from '../../../src/controller/runtime/log.js';
+import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
+import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { parseInfo, serverIdentity } from '../../../src/controller/valkey/info.js';
+import { parseMemoryInfo, type NodeMemory } from '../../../src/controller/valkey/memory-info.js';
+import type { NodeSession } from '../../../src/controller/valkey/node-session.js';
+import { clusterClient } from '../../support/client-workload.js';
+import {
+  controllerRebalancePass,
+  observePrimaries,
+  startSlotCluster,
+  type SlotCluster,
+  type SlotNode,
+} from '../../support/slot-cluster.js';
 
 const MiB = 2 ** 20;
 const KEYS = 16_000;
@@ -67,9 +72,9 @@ const sessions = (): Map<string, NodeSession> => new Map(cluster.nodes.map((n) =
 /** The controller's step with `shards` lowered to 2 (`passBudgetMs` absent: the shipped pass). */
 async function shrinkStep(budget: { passBudgetMs?: number } = deps): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
   const about = { apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyCluster', namespace: 'default', name: 'c' };
-  const input = { key: 'default/c', about, shards: 2, replicasPerShard: 0, answered: await answered(), sessions: sessions() };
+  const target = { key: 'default/c', about, shards: 2, replicasPerShard: 0, answered: await answered(), sessions: sessions() };
   const { passBudgetMs: _, ...rest } = deps;
-  return rebalanceCluster(input, { ...rest, ...(budget.passBudgetMs !== undefined ? { passBudgetMs: budget.passBudgetMs } : {}) });
+  return controllerRebalancePass(target, { ...rest, ...(budget.passBudgetMs !== undefined ? { passBudgetMs: budget.passBudgetMs } : {}) });
 }
 
 const slotCounts = async (): Promise<number[]> => (await observePrimaries(cluster)).map((p) => countSlots(p.self.slots));

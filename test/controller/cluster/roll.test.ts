@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   describeProgress,
   planRoll,
+  rollUnderWay,
   startupProblemMessage,
   type RollInput,
   type RollPod,
   type RollShard,
-} from '../../src/controller/cluster/roll.js';
+} from '../../../src/controller/cluster/roll.js';
 
 const OLD = 'c-0-old';
 const NEW = 'c-0-new';
@@ -122,5 +123,20 @@ describe('startupProblemMessage', () => {
     expect(startupProblemMessage('c-0-2', log)).toMatch(
       /^pod c-0-2 exited at start-up: .*Unknown command.*Aborting Valkey startup.* \(the binary is older than Valkey 9\.0\)$/,
     );
+  });
+
+  describe('rollUnderWay: whether the roll has begun (then it needs no roll slot and keeps its turn)', () => {
+    const done = (n: number) => two(n, [{ revision: NEW }, { revision: NEW }]);
+    it.each([
+      ['every pod outdated: not begun', [two(0), two(1)], false],
+      ['the first shard has a pod of the new revision', [two(0, [{}, { revision: NEW }]), two(1)], true],
+      ['the first shard is missing the pod evicted last pass', [shard(0, [pod(0, 0)], { replicas: 2 }), two(1)], true],
+      ['a pod of the first shard is terminating', [two(0, [{}, { terminating: true }]), two(1)], true],
+      ['an earlier shard was rolled', [done(0), two(1)], true],
+      ['only a new shard, created at the new revision, is current', [two(0), two(1), done(2)], false],
+      ['nothing outdated: no roll', [done(0), done(1)], false],
+    ] as const)('%s', (_name, shards, expected) => {
+      expect(rollUnderWay(shards)).toBe(expected);
+    });
   });
 });

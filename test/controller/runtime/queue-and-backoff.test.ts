@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Backoff } from '../../src/controller/runtime/backoff.js';
-import { mapLimit } from '../../src/controller/runtime/map-limit.js';
-import { WorkQueue, type WorkResult } from '../../src/controller/runtime/work-queue.js';
-import { FakeClock, flush } from '../support/fake-clock.js';
+import { Backoff } from '../../../src/controller/runtime/backoff.js';
+import { mapLimit } from '../../../src/controller/runtime/map-limit.js';
+import { WorkQueue, type WorkResult } from '../../../src/controller/runtime/work-queue.js';
+import { FakeClock, flush } from '../../support/fake-clock.js';
 
 describe('Backoff', () => {
   it('doubles from the initial delay up to the cap, and starts over after reset', () => {

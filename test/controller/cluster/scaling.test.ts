@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { FormationPlan } from '../../src/controller/cluster/formation.js';
-import type { NodeObservation } from '../../src/controller/cluster/observation.js';
-import { describeMove, primaryObservations, shareProblems } from '../../src/controller/cluster/scaling.js';
-import { buildStatus, type StatusInput } from '../../src/controller/cluster/status.js';
-import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import type { FormationPlan } from '../../../src/controller/cluster/formation.js';
+import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
+import { describeMove, primaryObservations, shareProblems } from '../../../src/controller/cluster/scaling.js';
+import { buildStatus, type StatusInput } from '../../../src/controller/cluster/status.js';
+import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 const OK_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n');
 const T0 = '2026-01-01T00:00:00Z';

@@ -2,8 +2,8 @@
 // method reach the server whole, and a kept-alive socket stays usable after them.
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeClientFromConfig, type KubeClient } from '../../src/controller/kube/client.js';
-import { ensureTools, startApiServer, type ApiServer } from '../support/apiserver.js';
+import { kubeClientFromConfig, type KubeClient } from '../../../src/controller/kube/client.js';
+import { ensureTools, startApiServer, type ApiServer } from '../../support/apiserver.js';
 
 describe('kube client on a real kube-apiserver', () => {
   let server: ApiServer;

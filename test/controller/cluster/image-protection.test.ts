@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IMAGE_FINALIZER, planImageFinalizers, type ImageFacts } from '../../src/controller/cluster/image-finalizers.js';
+import { IMAGE_FINALIZER, planImageFinalizers, type ImageFacts } from '../../../src/controller/cluster/image-finalizers.js';
 
 const image = (name: string, finalizers: string[] = [], deleting = false): ImageFacts => ({
   name,
@@ -51,7 +51,7 @@ describe('a referenced ValkeyImage being deleted', () => {
   ];
 
   it('is held, and the Event names the configs that hold it and how to recover', async () => {
-    const { heldDeletions, heldDeletionMessage } = await import('../../src/controller/cluster/image-finalizers.js');
+    const { heldDeletions, heldDeletionMessage } = await import('../../../src/controller/cluster/image-finalizers.js');
     const held = heldDeletions([image('valkey-9-0', [IMAGE_FINALIZER], true), image('valkey-9-1', [IMAGE_FINALIZER])], configs);
     expect(held).toEqual([{ image: 'valkey-9-0', referencedBy: ['large', 'standard'] }]);
     const message = heldDeletionMessage(held[0]!);
@@ -61,8 +61,8 @@ describe('a referenced ValkeyImage being deleted', () => {
   });
 
   it('reconcileImages records one Warning DeletionHeld Event on the image, in namespace default', async () => {
-    const { reconcileImages } = await import('../../src/controller/reconcile/reconcile-images.js');
-    const { controllerMetrics } = await import('../../src/controller/runtime/metrics.js');
+    const { reconcileImages } = await import('../../../src/controller/reconcile/reconcile-images.js');
+    const { controllerMetrics } = await import('../../../src/controller/runtime/metrics.js');
     const recorded: unknown[] = [];
     const obj = (name: string, deleting: boolean) => ({
       apiVersion: 'valkey.gomomento.com/v1alpha1',

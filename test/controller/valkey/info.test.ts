@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { describeIdentity } from '../../src/controller/cluster/server-identity.js';
-import { rejectionMessage, strictPolicy } from '../../src/controller/cluster/version-gate.js';
-import { parseInfo, serverIdentity } from '../../src/controller/valkey/info.js';
+import { describeIdentity } from '../../../src/controller/cluster/server-identity.js';
+import { rejectionMessage, strictPolicy } from '../../../src/controller/cluster/version-gate.js';
+import { parseInfo, serverIdentity } from '../../../src/controller/valkey/info.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/info/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/info/${name}`, import.meta.url), 'utf8');
 
 describe('INFO server fixtures', () => {
   it.each([

@@ -12,14 +12,14 @@ import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { certificateFingerprint, podsServingOtherCertificate, reloadTls } from '../../src/controller/reconcile/tls-reload.js';
-import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
-import { sessionOpener } from '../../src/controller/valkey/node-session.js';
-import type { RunningServer } from '../support/servers.js';
-import { SUPPORTED_BUILD, startValkey } from '../support/valkey.js';
-import { freePort } from '../support/process.js';
-import { CONTROLLER_PASSWORD, usersAcl } from '../support/controller/api-world.js';
-import { makePki, type TestPki } from '../support/tls.js';
+import { certificateFingerprint, podsServingOtherCertificate, reloadTls } from '../../../src/controller/reconcile/tls-reload.js';
+import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
+import { sessionOpener } from '../../../src/controller/valkey/node-session.js';
+import type { RunningServer } from '../../support/servers.js';
+import { SUPPORTED_BUILD, startValkey } from '../../support/valkey.js';
+import { freePort } from '../../support/process.js';
+import { CONTROLLER_PASSWORD, usersAcl } from '../../support/controller/api-world.js';
+import { makePki, type TestPki } from '../../support/tls.js';
 
 describe('TLS reload on a real Valkey', () => {
   let node: RunningServer;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Answered } from '../../src/controller/cluster/observation.js';
-import { keysInKeyspace, planRetirement, type RetireInput } from '../../src/controller/cluster/retire.js';
-import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import type { Answered } from '../../../src/controller/cluster/observation.js';
+import { keysInKeyspace, planRetirement, type RetireInput } from '../../../src/controller/cluster/retire.js';
+import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 const OK_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n');
 

@@ -5,10 +5,10 @@ import {
   slotsToCount,
   type PrimaryObservation,
   type RebalanceInput,
-} from '../../src/controller/cluster/rebalance.js';
-import { TOTAL_SLOTS, countSlots, shardSlotRange, toRanges, type SlotRange } from '../../src/api/contract/slots.js';
-import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
-import { parseMemoryInfo } from '../../src/controller/valkey/memory-info.js';
+} from '../../../src/controller/cluster/rebalance.js';
+import { TOTAL_SLOTS, countSlots, shardSlotRange, toRanges, type SlotRange } from '../../../src/api/contract/slots.js';
+import { parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { parseMemoryInfo } from '../../../src/controller/valkey/memory-info.js';
 
 const idOf = (shard: number): string => String(shard).repeat(40).slice(0, 40);
 

@@ -1,0 +1,282 @@
+import { TOTAL_SLOTS } from '../../api/contract/slots.js';
+import { planFailback, type FailbackDecision } from './failback.js';
+import { planFormation, type FormationAction, type FormationPlan } from './formation.js';
+import { isAnswered, type NodeObservation, type PodPlace } from './observation.js';
+import { planRebalance, type PrimaryObservation, type RebalanceDecision, type RebalanceOptions } from './rebalance.js';
+import { planRetirement, type RetireDecision } from './retire.js';
+import { planRoll, rollUnderWay, type RollShard, type RollStep } from './roll.js';
+import { shareProblems } from './scaling.js';
+
+/**
+ * Which operation acts in this pass, and why every other one that is due waits. Pure: it decides
+ * from what this pass observed (the nodes, the pods, the StatefulSets, the spec), never from the
+ * status an earlier pass wrote, so a restarted controller, or two operations due at once, decide
+ * the same way.
+ *
+ * Priority, first that can act takes the pass:
+ *   1. stability: formation (forget departed nodes, meet, assign unowned slots, attach replicas to
+ *      restore replica counts, take over a dead primary's slots). While formation acts or waits
+ *      for a pod, nothing below acts.
+ *   2. topology: settle slots an interrupted migration left marked; then a roll already under way
+ *      finishes (see below); then move slots as `shards` asks (adding shards, draining removed
+ *      ones), or hold a shrink that would not fit; then retire the drained shards.
+ *   3. updates: the roll. Live settings, users.acl and TLS reloads are not in this order: they
+ *      touch no pod and no slot, so they run in every pass on every node that answers, beside the
+ *      one operation (a live change during a roll or a migration is not delayed).
+ *   4. cleanup: fail primaries back to ordinal 0.
+ *
+ * Rules for the pairs that can conflict:
+ *   - A roll and a migration never run at once. A roll under way (its first shard to roll already
+ *     has a pod of the new revision, or an earlier shard was rolled) finishes before slots move; a
+ *     roll that has not started waits until the slots are spread as `shards` asks and no removed
+ *     shard is left to retire. One merge that changes the image and `shards` therefore moves the
+ *     slots first, then rolls.
+ *   - Healing an interrupted migration goes before everything but formation, a roll under way
+ *     included: marked slots answer ASK and must be settled before a pod of theirs is evicted.
+ *   - A roll is "in progress" only once it is under way or takes its step in this pass. A roll that
+ *     waits for its turn (formation, topology, a whole cluster before its first step, or the fleet's
+ *     roll slot) is not in progress and does not hold the fleet's roll slot (--max-concurrent-rolls).
+ *   - A held roll (a bad image, a shard without replicas) waits for a person and blocks nothing
+ *     but the failback: slots still move.
+ *   - Failback waits while a roll is due (a roll moves primaries itself, then they fail back) and
+ *     while any topology operation is due.
+ */
+
+/** Everything the pass planner reads: this pass's facts only. */
+export interface PassFacts {
+  shards: number;
+  replicasPerShard: number;
+  observations: readonly NodeObservation[];
+  /**
+   * Each answering shard primary (cluster/scaling.ts primaryObservations), with the key counts of
+   * marked slots and, during a shrink, the memory figures the observer read for them.
+   */
+  primaries: readonly PrimaryObservation[];
+  /** The smallest non-zero maxmemory of the kept primaries, read during a shrink. */
+  maxmemoryBytes?: number;
+  rebalance?: RebalanceOptions;
+  /** The retirement's facts; absent: drained shards are kept (no one may delete them). */
+  retire?: {
+    statefulSetShards: readonly number[];
+    renderedShards: readonly { shard: number; shards: number }[];
+    pods: readonly PodPlace[];
+    /** Keys each removed shard's pod holds (`INFO keyspace`); read only once the slots are balanced. */
+    keys: ReadonlyMap<string, number>;
+  };
+  roll: readonly RollShard[];
+  /** Whether the fleet has a roll slot free for this cluster (--max-concurrent-rolls, other clusters only). */
+  rollSlotFree: boolean;
+  /** What keeps any pod from restarting, apart from formation (a TLS Secret with a problem): the roll waits. */
+  rollProblems?: readonly string[];
+  /** Why the primaries' key counts or memory could not be read in this pass: topology waits. */
+  topologyUnreadable?: string;
+}
+
+export type OperationName = 'formation' | 'heal' | 'move' | 'retire' | 'roll' | 'failback';
+
+/** The one operation this pass carries out. */
+export type Operation =
+  | { kind: 'none' }
+  | { kind: 'formation'; actions: FormationAction[] }
+  | Extract<RebalanceDecision, { kind: 'heal' | 'move' }>
+  | Extract<RetireDecision, { kind: 'retire' }>
+  | { kind: 'roll'; step: Extract<RollStep, { kind: 'evict' | 'failover' }>; revision?: string }
+  | Extract<FailbackDecision, { kind: 'failover' }>;
+
+/** A due operation that does not act in this pass. */
+export interface Waiting {
+  operation: OperationName;
+  reason: string;
+}
+
+/** The roll as status reads it. */
+export type RollState = { state: 'none' } | { state: 'rolling' | 'waiting' | 'held'; message: string; step: RollStep; revision: string };
+
+/** The slots as status reads it (SlotMigration), when topology has something to say. */
+export interface TopologyState {
+  phase: 'moving' | 'healing' | 'waiting' | 'held' | 'retiring';
+  message: string;
+}
+
+export interface PassPlan {
+  formation: FormationPlan;
+  now: Operation;
+  waiting: Waiting[];
+  roll: RollState;
+  topology?: TopologyState;
+  /** Why a primary away from ordinal 0 is not failed back in this pass; absent when none waits or it acts now. */
+  failbackWaiting?: string;
+  /** Every shard primary holds its share of the slots (a removed shard may still wait to be retired). */
+  slotsBalanced: boolean;
+}
+
+/** What keeps the cluster from being whole apart from its pods: the roll waits for these. */
+function formationProblems(plan: FormationPlan, observations: readonly NodeObservation[]): string[] {
+  return [
+    ...(plan.actions.length ? [`${plan.actions.length} formation step(s) in progress`] : []),
+    ...plan.waiting,
+    ...observations
+      .filter(isAnswered)
+      .filter((m) => m.info.state !== 'ok' || m.info.slotsAssigned !== TOTAL_SLOTS)
+      .map((m) => `cluster_state is not ok on ${m.pod}`),
+  ];
+}
+
+/** The topology operation due, if any: what the rebalancer and, once balanced, the retirement say. */
+function planTopology(f: PassFacts): (
+  | { kind: 'act'; op: Operation; state: TopologyState }
+  | { kind: 'wait'; state: TopologyState }
+  | { kind: 'none' }
+) & {
+  balanced?: boolean;
+} {
+  if (f.topologyUnreadable) return { kind: 'wait', state: { phase: 'waiting', message: f.topologyUnreadable } };
+  const decision = planRebalance({
+    shards: f.shards,
+    replicasPerShard: f.replicasPerShard,
+    primaries: f.primaries,
+    ...(f.maxmemoryBytes ? { maxmemoryBytes: f.maxmemoryBytes } : {}),
+    ...(f.rebalance ? { options: f.rebalance } : {}),
+  });
+  switch (decision.kind) {
+    case 'heal':
+      return {
+        kind: 'act',
+        op: decision,
+        state: { phase: 'healing', message: `settling ${decision.repairs.length} slot(s) an interrupted migration left marked` },
+      };
+    case 'move':
+      return { kind: 'act', op: decision, state: { phase: 'moving', message: decision.summary } };
+    case 'hold':
+      return { kind: 'wait', state: { phase: 'held', message: decision.reason } };
+    case 'wait':
+      // A cluster still settling (cluster_state, gossip) with its slots already spread as asked
+      // has nothing to scale: formation's own status says why it is not Active.
+      if (shareProblems(f.shards, f.primaries).length === 0) return { kind: 'none' };
+      return { kind: 'wait', state: { phase: 'waiting', message: decision.reason } };
+    case 'balanced':
+      break;
+  }
+  if (!f.retire) return { kind: 'none', balanced: true };
+  const retirement = planRetirement({
+    shards: f.shards,
+    statefulSetShards: f.retire.statefulSetShards,
+    renderedShards: f.retire.renderedShards,
+    pods: f.retire.pods,
+    answered: f.observations.filter(isAnswered),
+    keys: f.retire.keys,
+  });
+  if (retirement.kind === 'none') return { kind: 'none', balanced: true };
+  if (retirement.kind === 'wait') return { kind: 'wait', balanced: true, state: { phase: 'retiring', message: retirement.reason } };
+  return {
+    kind: 'act',
+    balanced: true,
+    op: retirement,
+    state: { phase: 'retiring', message: `retiring shard(s) ${retirement.shards.join(', ')}` },
+  };
+}
+
+const rollRevision = (shards: readonly RollShard[], step: RollStep): string =>
+  (step.kind === 'none' ? undefined : shards.find((s) => s.shard === step.progress.shard)?.updateRevision) ?? 'unknown';
+
+/** The topology operation a state is about. */
+const topologyOperation = (state: TopologyState): OperationName =>
+  state.phase === 'retiring' ? 'retire' : state.phase === 'healing' ? 'heal' : 'move';
+
+/** "once <this> is done", for what keeps the failback waiting. */
+const DONE: Record<Exclude<Operation['kind'], 'none' | 'failover'>, string> = {
+  formation: 'formation has no step left',
+  heal: 'the slots an interrupted migration left marked are settled',
+  move: 'the slots are spread as shards asks',
+  retire: 'the drained shards are retired',
+  roll: 'the roll is finished',
+};
+
+export function planPass(f: PassFacts): PassPlan {
+  const answered = f.observations.filter(isAnswered);
+  const allPodsObserved = f.observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
+  const formation = planFormation({ shards: f.shards, members: answered, allPodsObserved });
+  const formationBusy = formation.actions.length > 0 || formation.waiting.length > 0 || !allPodsObserved;
+  const step = planRoll({
+    shards: f.roll,
+    clusterProblems: [...(f.rollProblems ?? []), ...formationProblems(formation, f.observations)],
+    mayStart: f.rollSlotFree,
+  });
+  const underWay = rollUnderWay(f.roll);
+  const revision = rollRevision(f.roll, step);
+  const rollActs = step.kind === 'evict' || step.kind === 'failover';
+  const topology: ReturnType<typeof planTopology> = formationBusy ? { kind: 'none' } : planTopology(f);
+  const heal = topology.kind === 'act' && topology.op.kind === 'heal';
+
+  // Who has the turn, in priority order; what keeps the roll from acting when it is not the roll.
+  let now: Operation = { kind: 'none' };
+  let rollBlocker: string | undefined;
+  let topologyState = topology.kind === 'none' ? undefined : topology.state;
+  if (formation.actions.length > 0) {
+    now = { kind: 'formation', actions: formation.actions };
+    rollBlocker = 'formation steps come first';
+  } else if (topology.kind === 'act' && heal) {
+    now = topology.op;
+    rollBlocker = 'slots an interrupted migration left marked are settled first';
+  } else if (underWay && step.kind !== 'held') {
+    if (rollActs) now = { kind: 'roll', step, revision };
+    if (topologyState)
+      topologyState = { phase: 'waiting', message: `slots move once the roll under way is finished (${topologyState.message})` };
+  } else if (topology.kind !== 'none') {
+    if (topology.kind === 'act') now = topology.op;
+    rollBlocker = `the roll starts once the slots are spread as shards asks (${topology.state.message})`;
+  } else if (rollActs) now = { kind: 'roll', step, revision };
+
+  const roll = rollStateOf(step, underWay, now.kind === 'roll', rollBlocker, revision);
+
+  // Cleanup, once nothing above is due: a primary away from ordinal 0 goes back.
+  const failback = formationBusy ? ({ kind: 'none' } as const) : planFailback(f.shards, answered);
+  let failbackWaiting: string | undefined;
+  if (failback.kind !== 'none') {
+    const blocker =
+      now.kind !== 'none' && now.kind !== 'failover'
+        ? DONE[now.kind]
+        : topology.kind !== 'none'
+          ? topology.state.phase === 'retiring'
+            ? DONE.retire
+            : DONE.move
+          : step.kind !== 'none'
+            ? `${DONE.roll} (it moves primaries itself)`
+            : undefined;
+    if (blocker) failbackWaiting = `primaries fail back to ordinal 0 once ${blocker}`;
+    else if (failback.kind === 'failover') now = failback;
+    else failbackWaiting = failback.reason;
+  }
+
+  const waiting: Waiting[] = [];
+  if (formation.actions.length === 0 && formation.waiting.length > 0)
+    waiting.push({ operation: 'formation', reason: formation.waiting.join('; ') });
+  if (topologyState && (topology.kind !== 'act' || now !== topology.op))
+    waiting.push({
+      operation: topologyOperation(topology.kind === 'none' ? topologyState : topology.state),
+      reason: topologyState.message,
+    });
+  if (roll.state !== 'none' && now.kind !== 'roll') waiting.push({ operation: 'roll', reason: roll.message });
+  if (failbackWaiting) waiting.push({ operation: 'failback', reason: failbackWaiting });
+
+  return {
+    formation,
+    now,
+    waiting,
+    roll,
+    slotsBalanced: topology.balanced === true,
+    ...(topologyState ? { topology: topologyState } : {}),
+    ...(failbackWaiting ? { failbackWaiting } : {}),
+  };
+}
+
+/**
+ * The roll as status shows it. "rolling" (RollInProgress True, the fleet's slot held) only while it
+ * is under way or acts now; a roll not started that waits for its turn is "waiting".
+ */
+function rollStateOf(step: RollStep, underWay: boolean, acts: boolean, blocker: string | undefined, revision: string): RollState {
+  if (step.kind === 'none') return { state: 'none' };
+  if (step.kind === 'held') return { state: 'held', message: step.reason, step, revision };
+  const message = blocker ?? (step.kind === 'wait' ? step.reason : '');
+  return { state: acts || underWay ? 'rolling' : 'waiting', message, step, revision };
+}
