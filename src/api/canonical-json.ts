@@ -14,3 +14,14 @@ export function canonicalJson(value: unknown): string {
     ) ?? 'undefined'
   );
 }
+
+/**
+ * JSON, two-space indented, that every reader takes: a lone UTF-16 surrogate (no character, but a
+ * JavaScript string can hold one) comes out as U+FFFD, where JSON.stringify writes an escape that
+ * jq and other strict readers refuse. JSON.stringify escapes nothing else in that range (a pair is
+ * written as the character), so each such escape, past escaped backslashes, is a lone surrogate.
+ */
+export function wellFormedJson(value: unknown): string {
+  const json = JSON.stringify(value, null, 2) ?? 'null';
+  return json.includes('\\ud') ? json.replace(/\\(\\|ud[89a-f][0-9a-f]{2})/g, (m, e: string) => (e === '\\' ? m : '\ufffd')) : json;
+}

@@ -16,3 +16,4 @@ export * from './contract/pod-identity.js';
 export * from './contract/ports.js';
 export * from './managed-settings.js';
 export * from './visible.js';
+export * from './kube-limits.js';

@@ -12,6 +12,7 @@ import {
   refName,
 } from './common.js';
 import { aclBindings } from './acl.js';
+import { podAnnotationFindings } from './kube-limits.js';
 
 export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
 export const zoneSpread = lazy(() => z.enum(ZONE_SPREAD, { error: 'must be bestEffort or required' }));
@@ -40,6 +41,9 @@ export const podAnnotations = lazy(() =>
           ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${RESERVED_MESSAGE}` });
         else if (!isQualifiedName(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}": ${KEY_MESSAGE}` });
       }
+      // What the API server would refuse on the pod template, which the CRD cannot tell: a sum of bytes, values of keys it owns.
+      for (const f of podAnnotationFindings(map))
+        ctx.addIssue({ code: 'custom', ...(f.key !== undefined ? { path: [f.key] } : {}), message: f.message });
     }),
     z.meta({
       description: 'Annotations added verbatim to every pod of the cluster (pods only).',

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { error, type ObjectRef, type Problem } from '../api/index.js';
+import { wellFormedJson } from '../api/canonical-json.js';
+import { error, visibleOneLine, type ObjectRef, type Problem } from '../api/index.js';
 import {
   explainCluster,
   formatExplanation,
@@ -180,8 +181,7 @@ function explain(target: string, change: PlanSide, format: string): PlanCommandO
     return { stdout: '', stderr: `render-valkey plan: cannot explain ${namespace}/${name}:\n${why}\n`, exitCode: 1 };
   }
   const text = formatExplanation(explanation);
-  const stdout =
-    format === 'json' ? `${JSON.stringify(explanation, null, 2)}\n` : format === 'markdown' ? `\`\`\`text\n${text}\`\`\`\n` : text;
+  const stdout = format === 'json' ? `${wellFormedJson(explanation)}\n` : format === 'markdown' ? `\`\`\`text\n${text}\`\`\`\n` : text;
   return { stdout, stderr: '', exitCode: 0 };
 }
 
@@ -284,7 +284,7 @@ function checkoutPaths(
     rmSync(tarFile, { force: true });
     if (untar.status !== 0) {
       rmSync(dir, { recursive: true, force: true });
-      return { usage: `cannot read ${rev} from git: ${untar.stderr.toString().trim()}` };
+      return { usage: `cannot read ${rev} from git: ${visibleOneLine(untar.stderr.toString().trim())}` };
     }
   }
   const display = (p: string) =>

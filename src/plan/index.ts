@@ -1,4 +1,5 @@
 // The plan: what a change to a package does to every cluster it reaches (DESIGN §10). Pure.
+import { wellFormedJson } from '../api/canonical-json.js';
 import type { Plan } from './plan-schema.js';
 
 export { planChange, type PlanOptions, type PlanSide } from './plan.js';
@@ -8,5 +9,5 @@ export { explainCluster, formatExplanation, type Explanation } from './explain.j
 export { liveSettingFromTable, type LiveSettingLookup } from './live-settings.js';
 export { planJsonSchema, planSchema, PLAN_SCHEMA_ID, VERDICTS, type Plan, type ClusterPlan, type Verdict } from './plan-schema.js';
 
-/** The JSON output: the plan object, two-space indented. */
-export const formatPlanJson = (plan: Plan): string => `${JSON.stringify(plan, null, 2)}\n`;
+/** The JSON output: the plan object, two-space indented, in UTF-8 any JSON reader takes. */
+export const formatPlanJson = (plan: Plan): string => `${wellFormedJson(plan)}\n`;

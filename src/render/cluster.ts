@@ -16,7 +16,7 @@ import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
 import { aclRevisionLine } from '../api/contract/users-acl.js';
 import { renderUsersAcl } from './acl.js';
-import { renderConfigMap, sha256 } from './configmap.js';
+import { configMapSizeProblem, renderConfigMap, sha256 } from './configmap.js';
 import { renderProbeScript } from './probes.js';
 import { renderService } from './service.js';
 import { renderShardPodTemplate, renderShardStatefulSet } from './statefulset.js';
@@ -95,10 +95,10 @@ export function renderCluster(
       ),
     );
   }
-  const objects: KubeObject[] = [
-    renderConfigMap(name, namespace, { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) }),
-    renderService(name, namespace),
-  ];
+  const files = { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) };
+  const tooLarge = configMapSizeProblem(name, namespace, files);
+  if (tooLarge) return { objects: [], problems: [...problems, tooLarge] };
+  const objects: KubeObject[] = [renderConfigMap(name, namespace, files), renderService(name, namespace)];
   for (let shard = 0; shard < cluster.spec.shards; shard++) {
     objects.push(renderShardStatefulSet({ cluster, config, render, shard, revisions, allowDataLossRoll: rollout.allowDataLossRoll }));
   }

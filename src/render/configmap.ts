@@ -1,3 +1,4 @@
+import { KUBE_LIMITS, error, utf8Length, valkeyRef, type Problem } from '../api/index.js';
 import type { KubeObject } from './object.js';
 import { configMapName } from './object.js';
 import { clusterLabels } from './labels.js';
@@ -22,4 +23,25 @@ export function renderConfigMap(cluster: string, namespace: string, files: Confi
     metadata: { name: configMapName(cluster), namespace, labels: clusterLabels(cluster) },
     data: { ...files },
   };
+}
+
+/**
+ * The API server refuses a ConfigMap whose data passes 1 MiB (KUBE_LIMITS.configMapData), so a
+ * render that held one would be green in git and never applied. users.acl is what grows: every
+ * permission of every binding repeats its role's commands and categories.
+ */
+export function configMapSizeProblem(cluster: string, namespace: string, files: ConfigMapFiles): Problem | undefined {
+  const sizes = Object.entries(files).map(([file, text]) => [file, utf8Length(text)] as const);
+  const total = sizes.reduce((sum, [, n]) => sum + n, 0);
+  if (total <= KUBE_LIMITS.configMapData) return undefined;
+  const acl = files['users.acl'].length > files['valkey.conf'].length;
+  return error(
+    `ValkeyCluster ${namespace}/${cluster}${acl ? ': spec.acl' : ''}: ConfigMap ${configMapName(cluster)} would hold ${total} bytes of data (${sizes.map(([f, n]) => `${f} ${n}`).join(', ')}); the API server takes at most ${KUBE_LIMITS.configMapData} bytes (1 MiB) in a ConfigMap, so it would refuse it: ${
+      acl
+        ? "users.acl repeats a role's commands and categories in every permission of every binding: bind fewer users or permissions (users that share keys can share one binding's permissions), or give long-listed roles categories instead of single commands"
+        : "valkey.conf holds the config chain's settings: shorten the longest values in the ValkeyConfigs"
+    }`,
+    valkeyRef('ValkeyCluster', cluster, namespace),
+    acl ? 'spec.acl' : undefined,
+  );
 }

@@ -1,4 +1,13 @@
-import { ANNOTATIONS, BUS_PORT, CLIENT_PORT, podFqdn, shardName, type RenderConfig, type ValkeyCluster } from '../api/index.js';
+import {
+  ANNOTATIONS,
+  BUS_PORT,
+  CLIENT_PORT,
+  VALKEY_CONTAINER,
+  podFqdn,
+  shardName,
+  type RenderConfig,
+  type ValkeyCluster,
+} from '../api/index.js';
 import type { ResolvedConfig } from '../menu/resolve-menu.js';
 import { CONF_DIR, DATA_DIR, TLS_DIR, VALKEY_UID, configMapName, type KubeObject } from './object.js';
 import { shardLabels, shardSelector } from './labels.js';
@@ -45,7 +54,7 @@ export function renderShardPodTemplate({ cluster, config, render, shard }: Shard
   const fqdn = podFqdn('$(POD_NAME)', name, namespace, render.clusterDomain);
 
   const container: Record<string, unknown> = {
-    name: 'valkey',
+    name: VALKEY_CONTAINER,
     image: config.image,
     command: ['valkey-server'],
     args: [

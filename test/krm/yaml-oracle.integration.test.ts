@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseResourceList } from '../../src/krm/read-input.js';
+import { parseDocuments, parseResourceList } from '../../src/krm/read-input.js';
 import { ByteSink } from '../../src/krm/yaml/byte-sink.js';
 import { emitSequenceItemTo, emitYaml } from '../../src/krm/yaml/emitter.js';
 import { fastParse, resolvePlainScalar } from '../../src/krm/yaml/fast-reader.js';
@@ -256,5 +256,37 @@ describe('the YAML readers, against go-yaml on 4,000 generated ResourceLists', (
     expect(wrong).toEqual([]);
     expect(tally.get('same value')).toBeGreaterThan(2000);
     expect(tally.get('both refuse')).toBeGreaterThan(1000);
+  });
+});
+
+describe('escapes of UTF-16 surrogates, against go-yaml v2 and v3', () => {
+  const SURROGATE_DOCS = [
+    'a: "\\ud800"\n',
+    'a: "\\udfff"\n',
+    'a: "\\ud83d\\ude00"\n',
+    'a: "\\U0000D800"\n',
+    '"\\udbff": x\n',
+    '{"a": "\\ud800"}\n',
+    'a: "\\U0001F600"\n',
+    'a: "\\ud7ff\\ue000"\n',
+    'a: "\\\\ud800"\n',
+    "a: '\\ud800'\n",
+    'a: \\ud800\n',
+  ];
+
+  it('both readers refuse exactly the documents go-yaml refuses, and read the others to the same value', () => {
+    const reads = readWithGo(SURROGATE_DOCS);
+    const verdicts = SURROGATE_DOCS.map((text, i) => {
+      const go = reads[i] as { v2: GoRead; v3: GoRead };
+      const ours = parseDocuments(text, 'doc.yaml');
+      const list = parseResourceList(
+        `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- ${text.trimEnd().replaceAll('\n', '\n  ')}\n`,
+      );
+      const goRefuses = go.v2.error !== undefined && go.v3.error !== undefined;
+      if (!goRefuses) expect(ours.docs.map((d) => d.value)).toEqual([goToJs(go.v2.value ?? null)]);
+      return [text, goRefuses, ours.errors.length > 0, list.errors.length > 0];
+    });
+    expect(verdicts.filter(([, go, doc, item]) => go !== doc || go !== item)).toEqual([]);
+    expect(verdicts.filter(([, go]) => go)).toHaveLength(6);
   });
 });

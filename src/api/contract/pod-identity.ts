@@ -6,6 +6,9 @@ import { LABELS } from './annotations.js';
  * the controller and the plan read pods and StatefulSets back by it, without importing the renderer.
  */
 
+/** The one container of a shard's pods (AppArmor annotations name containers: api/kube-limits.ts). */
+export const VALKEY_CONTAINER = 'valkey';
+
 /** The headless Service that gives pods their DNS names is named after the cluster. */
 export const serviceName = (cluster: string) => cluster;
 /** One StatefulSet (and PodDisruptionBudget) per shard; its pods are `<shardName>-<ordinal>`. */

@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { InputFile } from '../plain-files.js';
-import { decodeText } from './decode-text.js';
+import { decodeText, notUtf8At } from './decode-text.js';
 
 const YAML_FILE = /\.(ya?ml|json)$/i;
 
@@ -111,7 +111,14 @@ function isDirectoryLink(path: string): boolean {
 
 function readInto(path: string, out: InputFile[], problems: Unreadable[]): void {
   try {
-    out.push({ path, text: decodeText(readFileSync(path)) });
+    const bytes = readFileSync(path);
+    const bad = notUtf8At(bytes);
+    if (bad === undefined) out.push({ path, text: decodeText(bytes) });
+    else
+      problems.push({
+        path,
+        reason: `is not UTF-8 text: invalid bytes at ${bad}, which go-yaml (kpt, kustomize, kubectl) refuses; save the file as UTF-8`,
+      });
   } catch (e) {
     problems.push({ path: path, reason: `${systemError(e)}` });
   }

@@ -7,7 +7,7 @@ import type { Tool } from '../tool.js';
 import { HELP } from './help.js';
 import { parseCliArgs } from './parse-args.js';
 import { readInputFiles, readNamedFile } from './read-files.js';
-import { visible } from '../../api/index.js';
+import { visibleOneLine } from '../../api/index.js';
 
 export interface CliIO {
   readStdin: () => Promise<string>;
@@ -51,7 +51,9 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
       else config = read;
     }
     // Every path that could not be read, and nothing rendered: a partial read would prune the rest.
-    if (unreadable.length > 0) return { stdout: '', stderr: unreadable.map((m) => `${tool}: ${visible(m)}\n`).join(''), exitCode: 1 };
+    // One line each: a file name in the package may hold a line break, which must not start a line.
+    if (unreadable.length > 0)
+      return { stdout: '', stderr: unreadable.map((m) => `${tool}: ${visibleOneLine(m)}\n`).join(''), exitCode: 1 };
     return runPlainFiles(files, tool, config);
   } catch (e) {
     return { stdout: '', stderr: `${tool}: internal error, please report it: ${(e as Error).stack ?? String(e)}\n`, exitCode: 1 };

@@ -96,9 +96,44 @@ function duplicateKeyErrors(doc: Document): Array<{ pos: readonly [number, ...nu
   return out;
 }
 
+const SURROGATE_ESCAPE =
+  'a \\u escape of a UTF-16 surrogate (D800-DFFF), which go-yaml (kpt, kustomize, kubectl) refuses, paired or not, and which alone is no character at all (JSON readers such as jq refuse it): write the character itself, or in YAML as \\U and its 8-digit code point';
+
+/** What a surrogate escape looks like anywhere (a quoted scalar or not): the cheap test before the walk. */
+const MAYBE_SURROGATE_ESCAPE = /\\(u[dD][89a-fA-F]|U0000[dD][89a-fA-F])/;
+
+/**
+ * Escapes of UTF-16 surrogates in double-quoted scalars (`"\ud800"`), which the package turns into
+ * lone surrogates and go-yaml refuses ("found invalid Unicode character escape code"), keys and
+ * values alike: one error at the backslash of the first such escape in each scalar.
+ */
+function surrogateEscapeErrors(text: string, doc: Document): Array<{ pos: readonly [number, ...number[]]; message: string }> {
+  if (!MAYBE_SURROGATE_ESCAPE.test(text)) return [];
+  const { isScalar, visit } = yamlLib();
+  const out: Array<{ pos: readonly [number, ...number[]]; message: string }> = [];
+  visit(doc, (_key, node) => {
+    if (!isScalar(node) || node.type !== 'QUOTE_DOUBLE' || !node.range) return;
+    const [start, end] = node.range;
+    for (let i = start + 1; i < end; i++) {
+      if (text.charCodeAt(i) !== 92 /* \ */) continue;
+      const kind = text[i + 1];
+      const digits = kind === 'u' ? 4 : kind === 'U' ? 8 : 0;
+      const code = digits ? Number.parseInt(text.slice(i + 2, i + 2 + digits), 16) : Number.NaN;
+      if (code >= 0xd800 && code <= 0xdfff) {
+        out.push({ pos: [i], message: SURROGATE_ESCAPE });
+        return;
+      }
+      i++; // past the escaped character (an escaped backslash included)
+    }
+  });
+  return out;
+}
+
 /** A document's syntax errors, each named by `where` and its line and column. */
 export function documentErrors(text: string, doc: Document, where: string): Array<{ message: string }> {
-  const errors = [...doc.errors.filter((e) => !goYamlAccepts(e)), ...duplicateKeyErrors(doc)].sort((a, b) => a.pos[0] - b.pos[0]);
+  const errors = [...doc.errors.filter((e) => !goYamlAccepts(e)), ...duplicateKeyErrors(doc), ...surrogateEscapeErrors(text, doc)].sort(
+    (a, b) => a.pos[0] - b.pos[0],
+  );
   if (errors.length === 0) return [];
   const lineColumn = lineColumns(text);
   return errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(e.pos[0])}: ${withoutSource(e.message)}` }));
