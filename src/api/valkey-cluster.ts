@@ -123,11 +123,34 @@ export const valkeyClusterSpec = lazy(() =>
       podAnnotations: z.optional(podAnnotations()),
     })
     .check(
+      z.superRefine((spec, ctx) => {
+        if (!Number.isInteger(spec.shards) || !Number.isInteger(spec.replicasPerShard)) return;
+        const pods = spec.shards * (spec.replicasPerShard + 1);
+        if (pods > MAX_PODS_PER_CLUSTER)
+          ctx.addIssue({ code: 'custom', path: ['shards'], message: podsMessage(spec.shards, spec.replicasPerShard, pods) });
+      }),
       z.meta({
         description: 'A Valkey cluster built from a ValkeyConfig on the menu. The image, sizing and settings come from the config.',
+        ...celRules({
+          rule: `self.shards * (self.replicasPerShard + 1) <= ${MAX_PODS_PER_CLUSTER}`,
+          message: `shards × (replicasPerShard + 1) must be at most ${MAX_PODS_PER_CLUSTER} pods per cluster`,
+          fieldPath: '.shards',
+        }),
       }),
     ),
 );
+
+/**
+ * Pods one cluster may have. The controller's pass keeps every pod's CLUSTER NODES view, so its
+ * memory grows with the square of a cluster's pods: 500 pods fit the shipped 256Mi limit (172 MiB
+ * RSS in bench/controller.bench.ts), 1,000 did not (337 MiB). The bound and the Deployment's limit
+ * change together (docs/benchmarks.md).
+ */
+export const MAX_PODS_PER_CLUSTER = 500;
+
+const podsMessage = (shards: number, replicas: number, pods: number): string =>
+  `${shards} shard(s) × ${replicas + 1} pods each is ${pods} pods; a cluster may have at most ${MAX_PODS_PER_CLUSTER} ` +
+  `(the controller's memory per pass grows with the square of a cluster's pods): use fewer shards or replicasPerShard, or split it into two clusters`;
 
 export const nodeRole = lazy(() => z.enum(['primary', 'replica', 'unknown']));
 export const nodeHealth = lazy(() => z.enum(['online', 'loading', 'failed', 'unreachable', 'pending']));

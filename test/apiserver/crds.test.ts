@@ -241,6 +241,20 @@ describe('generated CRDs on a real kube-apiserver', () => {
       expect(r.stderr).toContain('.spec.image: field not declared in schema');
     });
 
+    it('at most 500 pods per cluster: 250 shards x 2 and 500 x 1 are accepted, 251 x 2 is refused on spec.shards', async () => {
+      for (const [shards, replicasPerShard] of [
+        [250, 1],
+        [500, 0],
+      ]) {
+        const ok = await dryRun([cluster('big', { shards, replicasPerShard }, 'admission')]);
+        expect(ok.code, show(ok)).toBe(0);
+      }
+      const r = await dryRun([cluster('big', { shards: 251, replicasPerShard: 1 }, 'admission')]);
+      readable(r);
+      expect(r.stderr).toContain('The ValkeyCluster "big" is invalid: spec.shards: ');
+      expect(r.stderr).toContain('shards × (replicasPerShard + 1) must be at most 500 pods per cluster');
+    });
+
     it('a bad enum: zoneSpread: sometimes', async () => {
       const r = await dryRun([cluster('cache', { placement: { zoneSpread: 'sometimes' } }, 'admission')]);
       expect(r.code, show(r)).not.toBe(0);

@@ -49,6 +49,11 @@ describe('schema problems read as sentences', () => {
       'spec.shards: is the quoted string "3", but this field takes a number: remove the quotes',
     ],
     ['a number out of range', cluster('x', { shards: 3000 }), 'spec.shards: must be at most 1000; got 3000'],
+    [
+      'more pods than a cluster may have',
+      cluster('x', { shards: 251, replicasPerShard: 1 }),
+      'spec.shards: 251 shard(s) × 2 pods each is 502 pods; a cluster may have at most 500',
+    ],
     ['a string too long', image('i', { tag: 'x'.repeat(200) }), 'spec.tag: is too long: at most 128 characters, got 200'],
     [
       'a missing spec',
