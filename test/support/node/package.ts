@@ -77,6 +77,10 @@ export async function renderPackage(p: PackageInputs, dir?: string): Promise<Ren
       'render',
       {
         clusterDomain: 'cluster.local',
+        // One Node: the shipped `required` keeps a shard's two pods off one node, so its replica
+        // would stay Pending. `bestEffort` is the render config's setting for exactly this (fewer
+        // nodes than pods per shard); the rest of the package keeps the shipped defaults.
+        nodeSpread: 'bestEffort',
         systemUsers: {
           replication: { passwordHash: sha256(p.passwords.replication), secretName: 'valkey-replication' },
           controller: { passwordHash: sha256(p.passwords.controller), secretName: 'valkey-controller' },
