@@ -33,9 +33,10 @@ import {
   POD_GATEWAY,
   POD_SUBNET,
   SERVICE_RANGE,
+  VAR_LIB_KUBELET,
   type NodeLayout,
 } from './layout.js';
-import { cniNetnsFiles, tearDownNode } from './teardown.js';
+import { cniNetnsFiles, hostBefore, tearDownNode } from './teardown.js';
 
 export interface RealNodeOptions {
   /** The world's name: its directory, netns and pod network are named after it. */
@@ -112,6 +113,7 @@ async function startIn(l: NodeLayout, o: RealNodeOptions, tools: ToolPaths, t0: 
     const values = await must('sysctl', host('sysctl', ...KUBELET_SYSCTLS));
     await writeFile(l.sysctlsOrig, values.replaceAll(' = ', '='));
   }
+  if (!existsSync(l.hostOrig)) await writeFile(l.hostOrig, JSON.stringify(await hostBefore()));
 
   // ---- the network namespace: lo with the node IP; the API server's ClusterIP by DNAT
   await must('netns', host('ip', 'netns', 'add', l.netns));
@@ -130,14 +132,11 @@ async function startIn(l: NodeLayout, o: RealNodeOptions, tools: ToolPaths, t0: 
   await must('unshare', host('unshare', `--mount=${l.mntnsPath}`, '--propagation', 'slave', 'true'));
   // The kubelet's device-plugin socket path is fixed (/var/lib/kubelet/device-plugins): give the
   // node its own /var/lib/kubelet inside the private namespace; the host keeps at most an empty dir.
-  if (!existsSync('/var/lib/kubelet')) {
-    await mkdir('/var/lib/kubelet');
-    await writeFile(l.createdVarLibKubelet, '');
-  }
+  if (!existsSync(VAR_LIB_KUBELET)) await mkdir(VAR_LIB_KUBELET);
   await mkdir(join(l.dir, 'var-lib-kubelet'), { recursive: true });
   await must(
     'own /var/lib/kubelet',
-    host('nsenter', `--mount=${l.mntnsPath}`, 'mount', '--bind', join(l.dir, 'var-lib-kubelet'), '/var/lib/kubelet'),
+    host('nsenter', `--mount=${l.mntnsPath}`, 'mount', '--bind', join(l.dir, 'var-lib-kubelet'), VAR_LIB_KUBELET),
   );
   log(`netns ${l.netns} and mount namespace ready (${ns(Date.now() - t0)})`);
 
