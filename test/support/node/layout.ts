@@ -18,18 +18,24 @@ export const KUBELET_SYSCTLS = ['vm.overcommit_memory', 'vm.panic_on_oom', 'kern
 
 /** Where `ip netns add` keeps namespace files; the first one bind-mounts it onto itself (shared). */
 export const NETNS_DIR = '/run/netns';
-/** The kubelet's device-plugin socket lives here whatever its --root-dir: a mount point on the host. */
-export const VAR_LIB_KUBELET = '/var/lib/kubelet';
+/**
+ * Paths the kubelet uses whatever its flags (the device-plugin socket under /var/lib/kubelet, the
+ * containers' log symlinks in /var/log/containers): inside the private mount namespace each gets
+ * the node's own directory (the value, under the node's directory) bound over it, so the host
+ * keeps at most an empty mount point.
+ */
+export const KUBELET_FIXED_DIRS = { '/var/lib/kubelet': 'var-lib-kubelet', '/var/log/containers': 'var-log-containers' } as const;
 
 /**
  * What a node changes on the host besides sysctls, as it was before the first node: runc makes a
  * `k8s.io` parent cgroup in every hierarchy for the containers' cgroups, `ip netns add` makes
- * /run/netns and mounts it onto itself, and the node makes /var/lib/kubelet as a mount point (the
- * kubelet's device-plugin path is fixed). Teardown removes only what was not there before.
+ * /run/netns and mounts it onto itself, and the node makes the mount points of KUBELET_FIXED_DIRS.
+ * Teardown removes only what was not there before.
  */
 export interface HostBefore {
   cgroupParents: string[];
-  varLibKubeletExisted: boolean;
+  /** The KUBELET_FIXED_DIRS that existed. */
+  fixedDirsExisted: string[];
   netnsDirExisted: boolean;
   netnsDirMounted: boolean;
 }

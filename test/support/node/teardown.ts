@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync,
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { run } from '../exec.js';
-import { NODE_BASE, KUBELET_SYSCTLS, NETNS_DIR, VAR_LIB_KUBELET, type HostBefore, type NodeLayout } from './layout.js';
+import { KUBELET_FIXED_DIRS, KUBELET_SYSCTLS, NETNS_DIR, NODE_BASE, type HostBefore, type NodeLayout } from './layout.js';
 
 /** Order matters: extras and the kubelet before containers; containerd before the control plane. */
 const STOP_ORDER = ['kubelet', 'containerd', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'] as const;
@@ -191,6 +191,8 @@ export async function tearDownNode(l: NodeLayout): Promise<TeardownReport> {
   return report;
 }
 
+const FIXED_DIRS = Object.keys(KUBELET_FIXED_DIRS);
+
 /** The `k8s.io` parent cgroups (one per hierarchy) that runc creates for the containers' cgroups. */
 export const k8sCgroupParents = (): string[] => cgroupDirs('', 'k8s.io');
 
@@ -200,7 +202,7 @@ const netnsEntries = (): string[] => (existsSync(NETNS_DIR) ? readdirSync(NETNS_
 export async function hostBefore(): Promise<HostBefore> {
   return {
     cgroupParents: k8sCgroupParents(),
-    varLibKubeletExisted: existsSync(VAR_LIB_KUBELET),
+    fixedDirsExisted: FIXED_DIRS.filter((d) => existsSync(d)),
     netnsDirExisted: existsSync(NETNS_DIR),
     netnsDirMounted: await isMountpoint(NETNS_DIR),
   };
@@ -218,8 +220,7 @@ function removeEmptyDir(path: string): void {
 /** Undoes what the nodes made on the host, once the last node is gone; what still has users stays. */
 async function restoreHost(before: HostBefore): Promise<void> {
   for (const d of k8sCgroupParents()) if (!before.cgroupParents.includes(d)) removeCgroupTree(d);
-  if (!before.varLibKubeletExisted && existsSync(VAR_LIB_KUBELET) && !(await isMountpoint(VAR_LIB_KUBELET)))
-    removeEmptyDir(VAR_LIB_KUBELET);
+  for (const d of FIXED_DIRS) if (!before.fixedDirsExisted.includes(d) && existsSync(d) && !(await isMountpoint(d))) removeEmptyDir(d);
   // Empty: no other namespace file is in it (a bind-mounted one would make umount fail anyway).
   if (netnsEntries().length > 0) return;
   if (!before.netnsDirMounted && (await isMountpoint(NETNS_DIR))) await sh('umount', [NETNS_DIR]);
@@ -253,6 +254,14 @@ export function pidsInNetns(ino: number): number[] {
   return found;
 }
 
+const linkTarget = (path: string): string | undefined => {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
 /** Everything a node may leave behind, as sentences; empty when nothing is left. */
 export interface LeftoverProbe {
   netnsInode: number;
@@ -268,7 +277,9 @@ export async function leftovers(l: NodeLayout, probe: LeftoverProbe): Promise<st
   for (const pid of pidsMentioning(l.dir)) found.push(`process ${pid}: ${cmdlineOf(pid)?.slice(0, 120)}`);
   for (const pid of pidsInNetns(probe.netnsInode)) found.push(`process ${pid} in the node's netns: ${cmdlineOf(pid)?.slice(0, 120)}`);
   for (const m of mountsUnder(l.dir)) found.push(`mount ${m}`);
-  for (const m of mountsUnder('/var/lib/kubelet')) found.push(`mount ${m}`);
+  for (const d of FIXED_DIRS) for (const m of mountsUnder(d)) found.push(`mount ${m}`);
+  for (const d of FIXED_DIRS.filter((f) => existsSync(f)))
+    for (const f of readdirSync(d)) if (linkTarget(join(d, f))?.startsWith(l.dir)) found.push(`link ${join(d, f)} into ${l.dir}`);
   if (existsSync(l.netnsPath)) found.push(`netns ${l.netnsPath}`);
   for (const f of existsSync('/var/run/netns') ? readdirSync('/var/run/netns') : [])
     if (f.startsWith('cni-') && !probe.cniNetnsBefore.has(f)) found.push(`pod netns file /var/run/netns/${f}`);
@@ -279,7 +290,7 @@ export async function leftovers(l: NodeLayout, probe: LeftoverProbe): Promise<st
   if (probe.hostBefore) {
     const before = probe.hostBefore;
     for (const d of k8sCgroupParents()) if (!before.cgroupParents.includes(d)) found.push(`cgroup ${d}`);
-    if (!before.varLibKubeletExisted && existsSync(VAR_LIB_KUBELET)) found.push(`directory ${VAR_LIB_KUBELET}`);
+    for (const d of FIXED_DIRS) if (!before.fixedDirsExisted.includes(d) && existsSync(d)) found.push(`directory ${d}`);
     if (!before.netnsDirMounted && (await isMountpoint(NETNS_DIR))) found.push(`mount ${NETNS_DIR}`);
     if (!before.netnsDirExisted && existsSync(NETNS_DIR)) found.push(`directory ${NETNS_DIR}`);
   }
