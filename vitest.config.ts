@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
 //   integration  real servers and tools: kube-apiserver/etcd, Valkey/Redis, kustomize, kpt, docker files
 //   e2e          the bundled executables in dist/, as users run them
 //   node         the real-node smoke set (test/node/*.test.ts): a real kubelet, containerd and the
-//                controller's Deployment; scripts/test-all.sh runs it alone, one file at a time.
+//                controller's Deployment; one file at a time (--no-file-parallelism), not yet in
+//                scripts/test-all.sh (docs/development.md, "Known gaps").
 //                The longer real-node suite (test/node/long/) runs with `npm run test:node`
 //                (vitest.node.config.ts), never here.
 // Unit is everything that is not integration, e2e or node, so a new test file always lands in a group.

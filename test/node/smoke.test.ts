@@ -6,20 +6,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/process.js';
 import { figure, isReady, secondsSince, startNodeSuite, type NodeSuite, type Pod } from '../support/node/node-suite.js';
+import { hostSnapshot, leftovers, netnsInode, runcContainers } from '../support/node/teardown.js';
 
 const MIN = 60_000;
 const ROLLED_TAG = '9.1.2-rebuilt';
 
 describe('a cluster on a real node, with the shipped controller Deployment', () => {
   let s: NodeSuite;
+  let host: Awaited<ReturnType<typeof hostSnapshot>>;
+  let nodeNetns: number;
   const suiteStart = Date.now();
   beforeAll(async () => {
+    host = await hostSnapshot();
     s = await startNodeSuite({ name: 'smoke', extraImages: [{ build: '9.1.2', tag: ROLLED_TAG }], shards: 3, replicasPerShard: 1 });
+    nodeNetns = netnsInode(s.node.layout.netnsPath);
     figure(`smoke: Node Ready ${(s.node.nodeReadyMs / 1000).toFixed(1)} s after start`);
   }, 30 * MIN);
+  // After the suite nothing of the node is left on the host (test/node/teardown.test.ts covers a crash).
   afterAll(async () => {
-    await s?.stop();
+    if (!s) return;
+    const containerIds = await runcContainers(s.node.layout);
+    await s.stop();
     figure(`smoke: wall time ${secondsSince(suiteStart)}`);
+    expect(await leftovers(s.node.layout, { netnsInode: nodeNetns, containerIds, ...host })).toEqual([]);
   }, 5 * MIN);
 
   const readyPods = async (): Promise<Pod[]> => (await s.pods()).filter((p) => isReady(p) && !p.metadata.deletionTimestamp);

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { nodeImages } from '../support/node/images.js';
 import { layoutOf } from '../support/node/layout.js';
 import { startRealNode, type RealNode } from '../support/node/real-node.js';
-import { cniNetnsFiles, kubeletSysctls, leftovers, netnsInode, runcContainers } from '../support/node/teardown.js';
+import { hostSnapshot, leftovers, netnsInode, runcContainers } from '../support/node/teardown.js';
 import { waitFor } from '../support/process.js';
 import { figure } from '../support/node/node-suite.js';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -46,8 +46,7 @@ describe('the real node teardown', () => {
     async () => {
       const images = (await nodeImages()).archives;
       const layout = layoutOf(NAME);
-      const sysctlsBefore = await kubeletSysctls();
-      const cniNetnsBefore = cniNetnsFiles();
+      const host = await hostSnapshot();
 
       const first = await startRealNode({ name: NAME, images });
       node = first;
@@ -67,7 +66,12 @@ describe('the real node teardown', () => {
       // The new node runs under the same directory and netns name: only what belongs to the first one
       // counts here (its netns by inode, unless the kernel gave the new one the same number).
       const secondNetns = netnsInode(layout.netnsPath);
-      const gone = await leftovers(layout, { netnsInode: firstNetns, containerIds: firstContainers, cniNetnsBefore, sysctlsBefore: [] });
+      const gone = await leftovers(layout, {
+        netnsInode: firstNetns,
+        containerIds: firstContainers,
+        cniNetnsBefore: host.cniNetnsBefore,
+        sysctlsBefore: [],
+      });
       expect(gone.filter((g) => /cgroup/.test(g) || (secondNetns !== firstNetns && /in the node's netns/.test(g)))).toEqual([]);
       expect(await runcContainers(layout)).toEqual([]);
       await runningPod(second, 'sleeper-2');
@@ -79,7 +83,7 @@ describe('the real node teardown', () => {
         { netnsInode: firstNetns, containerIds: firstContainers },
         { netnsInode: secondNetns, containerIds: secondContainers },
       ])
-        expect(await leftovers(layout, { ...probe, cniNetnsBefore, sysctlsBefore })).toEqual([]);
+        expect(await leftovers(layout, { ...probe, ...host })).toEqual([]);
     },
     20 * MIN,
   );

@@ -16,6 +16,30 @@ export const API_PORT = 6443;
 /** Kernel settings the kubelet changes (global, not per namespace): saved before and restored after. */
 export const KUBELET_SYSCTLS = ['vm.overcommit_memory', 'vm.panic_on_oom', 'kernel.panic', 'kernel.panic_on_oops'] as const;
 
+/** Where `ip netns add` keeps namespace files; the first one bind-mounts it onto itself (shared). */
+export const NETNS_DIR = '/run/netns';
+/**
+ * Paths the kubelet uses whatever its flags (the device-plugin socket under /var/lib/kubelet, the
+ * containers' log symlinks in /var/log/containers): inside the private mount namespace each gets
+ * the node's own directory (the value, under the node's directory) bound over it, so the host
+ * keeps at most an empty mount point.
+ */
+export const KUBELET_FIXED_DIRS = { '/var/lib/kubelet': 'var-lib-kubelet', '/var/log/containers': 'var-log-containers' } as const;
+
+/**
+ * What a node changes on the host besides sysctls, as it was before the first node: runc makes a
+ * `k8s.io` parent cgroup in every hierarchy for the containers' cgroups, `ip netns add` makes
+ * /run/netns and mounts it onto itself, and the node makes the mount points of KUBELET_FIXED_DIRS.
+ * Teardown removes only what was not there before.
+ */
+export interface HostBefore {
+  cgroupParents: string[];
+  /** The KUBELET_FIXED_DIRS that existed. */
+  fixedDirsExisted: string[];
+  netnsDirExisted: boolean;
+  netnsDirMounted: boolean;
+}
+
 export interface NodeLayout {
   name: string;
   dir: string;
@@ -37,8 +61,8 @@ export interface NodeLayout {
   netnsBefore: string;
   /** Kernel settings as they were before the first node started (shared by every node on the host). */
   sysctlsOrig: string;
-  /** Marks that this node created /var/lib/kubelet on the host (an empty mount point). */
-  createdVarLibKubelet: string;
+  /** The host as it was before the first node started (HostBefore as JSON, shared like sysctlsOrig). */
+  hostOrig: string;
   /** `kubectl proxy` inside the namespace, on a Unix socket the host side can reach. */
   proxySocket: string;
 }
@@ -63,7 +87,7 @@ export function layoutOf(name: string): NodeLayout {
     cniIpam: join(dir, 'cni-ipam'),
     netnsBefore: join(dir, 'netns-before'),
     sysctlsOrig: join(NODE_BASE, 'sysctl.orig'),
-    createdVarLibKubelet: join(NODE_BASE, 'created-var-lib-kubelet'),
+    hostOrig: join(NODE_BASE, 'host.orig.json'),
     proxySocket: join(dir, 'api.sock'),
   };
 }

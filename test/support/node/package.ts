@@ -46,7 +46,10 @@ export async function renderPackage(p: PackageInputs, dir?: string): Promise<Ren
     'images.yaml': doc('ValkeyImage', 'valkey', { repository: 'valkey/valkey', tag: p.image.tag, version: p.image.version }),
     'configs.yaml': doc('ValkeyConfig', 'small', {
       imageRef: 'valkey',
-      resources: { cpu: '100m', memory: '256Mi' },
+      // Requests are limits as rendered (CFS quota): at 100m a new primary, importing slots while
+      // its replica synced, missed the controller's 3 s command timeout again and again on a
+      // loaded machine. 200m still fits 4 shards of 2 pods and the controller on 2 cores.
+      resources: { cpu: '200m', memory: '256Mi' },
       valkey: { maxmemory: p.maxmemory, 'maxmemory-policy': 'noeviction' },
     }),
     'roles.yaml': doc('ValkeyRole', 'read-write', {
@@ -77,6 +80,10 @@ export async function renderPackage(p: PackageInputs, dir?: string): Promise<Ren
       'render',
       {
         clusterDomain: 'cluster.local',
+        // One Node: the shipped `required` keeps a shard's two pods off one node, so its replica
+        // would stay Pending. `bestEffort` is the render config's setting for exactly this (fewer
+        // nodes than pods per shard); the rest of the package keeps the shipped defaults.
+        nodeSpread: 'bestEffort',
         systemUsers: {
           replication: { passwordHash: sha256(p.passwords.replication), secretName: 'valkey-replication' },
           controller: { passwordHash: sha256(p.passwords.controller), secretName: 'valkey-controller' },

@@ -26,6 +26,7 @@ import {
   API_PORT,
   inNetns,
   inNode,
+  KUBELET_FIXED_DIRS,
   KUBELET_SYSCTLS,
   KUBERNETES_SERVICE_IP,
   layoutOf,
@@ -35,7 +36,7 @@ import {
   SERVICE_RANGE,
   type NodeLayout,
 } from './layout.js';
-import { cniNetnsFiles, tearDownNode } from './teardown.js';
+import { cniNetnsFiles, hostBefore, tearDownNode } from './teardown.js';
 
 export interface RealNodeOptions {
   /** The world's name: its directory, netns and pod network are named after it. */
@@ -112,6 +113,7 @@ async function startIn(l: NodeLayout, o: RealNodeOptions, tools: ToolPaths, t0: 
     const values = await must('sysctl', host('sysctl', ...KUBELET_SYSCTLS));
     await writeFile(l.sysctlsOrig, values.replaceAll(' = ', '='));
   }
+  if (!existsSync(l.hostOrig)) await writeFile(l.hostOrig, JSON.stringify(await hostBefore()));
 
   // ---- the network namespace: lo with the node IP; the API server's ClusterIP by DNAT
   await must('netns', host('ip', 'netns', 'add', l.netns));
@@ -128,17 +130,11 @@ async function startIn(l: NodeLayout, o: RealNodeOptions, tools: ToolPaths, t0: 
   await must('private ns', host('mount', '--make-private', l.mntnsDir));
   await writeFile(l.mntnsPath, '');
   await must('unshare', host('unshare', `--mount=${l.mntnsPath}`, '--propagation', 'slave', 'true'));
-  // The kubelet's device-plugin socket path is fixed (/var/lib/kubelet/device-plugins): give the
-  // node its own /var/lib/kubelet inside the private namespace; the host keeps at most an empty dir.
-  if (!existsSync('/var/lib/kubelet')) {
-    await mkdir('/var/lib/kubelet');
-    await writeFile(l.createdVarLibKubelet, '');
+  for (const [fixed, own] of Object.entries(KUBELET_FIXED_DIRS)) {
+    if (!existsSync(fixed)) await mkdir(fixed);
+    await mkdir(join(l.dir, own), { recursive: true });
+    await must(`own ${fixed}`, host('nsenter', `--mount=${l.mntnsPath}`, 'mount', '--bind', join(l.dir, own), fixed));
   }
-  await mkdir(join(l.dir, 'var-lib-kubelet'), { recursive: true });
-  await must(
-    'own /var/lib/kubelet',
-    host('nsenter', `--mount=${l.mntnsPath}`, 'mount', '--bind', join(l.dir, 'var-lib-kubelet'), '/var/lib/kubelet'),
-  );
   log(`netns ${l.netns} and mount namespace ready (${ns(Date.now() - t0)})`);
 
   // ---- PKI: a CA, the API server's serving cert, its kubelet client cert, the SA keys, tokens
@@ -467,7 +463,8 @@ state = "${join(cd, 'state')}"
       clusterDomain: 'cluster.local',
       clusterDNS: [],
       resolvConf: join(l.dir, 'resolv.conf'),
-      podLogsDir: join(l.dir, 'pod-logs'),
+      // under the logs, which teardown keeps: the controller's and the servers' logs of the last run
+      podLogsDir: join(l.logs, 'pods'),
       volumePluginDir: join(kd, 'volume-plugins'),
       evictionHard: { 'memory.available': '100Mi' },
       imageGCHighThresholdPercent: 100,

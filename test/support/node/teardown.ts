@@ -11,11 +11,11 @@
 //   netns       the node's namespace, and the pod namespace files its containerd added
 //   cgroups     the containers' (by id) and any the kubelet made for this node
 //   sysctls     the values saved before the first node started
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { run } from '../exec.js';
-import { NODE_BASE, KUBELET_SYSCTLS, type NodeLayout } from './layout.js';
+import { KUBELET_FIXED_DIRS, KUBELET_SYSCTLS, NETNS_DIR, NODE_BASE, type HostBefore, type NodeLayout } from './layout.js';
 
 /** Order matters: extras and the kubelet before containers; containerd before the control plane. */
 const STOP_ORDER = ['kubelet', 'containerd', 'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd'] as const;
@@ -91,11 +91,8 @@ export function cgroupDirs(parent: string, name: string): string[] {
 
 function removeCgroupTree(dir: string): void {
   for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) removeCgroupTree(join(dir, e.name));
-  try {
-    rmSync(dir, { recursive: false, force: true });
-  } catch {
-    // rmdir of a cgroup with processes fails: the leftover check will name it
-  }
+  // rmdir of a cgroup with processes fails: the leftover check will name it
+  removeEmptyDir(dir);
 }
 
 /** The ids of the containers this node's runc state root still knows. */
@@ -175,11 +172,9 @@ export async function tearDownNode(l: NodeLayout): Promise<TeardownReport> {
   for (const id of known) for (const d of cgroupDirs('k8s.io', id)) removeCgroupTree(d);
 
   if (!otherNodesRunning(l)) {
-    if (existsSync(l.createdVarLibKubelet)) {
-      try {
-        rmSync('/var/lib/kubelet', { recursive: false });
-      } catch {}
-      rmSync(l.createdVarLibKubelet, { force: true });
+    if (existsSync(l.hostOrig)) {
+      await restoreHost(JSON.parse(readFileSync(l.hostOrig, 'utf8')) as HostBefore);
+      rmSync(l.hostOrig, { force: true });
     }
     if (existsSync(l.sysctlsOrig)) {
       for (const line of readFileSync(l.sysctlsOrig, 'utf8').split('\n').filter(Boolean)) await sh('sysctl', ['-qw', line]);
@@ -194,6 +189,42 @@ export async function tearDownNode(l: NodeLayout): Promise<TeardownReport> {
   }
   rmSync(l.dir, { recursive: true, force: true });
   return report;
+}
+
+const FIXED_DIRS = Object.keys(KUBELET_FIXED_DIRS);
+
+/** The `k8s.io` parent cgroups (one per hierarchy) that runc creates for the containers' cgroups. */
+export const k8sCgroupParents = (): string[] => cgroupDirs('', 'k8s.io');
+
+const netnsEntries = (): string[] => (existsSync(NETNS_DIR) ? readdirSync(NETNS_DIR) : []);
+
+/** The host's state that nodes change, now (recorded before the first node starts). */
+export async function hostBefore(): Promise<HostBefore> {
+  return {
+    cgroupParents: k8sCgroupParents(),
+    fixedDirsExisted: FIXED_DIRS.filter((d) => existsSync(d)),
+    netnsDirExisted: existsSync(NETNS_DIR),
+    netnsDirMounted: await isMountpoint(NETNS_DIR),
+  };
+}
+
+/** rmdir: only an empty directory goes (rmSync refuses a directory unless recursive). */
+function removeEmptyDir(path: string): void {
+  try {
+    rmdirSync(path);
+  } catch {
+    // not empty, or in use: the leftover check will name it
+  }
+}
+
+/** Undoes what the nodes made on the host, once the last node is gone; what still has users stays. */
+async function restoreHost(before: HostBefore): Promise<void> {
+  for (const d of k8sCgroupParents()) if (!before.cgroupParents.includes(d)) removeCgroupTree(d);
+  for (const d of FIXED_DIRS) if (!before.fixedDirsExisted.includes(d) && existsSync(d) && !(await isMountpoint(d))) removeEmptyDir(d);
+  // Empty: no other namespace file is in it (a bind-mounted one would make umount fail anyway).
+  if (netnsEntries().length > 0) return;
+  if (!before.netnsDirMounted && (await isMountpoint(NETNS_DIR))) await sh('umount', [NETNS_DIR]);
+  if (!before.netnsDirExisted && existsSync(NETNS_DIR) && !(await isMountpoint(NETNS_DIR))) removeEmptyDir(NETNS_DIR);
 }
 
 /** True when another node's state directory (a running or crashed node) is on this host. */
@@ -223,12 +254,22 @@ export function pidsInNetns(ino: number): number[] {
   return found;
 }
 
+const linkTarget = (path: string): string | undefined => {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+};
+
 /** Everything a node may leave behind, as sentences; empty when nothing is left. */
 export interface LeftoverProbe {
   netnsInode: number;
   containerIds: readonly string[];
   cniNetnsBefore: ReadonlySet<string>;
   sysctlsBefore: readonly string[];
+  /** hostBefore() from before the first node, to check the host after the last one; left out mid-run. */
+  hostBefore?: HostBefore;
 }
 
 export async function leftovers(l: NodeLayout, probe: LeftoverProbe): Promise<string[]> {
@@ -236,7 +277,9 @@ export async function leftovers(l: NodeLayout, probe: LeftoverProbe): Promise<st
   for (const pid of pidsMentioning(l.dir)) found.push(`process ${pid}: ${cmdlineOf(pid)?.slice(0, 120)}`);
   for (const pid of pidsInNetns(probe.netnsInode)) found.push(`process ${pid} in the node's netns: ${cmdlineOf(pid)?.slice(0, 120)}`);
   for (const m of mountsUnder(l.dir)) found.push(`mount ${m}`);
-  for (const m of mountsUnder('/var/lib/kubelet')) found.push(`mount ${m}`);
+  for (const d of FIXED_DIRS) for (const m of mountsUnder(d)) found.push(`mount ${m}`);
+  for (const d of FIXED_DIRS.filter((f) => existsSync(f)))
+    for (const f of readdirSync(d)) if (linkTarget(join(d, f))?.startsWith(l.dir)) found.push(`link ${join(d, f)} into ${l.dir}`);
   if (existsSync(l.netnsPath)) found.push(`netns ${l.netnsPath}`);
   for (const f of existsSync('/var/run/netns') ? readdirSync('/var/run/netns') : [])
     if (f.startsWith('cni-') && !probe.cniNetnsBefore.has(f)) found.push(`pod netns file /var/run/netns/${f}`);
@@ -244,8 +287,20 @@ export async function leftovers(l: NodeLayout, probe: LeftoverProbe): Promise<st
   for (const d of [...cgroupDirs('', 'kubepods'), ...cgroupDirs('', 'kubepods.slice')]) found.push(`cgroup ${d}`);
   const now = await kubeletSysctls();
   for (const [i, s] of probe.sysctlsBefore.entries()) if (now[i] !== s) found.push(`sysctl ${now[i]} (was ${s})`);
+  if (probe.hostBefore) {
+    const before = probe.hostBefore;
+    for (const d of k8sCgroupParents()) if (!before.cgroupParents.includes(d)) found.push(`cgroup ${d}`);
+    for (const d of FIXED_DIRS) if (!before.fixedDirsExisted.includes(d) && existsSync(d)) found.push(`directory ${d}`);
+    if (!before.netnsDirMounted && (await isMountpoint(NETNS_DIR))) found.push(`mount ${NETNS_DIR}`);
+    if (!before.netnsDirExisted && existsSync(NETNS_DIR)) found.push(`directory ${NETNS_DIR}`);
+  }
   if (existsSync(l.dir)) found.push(`directory ${l.dir}`);
   return found;
+}
+
+/** What leftovers() compares the host with after the last node: take it before the first one starts. */
+export async function hostSnapshot(): Promise<Pick<LeftoverProbe, 'cniNetnsBefore' | 'sysctlsBefore' | 'hostBefore'>> {
+  return { cniNetnsBefore: cniNetnsFiles(), sysctlsBefore: await kubeletSysctls(), hostBefore: await hostBefore() };
 }
 
 /** The pod netns files on the host now. */
