@@ -1,15 +1,33 @@
 import { defineConfig } from 'vitest/config';
 
-// Four groups, each runnable alone (`vitest run --project <name>`, or npm run test:<name>):
+// Five groups, each runnable alone (`vitest run --project <name>`, or npm run test:<name>):
 //   unit         pure code, golden files and type tests: seconds, no servers, no build
 //   integration  real servers and tools: kube-apiserver/etcd, Valkey/Redis, kustomize, kpt, docker files
 //   e2e          the bundled executables in dist/, as users run them
 //   node         the real-node smoke set (test/node/*.test.ts): a real kubelet, containerd and the
-//                controller's Deployment; one file at a time (--no-file-parallelism), not yet in
-//                scripts/test-all.sh (docs/development.md, "Known gaps").
-//                The longer real-node suite (test/node/long/) runs with `npm run test:node`
-//                (vitest.node.config.ts), never here.
-// Unit is everything that is not integration, e2e or node, so a new test file always lands in a group.
+//                controller's Deployment; one file at a time (--no-file-parallelism), after the rest
+//   long         the kube-world suites that take minutes each (LONG below): not in CI's command
+//                (scripts/test-all.sh), run with `npm run test:long` (scripts/test-long.sh) before
+//                a change to the controller is called done, with the longer real-node cases
+//                (test/node/long/, vitest.node.config.ts)
+// Unit is everything that is not integration, e2e, node or long, so a new test file always lands in a group.
+
+/**
+ * Kube-world suites of minutes each (a workload counting lost writes through rolls, migrations and
+ * restarts). CI's command must stay well under 15 minutes on 2 cores; these add about 20 minutes
+ * of test time, and the real-node smoke set (in CI) covers creation, a live change, a roll and
+ * scaling on a real node.
+ */
+const LONG = [
+  'test/controller/reconcile/roll-and-scale.integration.test.ts',
+  'test/controller/migration-interrupted.integration.test.ts',
+  'test/controller/day2.integration.test.ts',
+  'test/valkey/slot-migration-atomic.integration.test.ts',
+  'test/valkey/slot-migration.integration.test.ts',
+  'test/controller/scaling.integration.test.ts',
+  'test/controller/resilience.integration.test.ts',
+  'test/controller/formation.integration.test.ts',
+];
 
 /** Tests that start real servers or run external tools. */
 const INTEGRATION = [
@@ -44,12 +62,13 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...INTEGRATION, ...E2E, ...NODE_ALL],
+          exclude: [...INTEGRATION, ...E2E, ...NODE_ALL, ...LONG],
           // Type tests (*.test-d.ts) are checked by tsc and reported as tests; they never run.
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: 'test/tsconfig.type-tests.json' },
         },
       },
-      { extends: true, test: { name: 'integration', include: INTEGRATION, globalSetup: BUILD_DIST } },
+      { extends: true, test: { name: 'integration', include: INTEGRATION, exclude: LONG, globalSetup: BUILD_DIST } },
+      { extends: true, test: { name: 'long', include: LONG, globalSetup: BUILD_DIST } },
       { extends: true, test: { name: 'e2e', include: E2E, globalSetup: BUILD_DIST } },
       { extends: true, test: { name: 'node', include: NODE, globalSetup: BUILD_DIST, testTimeout: 30 * 60_000, hookTimeout: 30 * 60_000 } },
     ],

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The longer suites, run before a change to the controller's day-2 paths is called done (not in CI:
+# CI's command, scripts/test-all.sh, must stay well under 15 minutes on 2 cores):
+#   - vitest project `long`: the kube-world suites of minutes each (rolls, migrations, interrupted
+#     migrations, restarts, one merge that rolls and scales two clusters), each with a workload
+#     counting lost writes;
+#   - the longer real-node cases (test/node/long/, vitest.node.config.ts).
+# Run scripts/test-all.sh once first on a fresh machine: it installs the Debian packages, the npm
+# dependencies and the image these suites use. About 20 minutes for the first part on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/build-tools.sh >&2
+npm run -s build
+
+report=$(mktemp)
+node_report=$(mktemp)
+trap 'rm -f "$report" "$node_report"' EXIT
+status=0
+npx vitest run --project long --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+npx vitest run --config vitest.node.config.ts test/node/long \
+  --reporter=default --reporter=json --outputFile.json="$node_report" || status=$?
+node -e '
+  const fs = require("node:fs");
+  let passed = 0, failed = 0, skipped = 0;
+  for (const file of process.argv.slice(1)) {
+    const r = JSON.parse(fs.readFileSync(file, "utf8"));
+    passed += r.numPassedTests;
+    failed += r.numFailedTests || r.numFailedTestSuites;
+    skipped += r.numPendingTests + r.numTodoTests;
+  }
+  console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' "$report" "$node_report" || echo "0 passed, 1 failed"
+exit "$status"
