@@ -78,16 +78,5 @@ npx vitest run --project unit --project integration --project e2e \
 # the machine's two cores for itself).
 npx vitest run --project node --no-file-parallelism \
   --reporter=default --reporter=json --outputFile.json="$node_report" || status=$?
-node -e '
-  const fs = require("node:fs");
-  let passed = 0, failed = 0, skipped = 0;
-  for (const file of process.argv.slice(1)) {
-    const r = JSON.parse(fs.readFileSync(file, "utf8"));
-    passed += r.numPassedTests;
-    // A suite whose setup failed has no failed test of its own: count it, or the line says 0 failed.
-    failed += r.numFailedTests || r.numFailedTestSuites;
-    skipped += r.numPendingTests + r.numTodoTests;
-  }
-  console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
-' "$report" "$node_report" || echo "0 passed, 1 failed"
+node scripts/test-summary.cjs "$report" "$node_report"
 exit "$status"

@@ -20,15 +20,5 @@ status=0
 npx vitest run --project long --reporter=default --reporter=json --outputFile.json="$report" || status=$?
 npx vitest run --config vitest.node.config.ts test/node/long \
   --reporter=default --reporter=json --outputFile.json="$node_report" || status=$?
-node -e '
-  const fs = require("node:fs");
-  let passed = 0, failed = 0, skipped = 0;
-  for (const file of process.argv.slice(1)) {
-    const r = JSON.parse(fs.readFileSync(file, "utf8"));
-    passed += r.numPassedTests;
-    failed += r.numFailedTests || r.numFailedTestSuites;
-    skipped += r.numPendingTests + r.numTodoTests;
-  }
-  console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
-' "$report" "$node_report" || echo "0 passed, 1 failed"
+node scripts/test-summary.cjs "$report" "$node_report"
 exit "$status"

@@ -20,7 +20,9 @@ import { parseMemoryInfo, type NodeMemory } from '../../../src/controller/valkey
 import type { NodeSession } from '../../../src/controller/valkey/node-session.js';
 import { clusterClient } from '../../support/client-workload.js';
 import {
+  answeredOf,
   controllerRebalancePass,
+  sessionsOf,
   observePrimaries,
   startSlotCluster,
   type SlotCluster,
@@ -47,27 +49,8 @@ const deps = {
   passBudgetMs: 0,
 };
 
-/** What the controller's observation of each node would hold: every node is its shard's primary. */
-async function answered(): Promise<Answered[]> {
-  return Promise.all(
-    cluster.nodes.map(async (n): Promise<Answered> => {
-      const identity = serverIdentity(parseInfo(await n.session.infoServer()));
-      return {
-        state: 'answered',
-        pod: `node-${n.index}`,
-        shard: n.index,
-        ordinal: 0,
-        identity,
-        version: identity.kind === 'valkey' ? identity.version : 'unknown',
-        endpoint: { host: '127.0.0.1', port: n.port, busPort: n.busPort },
-        view: parseClusterNodes(await n.session.clusterNodes()),
-        info: parseClusterInfo(await n.session.clusterInfo()),
-      };
-    }),
-  );
-}
-
-const sessions = (): Map<string, NodeSession> => new Map(cluster.nodes.map((n) => [`node-${n.index}`, n.session]));
+const answered = (): Promise<Answered[]> => answeredOf(cluster);
+const sessions = (): Map<string, NodeSession> => sessionsOf(cluster);
 
 /** The controller's step with `shards` lowered to 2 (`passBudgetMs` absent: the shipped pass). */
 async function shrinkStep(budget: { passBudgetMs?: number } = deps): Promise<(ScalingStatus & { again?: boolean }) | undefined> {
