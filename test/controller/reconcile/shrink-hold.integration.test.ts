@@ -14,8 +14,7 @@ import type { EventRecorder } from '../../../src/controller/kube/event-recorder.
 import { systemClock } from '../../../src/controller/runtime/clock.js';
 import { jsonLogger } from '../../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
-import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
-import { parseInfo, serverIdentity } from '../../../src/controller/valkey/info.js';
+import { parseInfo } from '../../../src/controller/valkey/info.js';
 import { parseMemoryInfo, type NodeMemory } from '../../../src/controller/valkey/memory-info.js';
 import type { NodeSession } from '../../../src/controller/valkey/node-session.js';
 import { clusterClient } from '../../support/client-workload.js';
