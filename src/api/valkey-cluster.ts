@@ -12,6 +12,7 @@ import {
   refName,
 } from './common.js';
 import { aclBindings } from './acl.js';
+import { autoscalingSpec, autoscalingStatus, SHARDS_IN_RANGE_MESSAGE, SHARDS_IN_RANGE_RULE } from './autoscaling.js';
 
 export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
 export const zoneSpread = lazy(() => z.enum(ZONE_SPREAD, { error: 'must be bestEffort or required' }));
@@ -117,10 +118,21 @@ export const valkeyClusterSpec = lazy(() =>
         .check(z.meta({ description: 'TLS only: clients, replication and the cluster bus use TLS with the certificate in this Secret.' })),
       placement: z.optional(placement()).check(z.meta({ description: 'Where the pods may run: zones, zone spread and a node selector.' })),
       podAnnotations: z.optional(podAnnotations()),
+      autoscaling: z.optional(autoscalingSpec()),
     })
     .check(
+      z.superRefine((spec, ctx) => {
+        const a = spec.autoscaling;
+        if (a && (spec.shards < a.minShards || spec.shards > a.maxShards))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['shards'],
+            message: `${SHARDS_IN_RANGE_MESSAGE} (${a.minShards}-${a.maxShards}); got ${spec.shards}`,
+          });
+      }),
       z.meta({
         description: 'A Valkey cluster built from a ValkeyConfig on the menu. The image, sizing and settings come from the config.',
+        ...celRules(SHARDS_IN_RANGE_RULE),
       }),
     ),
 );
@@ -159,6 +171,7 @@ export const valkeyClusterStatus = lazy(() =>
     observedGeneration: z.optional(z.number().check(z.int())),
     nodes: z.optional(z.array(nodeStatus())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['pod'] })),
     conditions: z.optional(z.array(condition())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
+    autoscaling: z.optional(autoscalingStatus()),
   }),
 );
 
