@@ -33,8 +33,11 @@ function countRedirects(client: Cluster, report: WorkloadReport): void {
 }
 
 export interface Workload {
-  /** Stops the writers, reads every key back and reports. */
-  stop(): Promise<WorkloadReport>;
+  /**
+   * Stops the writers, reads every key back and reports. `seed`: where to read from when the
+   * first seed may be gone (a roll re-creates every pod, with new addresses).
+   */
+  stop(seed?: Seed): Promise<WorkloadReport>;
   /** ASK redirects followed so far (to tell one phase of a run from another). */
   askRedirects(): number;
 }
@@ -43,13 +46,17 @@ export interface Workload {
 export type Seed = number | { host: string; port: number };
 
 export function clusterClient(seed: Seed, password: string, autoPipelining = false): Cluster {
-  return new Cluster([typeof seed === 'number' ? { host: '127.0.0.1', port: seed } : seed], {
+  const client = new Cluster([typeof seed === 'number' ? { host: '127.0.0.1', port: seed } : seed], {
     redisOptions: { username: APP_USER, password },
     enableAutoPipelining: autoPipelining,
     maxRedirections: 64,
     retryDelayOnTryAgain: 50,
     retryDelayOnClusterDown: 100,
   });
+  // A node going away (a roll, a failover) is an 'error' event as well as a failed command: the
+  // commands' failures are what a workload counts, so the events need no second report.
+  client.on('error', () => {});
+  return client;
 }
 
 const keyOf = (i: number): string => `key:${i}`;
@@ -119,12 +126,12 @@ export function startWorkload(port: Seed, password: string, keyCount: number, wr
   const loops = Array.from({ length: writers }, (_, w) => loop(w));
   return {
     askRedirects: () => report.askRedirects,
-    async stop() {
+    async stop(seed?: Seed) {
       running = false;
       await Promise.all(loops);
       client.disconnect();
       // Not auto-pipelined: iovalkey's pipelines do not follow ASK, so a read during a migration would fail.
-      const checker = clusterClient(port, password);
+      const checker = clusterClient(seed ?? port, password);
       try {
         for (let start = 0; start < keyCount; start += 5_000) {
           const idx = Array.from({ length: Math.min(5_000, keyCount - start) }, (_, k) => start + k);

@@ -59,6 +59,21 @@ interface ClusterObject {
 const activeForSpec = (c: ClusterObject): boolean => c.status?.state === 'Active' && c.status.observedGeneration === c.metadata?.generation;
 const conditionOf = (c: ClusterObject, type: string): Condition | undefined => c.status?.conditions?.find((x) => x.type === type);
 
+const ROLL_STEPS = ['roll: evicted', 'roll: failed over'];
+const TOPOLOGY_STEPS = ['rebalance: moved', 'rebalance: healed', 'shard retired'];
+
+/** The controller's JSON log lines that record a step it took, with their times. */
+function controllerSteps(lines: readonly string[]): { cluster: string; msg: string; ts: number }[] {
+  return lines.flatMap((line) => {
+    try {
+      const o = JSON.parse(line) as { cluster?: string; msg?: string; ts?: string };
+      return o.cluster && o.msg && o.ts ? [{ cluster: o.cluster, msg: o.msg, ts: Date.parse(o.ts) }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** The cluster's rendered objects with every container on `image`. */
 function rendered(name: string, shards: number, image: string): RenderedObject[] {
   const objects = workloadClusterObjects(
@@ -142,12 +157,21 @@ describe('one merge changes the image and shards together, while a second cluste
   async function mergeAndConverge(direction: string, shards: number, image: string): Promise<void> {
     const workloads: [string, Workload][] = [];
     for (const name of [BOTH, OTHER]) workloads.push([name, startWorkload(await seedOf(name), APP_PASSWORD, KEYS)]);
-    const seen = { otherWaitedForSlot: false, bothRolling: false, rolledWhileMigrating: false };
+    const seen = { otherWaitedForSlot: false, rolledWhileMigrating: false };
+    const logsBefore = logs.length;
     let otherMerged = false;
     const t0 = Date.now();
     await world.apply(rendered(BOTH, shards, image));
     const reports: Record<string, WorkloadReport> = {};
     let last: Record<string, ClusterObject['status']> = {};
+    let shown = '';
+    const progress = setInterval(() => {
+      const line = Object.entries(last)
+        .map(([name, st]) => `${name}: ${st?.state} (${st?.message})`)
+        .join(' | ');
+      if (line !== shown) process.stdout.write(`[roll-and-scale] ${direction} +${((Date.now() - t0) / 1000).toFixed(0)} s: ${line}\n`);
+      shown = line;
+    }, 5_000);
     try {
       await waitFor(
         `${BOTH}: ${shards} shards balanced on ${image}; ${OTHER} on ${image}; both Active`,
@@ -155,12 +179,10 @@ describe('one merge changes the image and shards together, while a second cluste
           const [both, other] = [await clusterObject(BOTH), await clusterObject(OTHER)];
           last = { [BOTH]: both.status, [OTHER]: other.status };
           const bothRoll = conditionOf(both, 'RollInProgress')?.status === 'True';
-          const otherRoll = conditionOf(other, 'RollInProgress')?.status === 'True';
           if (bothRoll && !otherMerged) {
             otherMerged = true;
             await world.apply(rendered(OTHER, 3, image));
           }
-          if (bothRoll && otherRoll) seen.bothRolling = true;
           if (/roll slot/.test(JSON.stringify(other.status?.conditions ?? []))) seen.otherWaitedForSlot = true;
           const migrating = conditionOf(both, 'SlotMigration');
           if (bothRoll && migrating?.status === 'True' && migrating.reason === 'Migrating') seen.rolledWhileMigrating = true;
@@ -174,7 +196,9 @@ describe('one merge changes the image and shards together, while a second cluste
       process.stdout.write(`[roll-and-scale] ${direction}: last status ${JSON.stringify(last)}\n`);
       throw e;
     } finally {
-      for (const [name, w] of workloads) reports[name] = await w.stop();
+      clearInterval(progress);
+      // A roll re-creates every pod with a new address: read back from where the cluster is now.
+      for (const [name, w] of workloads) reports[name] = await w.stop(await seedOf(name));
     }
     const seconds = ((Date.now() - t0) / 1000).toFixed(1);
     for (const [name, r] of Object.entries(reports)) {
@@ -185,11 +209,29 @@ describe('one merge changes the image and shards together, while a second cluste
       );
     }
     process.stdout.write(`[roll-and-scale] ${direction}: ${JSON.stringify(seen)}\n`);
+    // What the controller did, in the order it did it (its own log, not two status reads a moment apart).
+    const steps = controllerSteps(logs.slice(logsBefore));
+    const at = (cluster: string, kinds: readonly string[]) =>
+      steps.filter((x) => x.cluster === `${NS}/${cluster}` && kinds.includes(x.msg)).map((x) => x.ts);
+    const bothRoll = at(BOTH, ROLL_STEPS);
+    const otherRoll = at(OTHER, ROLL_STEPS);
+    const bothTopology = at(BOTH, TOPOLOGY_STEPS);
+    process.stdout.write(
+      `[roll-and-scale] ${direction}: ${bothTopology.length} topology steps on ${BOTH}, then ${bothRoll.length} roll steps; ` +
+        `${otherRoll.length} roll steps on ${OTHER}\n`,
+    );
     for (const r of Object.values(reports)) {
       expect(r.lostWrites).toBe(0);
       expect(r.writes).toBeGreaterThan(100);
     }
-    expect(seen).toEqual({ otherWaitedForSlot: true, bothRolling: false, rolledWhileMigrating: false });
+    expect(seen).toEqual({ otherWaitedForSlot: true, rolledWhileMigrating: false });
+    // The slots move (and a drained shard is retired) before the roll starts: never both at once.
+    expect(bothTopology.length).toBeGreaterThan(0);
+    expect(bothRoll.length).toBeGreaterThan(0);
+    expect(Math.max(...bothTopology)).toBeLessThan(Math.min(...bothRoll));
+    // --max-concurrent-rolls 1: the second cluster's first step comes after the first cluster's last.
+    expect(otherRoll.length).toBeGreaterThan(0);
+    expect(Math.max(...bothRoll)).toBeLessThan(Math.min(...otherRoll));
   }
 
   it('out: 3 -> 4 shards and a new image in one merge', async () => {
