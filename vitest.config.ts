@@ -27,6 +27,7 @@ const LONG = [
   'test/controller/scaling.integration.test.ts',
   'test/controller/resilience.integration.test.ts',
   'test/controller/formation.integration.test.ts',
+  'test/controller/autoscaling.integration.test.ts',
 ];
 
 /** Tests that start real servers or run external tools. */

@@ -126,6 +126,12 @@ export const KINDS: readonly KindDefinition[] = [
       { name: 'Shards', type: 'integer', jsonPath: '.spec.shards' },
       { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicasPerShard', description: 'Replicas per shard' },
       { name: 'State', type: 'string', jsonPath: '.status.state' },
+      {
+        name: 'Desired Shards',
+        type: 'integer',
+        jsonPath: '.status.autoscaling.desiredShards',
+        description: "The autoscaler's decision; spec.shards (git) is what runs",
+      },
       { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],

@@ -10,6 +10,7 @@ export * from './acl.js';
 export * from './valkey-image.js';
 export * from './valkey-role.js';
 export * from './valkey-config.js';
+export * from './autoscaling.js';
 export * from './valkey-cluster.js';
 export * from './render-config.js';
 export * from './contract/pod-identity.js';

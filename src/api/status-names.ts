@@ -74,4 +74,7 @@ export const EVENT = {
   nodesForgotten: 'NodesForgotten',
   shardRetired: 'ShardRetired',
   shardRetireFailed: 'ShardRetireFailed',
+  /** The autoscaler proposes one shard more or less (status.autoscaling.desiredShards); git carries it out. */
+  scaleOut: 'ScaleOut',
+  scaleIn: 'ScaleIn',
 } as const;

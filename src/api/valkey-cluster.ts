@@ -13,6 +13,7 @@ import {
 } from './common.js';
 import { aclBindings } from './acl.js';
 import { podAnnotationFindings } from './kube-limits.js';
+import { autoscalingSpec, autoscalingStatus, SHARDS_IN_RANGE_MESSAGE, SHARDS_IN_RANGE_RULE } from './autoscaling.js';
 
 export const ZONE_SPREAD = ['bestEffort', 'required'] as const;
 export const zoneSpread = lazy(() => z.enum(ZONE_SPREAD, { error: 'must be bestEffort or required' }));
@@ -121,6 +122,7 @@ export const valkeyClusterSpec = lazy(() =>
         .check(z.meta({ description: 'TLS only: clients, replication and the cluster bus use TLS with the certificate in this Secret.' })),
       placement: z.optional(placement()).check(z.meta({ description: 'Where the pods may run: zones, zone spread and a node selector.' })),
       podAnnotations: z.optional(podAnnotations()),
+      autoscaling: z.optional(autoscalingSpec()),
     })
     .check(
       z.superRefine((spec, ctx) => {
@@ -128,14 +130,24 @@ export const valkeyClusterSpec = lazy(() =>
         const pods = spec.shards * (spec.replicasPerShard + 1);
         if (pods > MAX_PODS_PER_CLUSTER)
           ctx.addIssue({ code: 'custom', path: ['shards'], message: podsMessage(spec.shards, spec.replicasPerShard, pods) });
+        const a = spec.autoscaling;
+        if (a && (spec.shards < a.minShards || spec.shards > a.maxShards))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['shards'],
+            message: `${SHARDS_IN_RANGE_MESSAGE} (${a.minShards}-${a.maxShards}); got ${spec.shards}`,
+          });
       }),
       z.meta({
         description: 'A Valkey cluster built from a ValkeyConfig on the menu. The image, sizing and settings come from the config.',
-        ...celRules({
-          rule: `self.shards * (self.replicasPerShard + 1) <= ${MAX_PODS_PER_CLUSTER}`,
-          message: `shards × (replicasPerShard + 1) must be at most ${MAX_PODS_PER_CLUSTER} pods per cluster`,
-          fieldPath: '.shards',
-        }),
+        ...celRules(
+          {
+            rule: `self.shards * (self.replicasPerShard + 1) <= ${MAX_PODS_PER_CLUSTER}`,
+            message: `shards × (replicasPerShard + 1) must be at most ${MAX_PODS_PER_CLUSTER} pods per cluster`,
+            fieldPath: '.shards',
+          },
+          SHARDS_IN_RANGE_RULE,
+        ),
       }),
     ),
 );
@@ -186,6 +198,7 @@ export const valkeyClusterStatus = lazy(() =>
     observedGeneration: z.optional(z.number().check(z.int())),
     nodes: z.optional(z.array(nodeStatus())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['pod'] })),
     conditions: z.optional(z.array(condition())).check(z.meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] })),
+    autoscaling: z.optional(autoscalingStatus()),
   }),
 );
 

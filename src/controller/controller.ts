@@ -42,6 +42,8 @@ export interface ControllerOptions {
   rebalanceBatchSlots?: number;
   /** `auto` (default): atomic slot migration where every primary has it; `classic`: never. */
   slotMigration?: 'auto' | 'classic';
+  /** How often an autoscaled cluster's nodes are sampled (default 30 s). */
+  sampleIntervalMs?: number;
 }
 
 const IMAGES_KEY = 'images';
@@ -96,7 +98,12 @@ export class Controller {
       MANAGED_SELECTOR,
     );
     this.events = eventRecorder(opts.client, opts.clock, opts.log);
-    this.memory = { aclRetry: new RetryGate(opts.clock, opts.retryBackoff), scalingTotals: new Map(), classicFallback: new Map() };
+    this.memory = {
+      aclRetry: new RetryGate(opts.clock, opts.retryBackoff),
+      scalingTotals: new Map(),
+      classicFallback: new Map(),
+      autoscale: { windows: new Map(), records: new Map() },
+    };
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
     this.queue = new WorkQueue({
@@ -281,6 +288,7 @@ export class Controller {
       memory: this.memory,
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
+      ...(o.sampleIntervalMs ? { sampleIntervalMs: o.sampleIntervalMs } : {}),
       clock: o.clock,
       log: o.log,
       metrics: o.metrics,

@@ -31,6 +31,8 @@ Usage: valkey-status-sync [options]
   --node-timeout MS          bound on connecting to a node and on each command (default: 3000)
   --slot-migration MODE      auto: Valkey 9's atomic slot migration where every primary has it, else
                              the classic protocol; classic: always the classic protocol (default: auto)
+  --autoscale-sample-seconds N  how often the nodes of a cluster with spec.autoscaling are sampled
+                             (INFO memory cpu stats) (default: 30)
   --leader-elect BOOL        elect a leader on a Lease so replicas can run side by side (default: true)
   --lease-namespace NS       namespace of the Lease (default: $POD_NAMESPACE, else valkey-system)
   --lease-name NAME          name of the Lease (default: valkey-status-sync)
@@ -76,6 +78,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
       'max-concurrent-rolls': { type: 'string', default: '1' },
       'node-timeout': { type: 'string', default: String(SHIPPED_NODE_TIMEOUT_MS) },
       'slot-migration': { type: 'string', default: 'auto' },
+      'autoscale-sample-seconds': { type: 'string', default: '30' },
       'leader-elect': { type: 'string', default: 'true' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string', default: 'valkey-status-sync' },
@@ -102,6 +105,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     maxConcurrentRolls: positiveInt('max-concurrent-rolls', values['max-concurrent-rolls']),
     nodeTimeoutMs: positiveInt('node-timeout', values['node-timeout']),
     slotMigration: slotMigration as 'auto' | 'classic',
+    sampleIntervalMs: 1000 * positiveInt('autoscale-sample-seconds', values['autoscale-sample-seconds']),
     leaderElect: leaderElect === 'true',
     leaseNamespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'valkey-system',
     leaseName: values['lease-name'],
@@ -148,6 +152,7 @@ export async function runStatusSync(argv: readonly string[], env: NodeJS.Process
       concurrency: options.concurrency,
       maxConcurrentRolls: options.maxConcurrentRolls,
       slotMigration: options.slotMigration,
+      sampleIntervalMs: options.sampleIntervalMs,
       timing: SHIPPED_TIMING,
       watchBackoff: { initialMs: 500, maxMs: 30_000, jitter: 0.2 },
       retryBackoff: SHIPPED_RETRY_BACKOFF,

@@ -22,6 +22,7 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
       : [
           `retired: git stops rendering its ${counted(cluster.pods, 'pod')}; the StatefulSets are prune-protected, so they keep running with their data until someone deletes them`,
         ];
+    if (change?.autoscaling) reasons.push(autoscalingReason(change.autoscaling, change.shards.length));
     return { namespace: only.namespace, name: only.name, verdict: change ? 'new' : 'retired', reasons, cluster };
   }
   const settings = diffSettings(base, change, ctx);
@@ -29,7 +30,8 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
   const roll = predictRoll(base, change, settings, ctx);
   const scale = planScale(base, change);
   const risks = risksOf(base, change, settings, roll);
-  const otherChange = base.objectsText !== change.objectsText;
+  const autoscalingChanged = rangeText(base.autoscaling) !== rangeText(change.autoscaling);
+  const otherChange = base.objectsText !== change.objectsText || autoscalingChanged;
 
   const verdict: ClusterPlan['verdict'] = risks.some((r) => r.level === 'held')
     ? 'held'
@@ -73,7 +75,14 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
       )}`,
     );
   for (const u of users) reasons.push(userReason(u));
-  if (verdict === 'live' && settings.length === 0 && users.length === 0) {
+  if (change.autoscaling) reasons.push(autoscalingReason(change.autoscaling, change.shards.length));
+  if (autoscalingChanged)
+    reasons.push(
+      change.autoscaling
+        ? `autoscaling ${rangeText(base.autoscaling)} -> ${rangeText(change.autoscaling)}: the controller proposes shard counts in the new range from its next decision; nothing restarts`
+        : `autoscaling ${rangeText(base.autoscaling)} -> off: the controller stops proposing shard counts; git's ${change.shards.length} stays`,
+    );
+  if (verdict === 'live' && settings.length === 0 && users.length === 0 && !autoscalingChanged) {
     reasons.push('rendered objects change, but no pod restarts and no setting or user changes');
   }
   const plan: ClusterPlan = { namespace: change.namespace, name: change.name, verdict, reasons };
@@ -189,3 +198,9 @@ function shapeOf(c: RenderedCluster): ClusterShape {
     tls: c.tlsSecret !== undefined,
   };
 }
+
+const rangeText = (a: RenderedCluster['autoscaling']): string => (a ? `${a.minShards}–${a.maxShards}` : 'off');
+
+/** An autoscaled cluster, honestly: the count the controller may propose, and whose count runs. */
+const autoscalingReason = (a: NonNullable<RenderedCluster['autoscaling']>, shards: number): string =>
+  `shards owned by the autoscaler within ${rangeText(a)}; git's count applies (${shards} in this change; the controller's decisions arrive as commits)`;

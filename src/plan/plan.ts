@@ -110,7 +110,7 @@ function renderSide(side: PlanSide, readRenderConfig: (value: unknown) => Render
   const clusters = new Map<string, RenderedCluster>();
   if (!hasErrors(problems)) {
     for (const c of rendered.clusters)
-      clusters.set(`${c.namespace}/${c.name}`, readRenderedCluster(c.namespace, c.name, c.objects, c.provenance));
+      clusters.set(`${c.namespace}/${c.name}`, readRenderedCluster(c.namespace, c.name, c.objects, c.provenance, c.autoscaling));
   }
   return parsed.config ? { render: parsed.config, clusters, problems } : { clusters, problems };
 }

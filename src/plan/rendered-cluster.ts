@@ -34,6 +34,8 @@ export interface RenderedCluster {
   objectsText: string;
   /** Who set each value, from chain resolution. */
   provenance: ClusterProvenance;
+  /** spec.autoscaling's range: the controller proposes counts within it, git's count applies. */
+  autoscaling: { minShards: number; maxShards: number } | undefined;
 }
 
 interface StatefulSetLike {
@@ -49,6 +51,7 @@ export function readRenderedCluster(
   name: string,
   objects: readonly KubeObject[],
   provenance: ClusterProvenance,
+  autoscaling?: { minShards: number; maxShards: number },
 ): RenderedCluster {
   let conf = '';
   let acl = '';
@@ -95,5 +98,6 @@ export function readRenderedCluster(
     dataLossOptIn: annotations[ANNOTATIONS.allowDataLossRoll],
     objectsText: JSON.stringify(objects),
     provenance,
+    autoscaling,
   };
 }

@@ -8,7 +8,14 @@ import { previousClusters } from './previous.js';
 
 export interface RenderedSet {
   /** Per cluster, in namespace/name order. Empty whenever any problem is an error. */
-  clusters: { namespace: string; name: string; objects: KubeObject[]; provenance: ClusterProvenance }[];
+  clusters: {
+    namespace: string;
+    name: string;
+    objects: KubeObject[];
+    provenance: ClusterProvenance;
+    /** spec.autoscaling's range, for plan: nothing rendered depends on it. */
+    autoscaling?: { minShards: number; maxShards: number };
+  }[];
   problems: Problem[];
   stats: { images: number; configs: number; roles: number; clusters: number };
 }
@@ -41,6 +48,9 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
           name: rc.cluster.metadata.name,
           objects: out.objects,
           provenance: provenanceOf(rc),
+          ...(rc.cluster.spec.autoscaling
+            ? { autoscaling: { minShards: rc.cluster.spec.autoscaling.minShards, maxShards: rc.cluster.spec.autoscaling.maxShards } }
+            : {}),
         });
     }
   }

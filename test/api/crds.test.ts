@@ -58,11 +58,22 @@ describe('generated CRDs', () => {
       'Shards',
       'Replicas',
       'State',
+      'Desired Shards',
       'Message',
       'Age',
     ]);
     const podAnnotations = prop(version.schema.openAPIV3Schema, 'spec', 'podAnnotations');
     expect(podAnnotations['x-kubernetes-validations']?.[0]?.rule).toContain("startsWith('valkey.gomomento.com/')");
     expect(prop(version.schema.openAPIV3Schema, 'spec', 'placement', 'zoneSpread').enum).toEqual(['bestEffort', 'required']);
+  });
+
+  it('ValkeyCluster keeps spec.shards within spec.autoscaling with CEL on the spec', () => {
+    const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyCluster')!) as unknown as Crd;
+    const schema = crd.spec.versions[0]!.schema.openAPIV3Schema;
+    expect(prop(schema, 'spec')['x-kubernetes-validations']?.map((r) => r.rule)).toEqual([
+      '!has(self.autoscaling) || (self.autoscaling.minShards <= self.shards && self.shards <= self.autoscaling.maxShards)',
+    ]);
+    expect(prop(schema, 'spec', 'autoscaling')['x-kubernetes-validations']).toHaveLength(4);
+    expect(prop(schema, 'status', 'autoscaling', 'desiredShards')).toMatchObject({ type: 'integer' });
   });
 });

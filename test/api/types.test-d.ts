@@ -1,6 +1,9 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type {
   AclBinding,
+  AutoscalingSpec,
+  AutoscalingStatus,
+  ScaleDirection,
   RenderConfig,
   ValkeyCluster,
   ValkeyClusterSpec,
@@ -17,6 +20,16 @@ describe('types inferred from the schemas', () => {
     expectTypeOf<NonNullable<ValkeyClusterSpec['placement']>['zoneSpread']>().toEqualTypeOf<ZoneSpread | undefined>();
     expectTypeOf<ZoneSpread>().toEqualTypeOf<'bestEffort' | 'required'>();
     expectTypeOf<ValkeyCluster['kind']>().toEqualTypeOf<'ValkeyCluster'>();
+  });
+
+  it('autoscaling fields: min and max required, thresholds whole numbers, the decision in status', () => {
+    expectTypeOf<ValkeyClusterSpec['autoscaling']>().toEqualTypeOf<AutoscalingSpec | undefined>();
+    expectTypeOf<AutoscalingSpec['minShards']>().toEqualTypeOf<number>();
+    expectTypeOf<AutoscalingSpec['scaleOut']['memoryPercent']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<AutoscalingSpec['scaleInWindowSeconds']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<AutoscalingStatus['desiredShards']>().toEqualTypeOf<number>();
+    expectTypeOf<AutoscalingStatus['lastDecision']>().toEqualTypeOf<ScaleDirection | undefined>();
+    expectTypeOf<ScaleDirection>().toEqualTypeOf<'ScaleOut' | 'ScaleIn'>();
   });
 
   it('menu item fields', () => {

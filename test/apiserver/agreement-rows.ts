@@ -67,6 +67,8 @@ const annotations = (n: number): Record<string, string> =>
   Object.fromEntries(Array.from({ length: n }, (_, i) => [`example.com/a${i}`, `v${i}`]));
 
 const KEY = 'spec.acl[0].permissions[0].keys[0]';
+/** spec.autoscaling within 1-8 shards, out at 80% memory, with `overrides` over it. */
+const autoscale = (overrides: Obj): Obj => ({ autoscaling: { minShards: 1, maxShards: 8, scaleOut: { memoryPercent: 80 }, ...overrides } });
 
 export const ROWS: readonly AgreementRow[] = [
   // ValkeyImage: the version rule of the ValkeyImage reference, and the required fields.
@@ -221,6 +223,79 @@ export const ROWS: readonly AgreementRow[] = [
   reject('ValkeyCluster name of 41 characters', rowCluster({}, `c${'a'.repeat(40)}`), 'metadata.name'),
   reject('ValkeyCluster name starting with a digit', rowCluster({}, '1cache'), 'metadata.name'),
   reject('ValkeyCluster name with a dot', rowCluster({}, 'sessions.eu'), 'metadata.name'),
+  // spec.autoscaling (issue 26): ranges, min <= shards <= max, scale-in below scale-out.
+  reject('ValkeyCluster shards below autoscaling.minShards', rowCluster({ shards: 2, ...autoscale({ minShards: 3 }) }), 'spec.shards'),
+  reject('ValkeyCluster shards above autoscaling.maxShards', rowCluster({ shards: 9, ...autoscale({}) }), 'spec.shards'),
+  reject(
+    'ValkeyCluster autoscaling minShards above maxShards',
+    rowCluster({ shards: 3, ...autoscale({ minShards: 3, maxShards: 2 }) }),
+    'spec.autoscaling.maxShards',
+  ),
+  reject(
+    'ValkeyCluster autoscaling without maxShards',
+    rowCluster({ shards: 3, autoscaling: { minShards: 1, scaleOut: { memoryPercent: 80 } } }),
+    'spec.autoscaling.maxShards',
+  ),
+  reject(
+    'ValkeyCluster autoscaling without scaleOut',
+    rowCluster({ shards: 3, autoscaling: { minShards: 1, maxShards: 8 } }),
+    'spec.autoscaling.scaleOut',
+  ),
+  reject(
+    'ValkeyCluster autoscaling scaleOut with no threshold',
+    rowCluster({ shards: 3, ...autoscale({ scaleOut: {} }) }),
+    'spec.autoscaling.scaleOut',
+  ),
+  reject(
+    'ValkeyCluster autoscaling memoryPercent 101',
+    rowCluster({ shards: 3, ...autoscale({ scaleOut: { memoryPercent: 101 } }) }),
+    'spec.autoscaling.scaleOut.memoryPercent',
+  ),
+  reject(
+    'ValkeyCluster autoscaling cpuPercent 0',
+    rowCluster({ shards: 3, ...autoscale({ scaleOut: { cpuPercent: 0 } }) }),
+    'spec.autoscaling.scaleOut.cpuPercent',
+  ),
+  reject(
+    'ValkeyCluster autoscaling bandwidthMbps 2.5',
+    rowCluster({ shards: 3, ...autoscale({ scaleOut: { bandwidthMbps: 2.5 } }) }),
+    'spec.autoscaling.scaleOut.bandwidthMbps',
+  ),
+  reject(
+    'ValkeyCluster autoscaling scaleInWindowSeconds 10',
+    rowCluster({ shards: 3, ...autoscale({ scaleInWindowSeconds: 10 }) }),
+    'spec.autoscaling.scaleInWindowSeconds',
+  ),
+  reject(
+    'ValkeyCluster autoscaling scaleInCooldownSeconds -1',
+    rowCluster({ shards: 3, ...autoscale({ scaleInCooldownSeconds: -1 }) }),
+    'spec.autoscaling.scaleInCooldownSeconds',
+  ),
+  reject(
+    'ValkeyCluster autoscaling scale-in memoryPercent at its scale-out twin',
+    rowCluster({ shards: 3, ...autoscale({ scaleIn: { memoryPercent: 80 } }) }),
+    'spec.autoscaling.scaleIn.memoryPercent',
+  ),
+  reject(
+    'ValkeyCluster autoscaling unknown field',
+    rowCluster({ shards: 3, ...autoscale({ targetShards: 4 }) }),
+    'spec.autoscaling.targetShards',
+  ),
+  accept('ValkeyCluster autoscaling at minShards', rowCluster({ shards: 3, ...autoscale({ minShards: 3 }) })),
+  accept('ValkeyCluster autoscaling at maxShards', rowCluster({ shards: 8, ...autoscale({}) })),
+  accept(
+    'ValkeyCluster autoscaling with every field',
+    rowCluster({
+      shards: 4,
+      ...autoscale({
+        scaleOut: { memoryPercent: 80, cpuPercent: 70, bandwidthMbps: 800 },
+        scaleIn: { memoryPercent: 40, cpuPercent: 30, bandwidthMbps: 200 },
+        scaleInWindowSeconds: 300,
+        scaleOutCooldownSeconds: 180,
+        scaleInCooldownSeconds: 900,
+      }),
+    }),
+  ),
   accept('ValkeyCluster, the minimum', rowCluster({})),
   accept('ValkeyCluster name of 40 characters', rowCluster({}, `c${'a'.repeat(39)}`)),
   accept('ValkeyCluster with 64 podAnnotations', rowCluster({ podAnnotations: annotations(64) })),

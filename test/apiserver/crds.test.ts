@@ -255,6 +255,41 @@ describe('generated CRDs on a real kube-apiserver', () => {
       expect(r.stderr).toContain('shards × (replicasPerShard + 1) must be at most 500 pods per cluster');
     });
 
+    it('spec.shards outside spec.autoscaling (CEL on the spec), on create and on a hand edit of shards', async () => {
+      const autoscaling = { minShards: 3, maxShards: 8, scaleOut: { memoryPercent: 80 } };
+      const r = await dryRun([cluster('cache', { shards: 2, autoscaling }, 'admission')]);
+      readable(r);
+      expect(r.stderr).toContain('The ValkeyCluster "cache" is invalid: spec.shards: ');
+      expect(r.stderr).toContain('must be within autoscaling.minShards and autoscaling.maxShards');
+      const created = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', '-'], {
+        input: toJsonStream([cluster('autoscaled', { shards: 3, autoscaling }, 'admission')]),
+      });
+      expect(created.code, show(created)).toBe(0);
+      const patch = (shards: number) =>
+        api.kubectl([
+          'patch',
+          'valkeycluster',
+          'autoscaled',
+          '-n',
+          'admission',
+          '--type=merge',
+          '-p',
+          JSON.stringify({ spec: { shards } }),
+        ]);
+      const above = await patch(9);
+      readable(above);
+      expect(above.stderr).toContain('spec.shards: Invalid value');
+      expect((await patch(8)).code).toBe(0);
+    });
+
+    it('a scale-in threshold at its scale-out twin', async () => {
+      const autoscaling = { minShards: 1, maxShards: 8, scaleOut: { memoryPercent: 80 }, scaleIn: { memoryPercent: 90 } };
+      const r = await dryRun([cluster('cache', { shards: 3, autoscaling }, 'admission')]);
+      readable(r);
+      expect(r.stderr).toContain('spec.autoscaling.scaleIn.memoryPercent: ');
+      expect(r.stderr).toContain('scaleIn.memoryPercent must be below scaleOut.memoryPercent');
+    });
+
     it('a bad enum: zoneSpread: sometimes', async () => {
       const r = await dryRun([cluster('cache', { placement: { zoneSpread: 'sometimes' } }, 'admission')]);
       expect(r.code, show(r)).not.toBe(0);
@@ -296,7 +331,7 @@ describe('generated CRDs on a real kube-apiserver', () => {
       ]);
     });
 
-    it('valkeyclusters: Config, Shards, Replicas, State (and Message with -o wide), from the status subresource', async () => {
+    it('valkeyclusters: Config, Shards, Replicas, State, Desired Shards (and Message with -o wide), from the status subresource', async () => {
       const created = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', '-'], {
         input: toJsonStream([cluster('sessions', { configRef: 'standard', shards: 3, replicasPerShard: 1 }, 'printer')]),
       });
@@ -308,12 +343,33 @@ describe('generated CRDs on a real kube-apiserver', () => {
       const r = await api.kubectl(['get', 'valkeyclusters', '-n', 'printer']);
       expect(r.code, show(r)).toBe(0);
       const plain = table(r.stdout);
-      expect(plain.header).toEqual(['NAME', 'CONFIG', 'SHARDS', 'REPLICAS', 'STATE', 'AGE']);
+      // No autoscaling: DESIRED SHARDS is empty, which the column split reads as no cell.
+      expect(plain.header).toEqual(['NAME', 'CONFIG', 'SHARDS', 'REPLICAS', 'STATE', 'DESIRED SHARDS', 'AGE']);
       expect(plain.rows.map((row) => row.slice(0, 5))).toEqual([['sessions', 'standard', '3', '1', 'Active']]);
+      expect(plain.rows[0]).toHaveLength(6);
 
       const wide = table((await api.kubectl(['get', 'valkeyclusters', '-n', 'printer', '-o', 'wide'])).stdout);
-      expect(wide.header).toEqual(['NAME', 'CONFIG', 'SHARDS', 'REPLICAS', 'STATE', 'MESSAGE', 'AGE']);
-      expect(wide.rows[0]?.slice(0, 6)).toEqual(['sessions', 'standard', '3', '1', 'Active', '6 of 6 nodes online']);
+      expect(wide.header).toEqual(['NAME', 'CONFIG', 'SHARDS', 'REPLICAS', 'STATE', 'DESIRED SHARDS', 'MESSAGE', 'AGE']);
+      expect(wide.rows[0]?.slice(0, 5)).toEqual(['sessions', 'standard', '3', '1', 'Active']);
+      expect(wide.rows[0]).toContain('6 of 6 nodes online');
+
+      // The autoscaler's decision beside git's count.
+      const decided = await patchSessionsStatus({
+        status: {
+          autoscaling: {
+            desiredShards: 4,
+            lastDecision: 'ScaleOut',
+            lastDecisionReason: "shard 0's primary sessions-0-0 at 91% memoryPercent, above 80",
+            lastDecisionTime: '2025-01-01T00:00:00Z',
+            lastDecisionFromShards: 3,
+          },
+        },
+      });
+      expect(decided.code, show(decided)).toBe(0);
+      const withDecision = table((await api.kubectl(['get', 'valkeyclusters', '-n', 'printer'])).stdout);
+      expect(withDecision.rows.map((row) => row.slice(0, 6))).toEqual([['sessions', 'standard', '3', '1', 'Active', '4']]);
+      const cleared = await patchSessionsStatus({ status: { autoscaling: null } });
+      expect(cleared.code, show(cleared)).toBe(0);
 
       // Every state the controller writes is accepted by the status schema and shown.
       for (const state of ['Creating', 'Updating', 'Invalid', 'Failed', 'Active']) {

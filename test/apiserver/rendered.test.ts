@@ -216,7 +216,8 @@ describe('rendered objects on a real kube-apiserver', () => {
         dryRunApply(api, toJsonStream(renderedObjects)),
       ]);
       rendered = dry;
-    }, 120_000);
+      // One kubectl per row, KUBECTL_AT_ONCE at a time: some 160 rows on a loaded two-core machine.
+    }, 300_000);
 
     it('covers every kind, both verdicts', () => {
       for (const kind of ['ValkeyImage', 'ValkeyConfig', 'ValkeyRole', 'ValkeyCluster']) {

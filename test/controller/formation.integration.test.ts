@@ -98,7 +98,10 @@ describe('cluster formation against a real API server and real servers', () => {
 
       // kubectl shows the state.
       const table = await api.kubectl(['get', 'valkeycluster', 'sessions', '-n', ns]);
-      expect(table.stdout).toMatch(/^NAME\s+CONFIG\s+SHARDS\s+REPLICAS\s+STATE\s+AGE\nsessions\s+standard\s+3\s+1\s+Active\s+/);
+      // No spec.autoscaling: the DESIRED SHARDS column is empty.
+      expect(table.stdout).toMatch(
+        /^NAME\s+CONFIG\s+SHARDS\s+REPLICAS\s+STATE\s+DESIRED SHARDS\s+AGE\nsessions\s+standard\s+3\s+1\s+Active\s+\d+s\n/,
+      );
 
       // replicasPerShard grows: git renders bigger StatefulSets, the pods appear, the controller attaches them.
       await patchClusterSpec(api, ns, 'sessions', { replicasPerShard: 2 });

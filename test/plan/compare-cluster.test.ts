@@ -154,3 +154,38 @@ describe('planChange', () => {
     expect(plan.clusters[0]?.roll?.causes.map((c) => [c.kind, c.objects])).toEqual([['other', ['ValkeyRenderConfig']]]);
   });
 });
+
+describe('an autoscaled cluster in the plan (issue 26)', () => {
+  const side = (objects: unknown[]) => ({ objects, renderConfig: renderConfigObject() });
+  const autoscaling = { minShards: 2, maxShards: 8, scaleOut: { memoryPercent: 80 } };
+  const autoscaled = (shards: number, a: Record<string, unknown> = autoscaling) =>
+    cluster('cache', { ...clusterSpec, shards, autoscaling: a });
+
+  it('the job’s commit (shards 2 -> 3): a scale, with the range the autoscaler owns and git’s count', () => {
+    const plan = planChange(side([...menu(), autoscaled(2)]), side([...menu(), autoscaled(3)]));
+    expect(plan.clusters[0]?.verdict).toBe('scale');
+    expect(plan.clusters[0]?.reasons).toContain(
+      "shards owned by the autoscaler within 2–8; git's count applies (3 in this change; the controller's decisions arrive as commits)",
+    );
+  });
+
+  it('autoscaling switched on or its range changed: live (nothing restarts), said in words', () => {
+    const on = planChange(side([...menu(), cluster('cache', clusterSpec)]), side([...menu(), autoscaled(2)]));
+    expect(on.clusters[0]?.verdict).toBe('live');
+    expect(on.clusters[0]?.reasons).toContain(
+      'autoscaling off -> 2–8: the controller proposes shard counts in the new range from its next decision; nothing restarts',
+    );
+    const off = planChange(side([...menu(), autoscaled(2)]), side([...menu(), cluster('cache', clusterSpec)]));
+    expect(off.clusters[0]?.reasons).toContain("autoscaling 2–8 -> off: the controller stops proposing shard counts; git's 2 stays");
+  });
+
+  it('a new autoscaled cluster says its range; a cluster without autoscaling says nothing of it', () => {
+    const added = planChange({ objects: [], renderConfig: undefined }, side([...menu(), autoscaled(2)]));
+    expect(added.clusters[0]?.reasons.at(-1)).toMatch(/^shards owned by the autoscaler within 2–8/);
+    const plain = planChange(
+      side([...menu(), cluster('cache', clusterSpec)]),
+      side([...menu(), cluster('cache', { ...clusterSpec, shards: 3 })]),
+    );
+    expect(plain.clusters[0]?.reasons.join('\n')).not.toContain('autoscal');
+  });
+});

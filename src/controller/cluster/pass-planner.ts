@@ -1,8 +1,10 @@
 import { TOTAL_SLOTS } from '../../api/contract/slots.js';
+import type { AutoscalingSpec } from '../../api/autoscaling.js';
+import { planAutoscale, type AutoscaleFacts, type AutoscaleOutcome, type AutoscaleRecord } from './autoscale.js';
 import { planFailback, type FailbackDecision } from './failback.js';
 import { planFormation, type FormationAction, type FormationPlan } from './formation.js';
 import { isAnswered, type NodeObservation, type PodPlace } from './observation.js';
-import { planRebalance, type PrimaryObservation, type RebalanceDecision, type RebalanceOptions } from './rebalance.js';
+import { planRebalance, shrinkWouldNotFit, type PrimaryObservation, type RebalanceDecision, type RebalanceOptions } from './rebalance.js';
 import { planRetirement, type RetireDecision } from './retire.js';
 import { planRoll, rollUnderWay, type RollShard, type RollStep } from './roll.js';
 import { shareProblems } from './scaling.js';
@@ -24,6 +26,10 @@ import { shareProblems } from './scaling.js';
  *      touch no pod and no slot, so they run in every pass on every node that answers, beside the
  *      one operation (a live change during a roll or a migration is not delayed).
  *   4. cleanup: fail primaries back to ordinal 0.
+ *   5. autoscaling (cluster/autoscale.ts): decided last, and only when the cluster is whole and
+ *      nothing above acts or waits. It acts on nothing: its decision goes to status and an Event,
+ *      and git carries it out (docs/design/autoscaling.md). A shrink it proposes must pass the same
+ *      memory check as a shrink under way.
  *
  * Rules for the pairs that can conflict:
  *   - A roll and a migration never run at once. A roll under way (its first shard to roll already
@@ -70,6 +76,15 @@ export interface PassFacts {
   rollProblems?: readonly string[];
   /** Why the primaries' key counts or memory could not be read in this pass: topology waits. */
   topologyUnreadable?: string;
+  /** spec.autoscaling is set: the window and the autoscaler's own record (PassMemory). */
+  autoscale?: {
+    spec: AutoscalingSpec;
+    window: AutoscaleFacts['window'];
+    /** Each pod's memory in its latest sample, for the shrink check of a scale-in. */
+    memory: ReadonlyMap<string, { usedBytes: number; keyBytes: number; maxmemoryBytes: number }>;
+    record?: AutoscaleRecord;
+    nowMs: number;
+  };
 }
 
 export type OperationName = 'formation' | 'heal' | 'move' | 'retire' | 'roll' | 'failback';
@@ -108,6 +123,8 @@ export interface PassPlan {
   failbackWaiting?: string;
   /** Every shard primary holds its share of the slots (a removed shard may still wait to be retired). */
   slotsBalanced: boolean;
+  /** spec.autoscaling is set: what the autoscaler decided, and whether the cluster was steady (its window is kept only then). */
+  autoscale?: AutoscaleOutcome & { steady: boolean };
 }
 
 /** What keeps the cluster from being whole apart from its pods: the roll waits for these. */
@@ -259,12 +276,16 @@ export function planPass(f: PassFacts): PassPlan {
   if (roll.state !== 'none' && now.kind !== 'roll') waiting.push({ operation: 'roll', reason: roll.message });
   if (failbackWaiting) waiting.push({ operation: 'failback', reason: failbackWaiting });
 
+  const slotsBalanced = topology.balanced === true;
+  const autoscale = f.autoscale ? autoscaleLast(f, f.autoscale, { formation, now, waiting, slotsBalanced }) : undefined;
+
   return {
     formation,
     now,
     waiting,
     roll,
-    slotsBalanced: topology.balanced === true,
+    slotsBalanced,
+    ...(autoscale ? { autoscale } : {}),
     ...(topologyState ? { topology: topologyState } : {}),
     ...(failbackWaiting ? { failbackWaiting } : {}),
   };
@@ -279,4 +300,53 @@ function rollStateOf(step: RollStep, underWay: boolean, acts: boolean, blocker: 
   if (step.kind === 'held') return { state: 'held', message: step.reason, step, revision };
   const message = blocker ?? (step.kind === 'wait' ? step.reason : '');
   return { state: acts || underWay ? 'rolling' : 'waiting', message, step, revision };
+}
+
+/** Why the autoscaler may not decide in this pass: the first thing that keeps the cluster from being steady. */
+function unsteadiness(f: PassFacts, p: Pick<PassPlan, 'formation' | 'now' | 'waiting' | 'slotsBalanced'>): string | undefined {
+  if (p.now.kind !== 'none') return `${p.now.kind} acts`;
+  const w = p.waiting[0];
+  if (w) return `${w.operation} is due (${w.reason})`;
+  const problem = formationProblems(p.formation, f.observations)[0];
+  if (problem) return problem;
+  if (!f.observations.every(isAnswered)) return 'not every node answers';
+  if (!p.slotsBalanced) return 'the slots are not spread as shards asks';
+  const short = f.primaries.find((x) => x.shard < f.shards && x.replicas < f.replicasPerShard);
+  if (short) return `shard ${short.shard} has ${short.replicas} of ${f.replicasPerShard} replicas`;
+  if (f.primaries.filter((x) => x.shard < f.shards).length !== f.shards) return 'not every shard has a primary that answers';
+  return undefined;
+}
+
+/** The autoscaler's turn, last: a steady cluster only, and a scale-in only if the shrink would fit. */
+function autoscaleLast(
+  f: PassFacts,
+  a: NonNullable<PassFacts['autoscale']>,
+  p: Pick<PassPlan, 'formation' | 'now' | 'waiting' | 'slotsBalanced'>,
+): AutoscaleOutcome & { steady: boolean } {
+  const unsteady = unsteadiness(f, p);
+  const target = f.shards - 1;
+  const primaries = f.primaries.map((x) => {
+    const m = a.memory.get(x.pod);
+    return m ? { ...x, usedMemoryBytes: m.usedBytes, keyMemoryBytes: m.keyBytes } : x;
+  });
+  const maxima = f.primaries.filter((x) => x.shard < target).flatMap((x) => a.memory.get(x.pod)?.maxmemoryBytes || []);
+  const hold =
+    target >= 1 && !unsteady
+      ? shrinkWouldNotFit({
+          shards: target,
+          replicasPerShard: f.replicasPerShard,
+          primaries,
+          ...(maxima.length ? { maxmemoryBytes: Math.min(...maxima) } : {}),
+        })
+      : undefined;
+  const outcome = planAutoscale({
+    shards: f.shards,
+    spec: a.spec,
+    window: a.window,
+    nowMs: a.nowMs,
+    ...(unsteady ? { unsteady } : {}),
+    ...(hold ? { scaleInHold: hold } : {}),
+    ...(a.record ? { record: a.record } : {}),
+  });
+  return { ...outcome, steady: unsteady === undefined };
 }

@@ -178,6 +178,16 @@ function shrinkHold(
   );
 }
 
+/**
+ * Whether removing shards down to `input.shards` would be held for memory right now: the same check
+ * as a shrink under way, asked before the autoscaler proposes one (cluster/autoscale.ts).
+ */
+export function shrinkWouldNotFit(input: RebalanceInput): string | undefined {
+  const kept = input.primaries.filter((p) => p.shard < input.shards);
+  const removed = input.primaries.filter((p) => p.shard >= input.shards);
+  return shrinkHold(input, kept, removed);
+}
+
 /** The highest `count` slots of `ranges`: what a donor gives, so its remaining slots stay contiguous from the start. */
 function highestSlots(ranges: readonly SlotRange[], count: number): SlotRange[] {
   const out: number[] = [];

@@ -1,4 +1,4 @@
-import type { NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
+import type { AutoscalingStatus, NodeStatus, ValkeyClusterStatus } from '../../api/index.js';
 import { CONDITION, REASON, STATE } from '../../api/status-names.js';
 import { isFailed, isMyself, isPrimary } from './cluster-view.js';
 import { kstatusConditions, withTransitions, type DesiredCondition } from './conditions.js';
@@ -43,6 +43,8 @@ export interface StatusInput {
   failback?: FailbackStatus;
   /** A TLS cluster: the verdict on its Secret this pass (tls-secret.ts); absent: no spec.tls. */
   tls?: TlsVerdict;
+  /** spec.autoscaling is set: the autoscaler's decision (cluster/autoscale.ts); absent: no status.autoscaling. */
+  autoscaling?: AutoscalingStatus;
 }
 
 /** What failing primaries back to ordinal 0 did or waits for in this pass. */
@@ -344,6 +346,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
       input.previous?.conditions,
       input.now,
     ),
+    ...(input.autoscaling ? { autoscaling: input.autoscaling } : {}),
   };
 }
 

@@ -72,7 +72,12 @@ export interface Pod extends ApiObject {
 export interface PodTemplate {
   metadata?: { annotations?: Record<string, string> };
   spec?: {
-    containers?: { name: string; args?: string[]; command?: string[] }[];
+    containers?: {
+      name: string;
+      args?: string[];
+      command?: string[];
+      resources?: { limits?: Record<string, string | number>; requests?: Record<string, string | number> };
+    }[];
     volumes?: { name: string; configMap?: { name: string }; secret?: { secretName: string } }[];
   };
 }

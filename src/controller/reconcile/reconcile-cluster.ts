@@ -13,6 +13,7 @@ import type { RetryGate } from '../runtime/retry-gate.js';
 import type { WorkResult } from '../runtime/work-queue.js';
 import { describeAction, executeActions } from '../valkey/execute-plan.js';
 import type { NodeObservation } from '../cluster/observation.js';
+import { autoscaleFacts, settleAutoscale, type AutoscaleMemory } from './autoscale-step.js';
 import { executeFailback } from './failback-step.js';
 import { observeCluster, passFacts, type ClusterObservation, type NodeAccess } from './observe-cluster.js';
 import { executeRebalance, rebalanceFinished } from './rebalance-cluster.js';
@@ -63,6 +64,11 @@ export interface PassMemory {
    * that step's error (rebalance-cluster.ts). Which protocol moves the slots, never which operation acts.
    */
   classicFallback: Map<string, string>;
+  /**
+   * The autoscaler's windows of samples and its own last decisions (reconcile/autoscale-step.ts).
+   * A window is lost with the process, and no decision is made until a new one is full.
+   */
+  autoscale: AutoscaleMemory;
 }
 
 export interface ClusterReconcilerDeps {
@@ -79,7 +85,12 @@ export interface ClusterReconcilerDeps {
   metrics: ControllerMetrics;
   /** `classic`: never the atomic slot-migration path (--slot-migration); default auto. */
   slotMigration?: 'auto' | 'classic';
+  /** How often an autoscaled cluster's nodes are sampled (--autoscale-sample-seconds); default 30 s. */
+  sampleIntervalMs?: number;
 }
+
+/** The model operator's sampling interval. */
+export const DEFAULT_SAMPLE_INTERVAL_MS = 30_000;
 
 function versionsOf(observations: readonly NodeObservation[]): string[] {
   return observations.map((o) => {
@@ -185,6 +196,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   const raw = deps.api.cluster(key);
   if (!raw) {
     deps.metrics.setClusterVersions(key, undefined);
+    deps.memory.autoscale.windows.delete(key);
+    deps.memory.autoscale.records.delete(key);
     return {};
   }
   const parsed = valkeyCluster().safeParse(raw);
@@ -212,7 +225,14 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       retire: deps.api.deleteShard !== undefined,
       ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
     });
-    const plan = planPass(facts);
+    const sampleIntervalMs = deps.sampleIntervalMs ?? DEFAULT_SAMPLE_INTERVAL_MS;
+    const autoscale = await autoscaleFacts(key, cluster, seen, {
+      memory: deps.memory.autoscale,
+      nowMs: deps.clock.now(),
+      intervalMs: sampleIntervalMs,
+      ...(previous ? { previous } : {}),
+    });
+    const plan = planPass(autoscale ? { ...facts, autoscale } : facts);
     for (const w of plan.waiting) log.debug('waits', { operation: w.operation, reason: w.reason });
     if (plan.roll.state === 'held' && plan.roll.step.kind === 'held')
       deps.api.events.record(involvedCluster(cluster), 'Warning', EVENT.rollHeld, plan.roll.step.reason);
@@ -260,6 +280,14 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       ...(previous ? { previous } : {}),
       now: rfc3339(deps.clock.now()),
     });
+    const autoscaling = settleAutoscale(key, plan.autoscale, status.state, {
+      memory: deps.memory.autoscale,
+      shards: cluster.spec.shards,
+      events: deps.api.events,
+      about: involvedCluster(cluster),
+      nowMs: deps.clock.now(),
+    });
+    if (autoscaling) status.autoscaling = autoscaling;
     deps.metrics.setClusterVersions(key, versionsOf(observations));
     countFinishedRoll(previous, status, deps);
     if (!statusEquals(previous, status)) {
@@ -267,10 +295,10 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       deps.metrics.statusWrites.inc();
       log.info('status written', { state: status.state, message: status.message });
     }
-    return {
-      ...requeue(status, plan, reloads.reloads, executed.scaling?.again === true, deps.timing),
-      rolling: plan.roll.state === 'rolling',
-    };
+    const next = requeue(status, plan, reloads.reloads, executed.scaling?.again === true, deps.timing);
+    // An autoscaled cluster is looked at at least once per sampling interval.
+    const sampled = autoscale && next.requeueAfterMs !== undefined ? Math.min(next.requeueAfterMs, sampleIntervalMs) : next.requeueAfterMs;
+    return { ...next, ...(sampled !== undefined ? { requeueAfterMs: sampled } : {}), rolling: plan.roll.state === 'rolling' };
   } finally {
     for (const s of seen.sessions.values()) s.close();
   }

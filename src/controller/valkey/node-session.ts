@@ -53,6 +53,8 @@ export interface NodeSession {
   /** CLUSTER CANCELSLOTMIGRATIONS: stops every migration this node runs; false when none was running. */
   cancelSlotMigrations(): Promise<boolean>;
   infoMemory(): Promise<string>;
+  /** INFO memory cpu stats in one reply: the autoscaler's sample (valkey/load-info.ts). */
+  infoLoad(): Promise<string>;
   /** INFO keyspace: whether a node about to be retired still holds keys. */
   infoKeyspace(): Promise<string>;
   close(): void;
@@ -277,6 +279,7 @@ export function sessionOpener(credentials: CredentialSource, timeouts: NodeTimeo
       },
       infoMemory: async () => text(await call('INFO', ['INFO', 'memory']), 'INFO memory'),
       infoKeyspace: async () => text(await call('INFO', ['INFO', 'keyspace']), 'INFO keyspace'),
+      infoLoad: async () => text(await call('INFO', ['INFO', 'memory', 'cpu', 'stats']), 'INFO memory cpu stats'),
       close: () => conn.close(),
     };
   };

@@ -14,6 +14,9 @@ Usage:
   render-valkey plan --base DIR|--base-rev REV [PATH...]
                                               what a change does to every cluster, before merge
                                               (render-valkey plan --help)
+  render-valkey set-shards NS/NAME N [PATH...]
+                                              set one ValkeyCluster's spec.shards in its file,
+                                              every other byte kept (the autoscaling job)
 
 Options:
   --config FILE   the render config (a ValkeyRenderConfig, or a ConfigMap with flattened keys);

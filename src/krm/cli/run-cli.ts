@@ -27,6 +27,10 @@ export async function runCli(tool: Tool, argv: readonly string[], io: CliIO): Pr
     if (tool === 'render-valkey' && argv[0] === 'plan') {
       return (await import('../plan-command.js')).runPlanCommand(argv.slice(1), { cwd: process.cwd() });
     }
+    // render-valkey set-shards: the autoscaling job's one edit to git (integrations/autoscale/).
+    if (tool === 'render-valkey' && argv[0] === 'set-shards') {
+      return (await import('../set-shards.js')).runSetShardsCommand(argv.slice(1), { cwd: process.cwd() });
+    }
     const request = parseCliArgs(argv);
     if (request.action === 'help') return { stdout: `${HELP[tool]}\n`, stderr: '', exitCode: 0 };
     if (request.action === 'version') return { stdout: `${tool} ${PACKAGE_VERSION}\n`, stderr: '', exitCode: 0 };

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Answered, Replication } from '../../../src/controller/cluster/observation.js';
 import { planPass, type PassFacts, type PassPlan } from '../../../src/controller/cluster/pass-planner.js';
 import type { RollShard } from '../../../src/controller/cluster/roll.js';
+import type { NodeRates } from '../../../src/controller/cluster/load-window.js';
 import { primaryObservations } from '../../../src/controller/cluster/scaling.js';
 import { formatRanges, shardSlotRange, type SlotRange } from '../../../src/api/contract/slots.js';
 import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
@@ -279,5 +280,76 @@ describe('the pass planner: one operation per pass, from this pass facts', () =>
     const p = planPass({ ...f, observations: withoutOrdinal2, primaries: primaryObservations(withoutOrdinal2), roll });
     expect(p.now).toMatchObject({ kind: 'formation', actions: expect.arrayContaining([expect.objectContaining({ kind: 'forget' })]) });
     expect(p.roll).toMatchObject({ state: 'waiting', message: 'formation steps come first' });
+  });
+});
+
+describe('autoscaling goes last: it decides only when nothing else acts or waits, and acts on nothing', () => {
+  const MIB = 2 ** 20;
+  const spec = { minShards: 1, maxShards: 8, scaleOut: { memoryPercent: 80 }, scaleIn: { memoryPercent: 40 } };
+  /** Every pod of the scenario at `percent` of maxmemory (100 MiB), shard 0's primary at `hot`. */
+  function withLoad(sc: Scenario, percent: number, hot = percent, maxmemoryMiB = 100): PassFacts {
+    const f = facts(sc);
+    const rates: NodeRates[] = f.observations.map((o) => ({
+      pod: o.pod,
+      shard: o.shard,
+      primary: o.state === 'answered' && o.ordinal === (sc.shards[o.shard] as ShardShape).primaryAt,
+      memoryPercent: o.pod === 'c-0-0' ? hot : percent,
+    }));
+    const memory = new Map(
+      f.observations.map((o) => [o.pod, { usedBytes: percent * MIB, keyBytes: (percent - 2) * MIB, maxmemoryBytes: maxmemoryMiB * MIB }]),
+    );
+    return { ...f, autoscale: { spec, window: { full: true, heldMs: 300_000, latest: rates, peaks: rates }, memory, nowMs: 1e9 } };
+  }
+  const autoscaled = (percent: number, hot: number, ...changes: Change[]) =>
+    planPass(
+      withLoad(
+        changes.reduce((sc, c) => c(sc), idle()),
+        percent,
+        hot,
+      ),
+    );
+
+  it('an idle cluster past memoryPercent: ScaleOut decided, and still no operation acts', () => {
+    const p = autoscaled(60, 91);
+    expect(p.now).toEqual({ kind: 'none' });
+    expect(p.autoscale).toMatchObject({ steady: true, desiredShards: 4, decision: { direction: 'ScaleOut', fromShards: 3 } });
+  });
+
+  it.each([
+    ['formation', [formation], 'formation acts'],
+    ['an interrupted migration', [interrupted], 'heal acts'],
+    ['a scale-out git asked for', [scaleOut], 'move acts'],
+    ['a drained shard', [drained], 'retire acts'],
+    ['a roll', [imageBump], 'roll acts'],
+    ['a roll waiting for the fleet slot', [imageBump, slotTaken], 'roll is due (waiting for a roll slot (--max-concurrent-rolls))'],
+    ['a failback', [failback], 'failover acts'],
+  ] as const)('%s due: no decision, whatever the load', (_name, changes, why) => {
+    const p = autoscaled(60, 95, ...changes);
+    expect(p.autoscale).toMatchObject({ steady: false, message: `no decision while ${why}` });
+    expect(p.autoscale?.decision).toBeUndefined();
+    expect(p.now.kind).toBe(plan(...changes).now.kind);
+  });
+
+  it('a quiet cluster whose shrink fits: ScaleIn decided', () => {
+    expect(autoscaled(10, 10).autoscale).toMatchObject({ steady: true, desiredShards: 2, decision: { direction: 'ScaleIn' } });
+  });
+
+  it('a quiet cluster whose shrink would not fit: held by the rebalancer’s own check', () => {
+    // Two kept primaries using 35 MiB each plus shard 2's 33 MiB of keys need 103 MiB; at 90% of a
+    // 50 MiB maxmemory the two may use 90 MiB.
+    const f = withLoad(idle(), 35, 35, 50);
+    const p = planPass({
+      ...f,
+      autoscale: {
+        ...(f.autoscale as NonNullable<PassFacts['autoscale']>),
+        spec: { ...spec, scaleIn: { memoryPercent: 90 }, scaleOut: { memoryPercent: 95 } },
+      },
+    });
+    expect(p.autoscale?.decision).toBeUndefined();
+    expect(p.autoscale?.message).toMatch(/^no scale-in: shrinking to 2 shard\(s\) is held: the 2 remaining primaries would need/);
+  });
+
+  it('no autoscaling in the spec: no autoscale outcome', () => {
+    expect(plan().autoscale).toBeUndefined();
   });
 });

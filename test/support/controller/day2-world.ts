@@ -96,6 +96,8 @@ export interface KubeControllerOptions {
   slotMigration?: 'auto' | 'classic';
   /** Wraps the production session opener (to hold migration commands, for instance). */
   wrapOpen?: (open: OpenSession) => OpenSession;
+  /** How often an autoscaled cluster is sampled (--autoscale-sample-seconds; the controller's 30 s when absent). */
+  sampleIntervalMs?: number;
 }
 
 /**
@@ -113,7 +115,13 @@ export function startShippedController(
     endpointOf: podEndpoint,
     timeouts: { connectMs: SHIPPED_NODE_TIMEOUT_MS, commandMs: SHIPPED_NODE_TIMEOUT_MS },
     ...(o.wrapOpen ? { wrapOpen: o.wrapOpen } : {}),
-    tuning: { concurrency: o.concurrency ?? 4, maxConcurrentRolls: 1, timing: SHIPPED_TIMING, retryBackoff: SHIPPED_RETRY_BACKOFF },
+    tuning: {
+      concurrency: o.concurrency ?? 4,
+      maxConcurrentRolls: 1,
+      timing: SHIPPED_TIMING,
+      retryBackoff: SHIPPED_RETRY_BACKOFF,
+      ...(o.sampleIntervalMs ? { sampleIntervalMs: o.sampleIntervalMs } : {}),
+    },
     log: o.log,
     metrics: o.metrics,
   });

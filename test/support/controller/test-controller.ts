@@ -34,7 +34,7 @@ export interface TestControllerOptions {
 /** The session timeouts, timings and fan-out a test gives the controller; the rest is fixed below. */
 export type ControllerTuning = Pick<
   AppOptions,
-  'concurrency' | 'timing' | 'retryBackoff' | 'maxConcurrentRolls' | 'rebalanceBatchSlots' | 'slotMigration'
+  'concurrency' | 'timing' | 'retryBackoff' | 'maxConcurrentRolls' | 'rebalanceBatchSlots' | 'slotMigration' | 'sampleIntervalMs'
 >;
 
 export interface InProcessAppOptions {

@@ -1,0 +1,196 @@
+// Autoscaling in the real kube world (issue 26): real kube-apiserver, etcd and
+// kube-controller-manager, the kubelet stand-in running Valkey 9.1.2 pods, the controller
+// in-process on the shipped timings (only its sampler paced at 2 s instead of 30 s, with the
+// shortest window, 30 s, so the run takes minutes). A client writes and reads throughout; another
+// fills memory past scaleOut.memoryPercent. The controller must propose one shard more
+// (status.autoscaling.desiredShards and a ScaleOut Event naming node, metric, value and
+// threshold) and change nothing itself; the test then plays the job (the commit, synced: the
+// rendered objects for shards + 1 applied), and the shard is added and balanced. It prints the
+// writes lost and the times from the fill crossing the threshold to the decision and to the new
+// shard serving (the job's and the sync's latency are not in them: the test applies at once).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/controller/app.js';
+import { jsonLogger } from '../../src/controller/runtime/log.js';
+import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
+import { parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
+import { parseInfo } from '../../src/controller/valkey/info.js';
+import { countSlots } from '../../src/api/contract/slots.js';
+import { ensureTools } from '../support/apiserver.js';
+import { clusterClient, loadKeys, startWorkload, type WorkloadReport } from '../support/client-workload.js';
+import type { KubeWorld } from '../support/kube-world.js';
+import {
+  apiJson,
+  clusterPods,
+  renderClusterObjects,
+  startShippedController,
+  stopControllerAndWorld,
+} from '../support/controller/day2-world.js';
+import { controllerCommand, startWorkloadWorld, type RenderedObject } from '../support/controller/workload-world.js';
+import { cluster, config, role } from '../support/objects.js';
+import { sha256 } from '../support/hash.js';
+import { waitFor } from '../support/process.js';
+
+const NS = 'autoscaling';
+const NAME = 'grows';
+const PASSWORDS = {
+  replication: 'replication-password-autoscale',
+  controller: 'controller-password-autoscale',
+  app: 'app-password-autoscale',
+};
+const AUTOSCALING = { minShards: 2, maxShards: 4, scaleOut: { memoryPercent: 20 }, scaleInWindowSeconds: 30 };
+/** A small maxmemory, so 20% of it is a few megabytes of keys on this machine. */
+const TINY = config('tiny', { baseRef: 'standard', valkey: { maxmemory: '64mb', 'maxmemory-policy': 'noeviction' } });
+const WORKLOAD_KEYS = 2_000;
+const FILL_KEYS = 36_000;
+const FILL_VALUE = 'x'.repeat(1024);
+
+interface PodObject {
+  metadata: { name: string };
+  status?: { podIP?: string; conditions?: { type: string; status: string }[] };
+}
+interface ClusterObject {
+  metadata?: { generation?: number };
+  spec?: { shards?: number };
+  status?: {
+    state?: string;
+    observedGeneration?: number;
+    autoscaling?: { desiredShards: number; message?: string; lastDecision?: string; lastDecisionReason?: string };
+  };
+}
+
+/** What git holds for the cluster with `shards`: the render, the workload's user added, and the ValkeyCluster. */
+function rendered(shards: number): RenderedObject[] {
+  const spec = { configRef: 'tiny', shards, replicasPerShard: 0, autoscaling: AUTOSCALING };
+  const objects = renderClusterObjects<RenderedObject>(PASSWORDS, [TINY, role('reader'), cluster(NAME, spec, NS)]);
+  const cm = objects.find((o) => o.kind === 'ConfigMap') as RenderedObject;
+  const app = `user app on #${sha256(PASSWORDS.app)} resetchannels ~key:* -@all +@read +@write +ping +asking +cluster|slots +cluster|nodes +cluster|shards +cluster|info +info\n`;
+  cm.data = { ...cm.data, 'users.acl': `${cm.data?.['users.acl'] ?? ''}${app}` };
+  return [...objects, cluster(NAME, spec, NS)];
+}
+
+describe('autoscaling in the kube world: memory past scaleOut.memoryPercent proposes one shard, git adds it', () => {
+  let world: KubeWorld;
+  let app: App | undefined;
+  const logs: string[] = [];
+
+  const pods = (): Promise<PodObject[]> => clusterPods<PodObject>(world, NS, NAME);
+  const clusterObject = () =>
+    apiJson<ClusterObject>(world, 'GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`);
+  const ipOf = async (pod: string) => (await pods()).find((p) => p.metadata.name === pod)?.status?.podIP as string;
+  const usedPercent = async (pod: string): Promise<number> => {
+    const f = parseInfo(await controllerCommand(await ipOf(pod), PASSWORDS.controller, 'INFO', 'memory'));
+    return (100 * Number(f.get('used_memory'))) / Number(f.get('maxmemory'));
+  };
+
+  beforeAll(async () => {
+    await ensureTools();
+  }, 45 * 60_000);
+
+  beforeAll(async () => {
+    const started = await startWorkloadWorld({ namespace: NS, replicationPassword: PASSWORDS.replication });
+    world = started.world;
+    await world.apply(rendered(2));
+    app = await startShippedController({
+      controllerKubeconfig: started.prepared.controllerKubeconfig,
+      namespace: NS,
+      controllerPassword: PASSWORDS.controller,
+      log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
+      metrics: controllerMetrics(),
+      sampleIntervalMs: 2_000,
+    });
+    await waitFor('2 shards Active', async () => (await clusterObject()).status?.state === 'Active', {
+      timeoutMs: 180_000,
+      intervalMs: 250,
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await stopControllerAndWorld(app, logs, world);
+  }, 60_000);
+
+  it('ScaleOut proposed once, spec.shards left alone; the job’s commit applied adds the shard, balanced, no write lost', async () => {
+    const seed = { host: await ipOf(`${NAME}-0-0`), port: 6379 };
+    // Every key the workload reads exists before it starts, so a read of nothing is a stale read.
+    const loader = clusterClient(seed, PASSWORDS.app);
+    await loadKeys(loader, WORKLOAD_KEYS);
+    loader.disconnect();
+    const workload = startWorkload(seed, PASSWORDS.app, WORKLOAD_KEYS);
+    let report: WorkloadReport | undefined;
+    let crossedAt = 0;
+    let decidedAt = 0;
+    let servingAt = 0;
+    let status: ClusterObject | undefined;
+    try {
+      // Below the threshold while the window fills: nothing is proposed.
+      await waitFor(
+        'a full window within thresholds',
+        async () => /^within thresholds/.test((await clusterObject()).status?.autoscaling?.message ?? ''),
+        {
+          timeoutMs: 90_000,
+          intervalMs: 500,
+        },
+      );
+      expect((await clusterObject()).status?.autoscaling?.desiredShards).toBe(2);
+
+      const filler = clusterClient(seed, PASSWORDS.app);
+      for (let start = 0; start < FILL_KEYS; start += 2_000) {
+        await Promise.all(Array.from({ length: 2_000 }, (_, i) => filler.set(`key:fill:${start + i}`, FILL_VALUE)));
+        if (!crossedAt && ((await usedPercent(`${NAME}-0-0`)) > 20 || (await usedPercent(`${NAME}-1-0`)) > 20)) crossedAt = Date.now();
+      }
+      filler.disconnect();
+      if (!crossedAt) crossedAt = Date.now();
+      const percents = [await usedPercent(`${NAME}-0-0`), await usedPercent(`${NAME}-1-0`)];
+      expect(Math.max(...percents)).toBeGreaterThan(20);
+
+      await waitFor('desiredShards 3', async () => (await clusterObject()).status?.autoscaling?.desiredShards === 3, {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      });
+      decidedAt = Date.now();
+      status = await clusterObject();
+      // The controller proposes; git's count still runs.
+      expect(status.spec?.shards).toBe(2);
+      expect(status.status?.autoscaling).toMatchObject({ lastDecision: 'ScaleOut' });
+      expect(status.status?.autoscaling?.lastDecisionReason).toMatch(
+        /^shard [01]'s primary grows-[01]-0 at \d+% of maxmemory, above memoryPercent 20$/,
+      );
+      const events = await apiJson<{ items: { reason: string; message: string }[] }>(world, 'GET', `/api/v1/namespaces/${NS}/events`);
+      const scaleOuts = events.items.filter((e) => e.reason === 'ScaleOut');
+      expect(scaleOuts).toHaveLength(1);
+      expect(scaleOuts[0]?.message).toMatch(
+        /^2 → 3 shard\(s\) proposed \(git carries it out\): shard [01]'s primary grows-[01]-0 at \d+% of maxmemory, above memoryPercent 20$/,
+      );
+
+      // The job: commit shards: 3; the GitOps tool applies it.
+      await world.apply(rendered(3));
+      await waitFor(
+        '3 shards balanced and Active',
+        async () => {
+          const c = await clusterObject();
+          if (c.status?.state !== 'Active' || c.status.observedGeneration !== c.metadata?.generation) return false;
+          const view = parseClusterNodes((await controllerCommand(seed.host, PASSWORDS.controller, 'CLUSTER', 'NODES')).trim());
+          const slots = view.filter((n) => n.flags.has('master')).map((n) => countSlots(n.slots));
+          return slots.length === 3 && slots.every((n) => n === 5461 || n === 5462);
+        },
+        { timeoutMs: 400_000, intervalMs: 250 },
+      );
+      servingAt = Date.now();
+    } finally {
+      report = await workload.stop();
+    }
+    const after = await clusterObject();
+    const odd = Object.entries(report.errors).filter(([m]) => !/^(MOVED|ASK)\b/.test(m));
+    process.stdout.write(
+      `[autoscaling] 2 -> 3 shards on memoryPercent 20 of maxmemory 64mb (sampling every 2 s, a 30 s window): ` +
+        `decided ${((decidedAt - crossedAt) / 1000).toFixed(1)} s after the fill crossed the threshold, ` +
+        `the new shard balanced and Active ${((servingAt - decidedAt) / 1000).toFixed(1)} s after the job's change was applied ` +
+        `(${((servingAt - crossedAt) / 1000).toFixed(1)} s from threshold to serving, the job's schedule and the sync not counted); ` +
+        `${report.writes} writes, ${report.reads} reads, ${report.lostWrites} acknowledged writes lost, ${report.staleReads} stale reads, ` +
+        `errors other than MOVED/ASK: ${JSON.stringify(Object.fromEntries(odd))}; status.autoscaling after: ${JSON.stringify(after.status?.autoscaling)}\n`,
+    );
+    expect(report.lostWrites).toBe(0);
+    expect(odd).toEqual([]);
+    // Git carried the decision out: nothing is pending, and no second shard is proposed within the cooldown.
+    expect(after.status?.autoscaling?.desiredShards).toBe(3);
+  }, 900_000);
+});

@@ -1,0 +1,145 @@
+// The autoscaling job (integrations/autoscale/autoscale-commit.sh), run as a schedule would run
+// it: kubectl against a real kube-apiserver with the generated CRDs, where status.autoscaling says
+// what the controller decided, and a real git repository holding the packages. Each decision
+// becomes one commit that changes one line, with the reason and render-valkey plan's words in its
+// message; a decision git already has makes no commit; --dry-run changes nothing.
+import { chmodSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTools, type ApiServer } from '../support/apiserver.js';
+import { run } from '../support/exec.js';
+import { binDir, copyTree, tempDirs } from '../support/files.js';
+import { show, startWithCrds } from '../support/kubectl.js';
+import { createNamespaces } from '../support/namespaces.js';
+import { repoPath } from '../support/paths.js';
+
+const tmp = tempDirs('autoscale-job');
+let api: ApiServer;
+let env: NodeJS.ProcessEnv;
+let repo: string;
+const SCRIPT = repoPath('integrations/autoscale/autoscale-commit.sh');
+const SEARCH = 'valkey/teams/search.yaml';
+
+const git = (args: string[]) => run('git', args, { cwd: repo, env });
+const job = (...args: string[]) => run('sh', [join(repo, 'autoscale-commit.sh'), ...args, 'valkey'], { cwd: repo, env });
+const patchStatus = (ns: string, name: string, autoscaling: Record<string, unknown>) =>
+  api.kubectl([
+    'patch',
+    'valkeycluster',
+    name,
+    '-n',
+    ns,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status: { autoscaling } }),
+  ]);
+
+beforeAll(async () => {
+  await ensureTools();
+  ({ api } = await startWithCrds());
+  await createNamespaces(api, ['search', 'payments', 'orphans']);
+  env = {
+    ...binDir(tmp.make('bin')).env,
+    KUBECTL: `kubectl --kubeconfig ${api.kubeconfigPath}`,
+    GIT_AUTHOR_NAME: 'autoscaler',
+    GIT_AUTHOR_EMAIL: 'autoscaler@example.com',
+    GIT_COMMITTER_NAME: 'autoscaler',
+    GIT_COMMITTER_EMAIL: 'autoscaler@example.com',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+  };
+  repo = tmp.make('repo');
+  expect((await run('git', ['init', '--quiet', '--initial-branch=main', repo], { env })).code).toBe(0);
+  copyTree(repoPath('kptfile-examples/team-clusters'), join(repo, 'valkey'));
+  copyTree(SCRIPT, join(repo, 'autoscale-commit.sh'));
+  chmodSync(join(repo, 'autoscale-commit.sh'), 0o755);
+  expect((await git(['add', '.'])).code).toBe(0);
+  expect((await git(['commit', '--quiet', '-m', 'packages'])).code).toBe(0);
+  // The clusters as Argo CD or Flux applied them, and one that is in no file of this repository.
+  const applied = await api.kubectl(['apply', '--server-side', '--field-manager=gitops', '-f', join(repo, SEARCH)]);
+  expect(applied.code, show(applied)).toBe(0);
+  const orphan = await api.kubectl(['apply', '--server-side', '--field-manager=gitops', '-f', '-'], {
+    input: JSON.stringify({
+      apiVersion: 'valkey.gomomento.com/v1alpha1',
+      kind: 'ValkeyCluster',
+      metadata: { name: 'elsewhere', namespace: 'orphans' },
+      spec: { configRef: 'standard', shards: 1, replicasPerShard: 0 },
+    }),
+  });
+  expect(orphan.code, show(orphan)).toBe(0);
+}, 300_000);
+
+afterAll(async () => {
+  await api?.stop();
+  tmp.cleanup();
+});
+
+const REASON = "shard 1's primary suggest-1-0 at 91% of maxmemory, above memoryPercent 80";
+
+describe('autoscale-commit.sh against a kube-apiserver and a git repository', () => {
+  it('no decision differs from git: no commit, exit 0', async () => {
+    const head = (await git(['rev-parse', 'HEAD'])).stdout;
+    const r = await job();
+    expect(r.code, r.stderr).toBe(0);
+    expect((await git(['rev-parse', 'HEAD'])).stdout).toBe(head);
+  });
+
+  it('--dry-run prints the commit it would make and changes nothing', async () => {
+    const set = await patchStatus('search', 'suggest', {
+      desiredShards: 3,
+      lastDecision: 'ScaleOut',
+      lastDecisionReason: REASON,
+      lastDecisionTime: '2026-01-01T00:00:00Z',
+      lastDecisionFromShards: 2,
+    });
+    expect(set.code, show(set)).toBe(0);
+    const before = readFileSync(join(repo, SEARCH), 'utf8');
+    const r = await job('--dry-run');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('autoscale search/suggest: ScaleOut, shards 2 -> 3');
+    expect(r.stdout).toContain(`--- would commit ${join(repo, SEARCH)}`);
+    expect(readFileSync(join(repo, SEARCH), 'utf8')).toBe(before);
+    expect((await git(['status', '--porcelain'])).stdout).toBe('');
+  });
+
+  it('a decision becomes one commit of one line, with the reason and the plan in its message', async () => {
+    const before = readFileSync(join(repo, SEARCH), 'utf8');
+    const r = await job();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`search/suggest: committed 2 -> 3 shard(s) in ${join(repo, SEARCH)}`);
+    const diff = await git(['show', '--format=', '--unified=0', 'HEAD']);
+    expect(diff.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual(['-  shards: 2', '+  shards: 3']);
+    expect(readFileSync(join(repo, SEARCH), 'utf8')).toBe(before.replace('  shards: 2\n', '  shards: 3\n'));
+    const message = (await git(['log', '-1', '--format=%B'])).stdout;
+    expect(message).toMatch(/^autoscale search\/suggest: ScaleOut, shards 2 -> 3\n\n/);
+    expect(message).toContain(REASON);
+    // render-valkey plan's own words for the change: a scale of search/suggest, slots to move.
+    expect(message).toMatch(/search\/suggest/);
+    expect(message).toMatch(/scale/i);
+    expect((await git(['status', '--porcelain'])).stdout).toBe('');
+  });
+
+  it('run again before the sync applied it: git already has it, no second commit', async () => {
+    const head = (await git(['rev-parse', 'HEAD'])).stdout;
+    const r = await job();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('search/suggest: git already has 3 shard(s)');
+    expect((await git(['rev-parse', 'HEAD'])).stdout).toBe(head);
+  });
+
+  it('a cluster no file defines: reported, exit 1, and the others still committed', async () => {
+    expect((await patchStatus('orphans', 'elsewhere', { desiredShards: 2 })).code).toBe(0);
+    expect(
+      (await api.kubectl(['patch', 'valkeycluster', 'suggest', '-n', 'search', '--type=merge', '-p', '{"spec":{"shards":3}}'])).code,
+    ).toBe(0);
+    expect((await patchStatus('search', 'suggest', { desiredShards: 2, lastDecision: 'ScaleIn', lastDecisionReason: 'quiet' })).code).toBe(
+      0,
+    );
+    const r = await job();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no file defines ValkeyCluster orphans/elsewhere');
+    expect(r.stdout).toContain('search/suggest: committed 3 -> 2 shard(s)');
+    expect((await git(['log', '-1', '--format=%s'])).stdout.trim()).toBe('autoscale search/suggest: ScaleIn, shards 3 -> 2');
+  });
+});
