@@ -67,10 +67,11 @@ describe('generated CRDs', () => {
     expect(prop(version.schema.openAPIV3Schema, 'spec', 'placement', 'zoneSpread').enum).toEqual(['bestEffort', 'required']);
   });
 
-  it('ValkeyCluster keeps spec.shards within spec.autoscaling with CEL on the spec', () => {
+  it('ValkeyCluster bounds its pods and keeps spec.shards within spec.autoscaling with CEL on the spec', () => {
     const crd = customResourceDefinition(KINDS.find((k) => k.kind === 'ValkeyCluster')!) as unknown as Crd;
     const schema = crd.spec.versions[0]!.schema.openAPIV3Schema;
     expect(prop(schema, 'spec')['x-kubernetes-validations']?.map((r) => r.rule)).toEqual([
+      'self.shards * (self.replicasPerShard + 1) <= 500',
       '!has(self.autoscaling) || (self.autoscaling.minShards <= self.shards && self.shards <= self.autoscaling.maxShards)',
     ]);
     expect(prop(schema, 'spec', 'autoscaling')['x-kubernetes-validations']).toHaveLength(4);
