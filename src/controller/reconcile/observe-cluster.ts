@@ -40,6 +40,8 @@ export interface ObserveReads {
 
 export interface ClusterObservation {
   statefulSets: StatefulSet[];
+  /** Each shard StatefulSet with the shard count it was rendered for (read once per pass). */
+  renderedShards: { shard: number; shards: number }[];
   /** The StatefulSets' own pods, each with its place (a retired shard's pods left out). */
   pods: { pod: Pod; place: PodPlace }[];
   /** Pods wearing the cluster's labels that no StatefulSet of it owns: named in status, never dialled. */
@@ -147,7 +149,8 @@ export async function observeCluster(
   // One read of the shard StatefulSets per pass: which exist, the shard count each was rendered
   // for, and the UIDs that prove which pods are theirs.
   const statefulSets = reads.statefulSets(namespace, name);
-  const statefulSetShards = renderedShardCounts(statefulSets, name).map((r) => r.shard);
+  const renderedShards = renderedShardCounts(statefulSets, name);
+  const statefulSetShards = renderedShards.map((r) => r.shard);
   // Only the StatefulSets' own pods are dialled (the first words to a pod are the credential).
   const ownership = provePodOwnership(name, reads.pods(namespace, name), statefulSets);
   const pods = podsToObserve(
@@ -168,6 +171,7 @@ export async function observeCluster(
   const declared = declaredVersion(statefulSets);
   return {
     statefulSets,
+    renderedShards,
     pods,
     foreign: ownership.foreign,
     observations: observed.map((o) => o.observation),
@@ -189,7 +193,7 @@ export async function passFacts(
 ): Promise<PassFacts> {
   const shards = cluster.spec.shards;
   const answered = seen.observations.filter(isAnswered);
-  const renderedShards = renderedShardCounts(seen.statefulSets, cluster.metadata.name);
+  const { renderedShards } = seen;
   const statefulSetShards = renderedShards.map((r) => r.shard);
   let primaries: PassFacts['primaries'] = [];
   let maxmemoryBytes: number | undefined;
