@@ -40,8 +40,6 @@ export interface ObserveReads {
 
 export interface ClusterObservation {
   statefulSets: StatefulSet[];
-  /** Each shard StatefulSet with the shard count it was rendered for (read once per pass). */
-  renderedShards: { shard: number; shards: number }[];
   /** The StatefulSets' own pods, each with its place (a retired shard's pods left out). */
   pods: { pod: Pod; place: PodPlace }[];
   /** Pods wearing the cluster's labels that no StatefulSet of it owns: named in status, never dialled. */
@@ -149,8 +147,7 @@ export async function observeCluster(
   // One read of the shard StatefulSets per pass: which exist, the shard count each was rendered
   // for, and the UIDs that prove which pods are theirs.
   const statefulSets = reads.statefulSets(namespace, name);
-  const renderedShards = renderedShardCounts(statefulSets, name);
-  const statefulSetShards = renderedShards.map((r) => r.shard);
+  const statefulSetShards = renderedShardCounts(statefulSets, name).map((r) => r.shard);
   // Only the StatefulSets' own pods are dialled (the first words to a pod are the credential).
   const ownership = provePodOwnership(name, reads.pods(namespace, name), statefulSets);
   const pods = podsToObserve(
@@ -171,7 +168,6 @@ export async function observeCluster(
   const declared = declaredVersion(statefulSets);
   return {
     statefulSets,
-    renderedShards,
     pods,
     foreign: ownership.foreign,
     observations: observed.map((o) => o.observation),
@@ -193,7 +189,7 @@ export async function passFacts(
 ): Promise<PassFacts> {
   const shards = cluster.spec.shards;
   const answered = seen.observations.filter(isAnswered);
-  const { renderedShards } = seen;
+  const renderedShards = renderedShardCounts(seen.statefulSets, cluster.metadata.name);
   const statefulSetShards = renderedShards.map((r) => r.shard);
   let primaries: PassFacts['primaries'] = [];
   let maxmemoryBytes: number | undefined;

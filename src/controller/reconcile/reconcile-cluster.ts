@@ -259,10 +259,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
         { events: deps.api.events, scalingTotals: deps.memory.scalingTotals, classicFallback: deps.memory.classicFallback },
       );
 
-    // What status shows of the topology: the executor's word when it acted (without its requeue hint).
-    const scaling: ScalingStatus | undefined = executed.scaling
-      ? { phase: executed.scaling.phase, message: executed.scaling.message }
-      : plan.topology;
+    const { again: _again, ...movedNow } = executed.scaling ?? {};
+    const scaling: ScalingStatus | undefined = executed.scaling ? (movedNow as ScalingStatus) : plan.topology;
     const failback = executed.failback ?? (plan.failbackWaiting ? { acted: false, message: plan.failbackWaiting } : undefined);
     const roll = rollStatus(plan, executed);
     const status = buildStatus({

@@ -47,14 +47,7 @@ function seenWith(percent: () => number, now: () => number): ClusterObservation 
     replication: { role: 'primary', linkUp: false, syncing: false, offset: 0 },
   } as unknown as Answered;
   const session = { infoLoad: async () => reply(percent(), now() / 1000) } as unknown as NodeSession;
-  return {
-    statefulSets: [statefulSet('500m')],
-    renderedShards: [],
-    pods: [],
-    foreign: [],
-    observations: [node],
-    sessions: new Map([['c-0-0', session]]),
-  };
+  return { statefulSets: [statefulSet('500m')], pods: [], foreign: [], observations: [node], sessions: new Map([['c-0-0', session]]) };
 }
 
 const about: InvolvedObject = { kind: 'ValkeyCluster', namespace: 'ns', name: 'c' } as InvolvedObject;
