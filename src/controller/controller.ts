@@ -1,14 +1,16 @@
-import { LABELS, MANAGED_BY, shardName, type ValkeyClusterStatus } from '../api/index.js';
+import { LABELS, MANAGED_BY, type ValkeyClusterStatus } from '../api/index.js';
 import type { VersionPolicy } from './cluster/version-gate.js';
 import type { KubeClient } from './kube/client.js';
 import { Informer, type InformerError, type InformerEvent } from './kube/informer.js';
 import { paths } from './kube/paths.js';
+import { deleteRetiredShard } from './kube/delete-shard.js';
 import { isApiError } from './kube/client.js';
 import { eventRecorder, type EventRecorder } from './kube/event-recorder.js';
 import { objectKey, type ConfigMap, type ApiObject, type Pod, type Secret, type StatefulSet } from './kube/types.js';
 import type { EvictionResult } from './reconcile/roll-step.js';
 import { CONDITION } from '../api/status-names.js';
 import { RetryGate } from './runtime/retry-gate.js';
+import { RollSlots } from './runtime/roll-slots.js';
 import { reconcileCluster, type PassMemory, type ReconcileTiming } from './reconcile/reconcile-cluster.js';
 import { reconcileImages } from './reconcile/reconcile-images.js';
 import type { BackoffOptions } from './runtime/backoff.js';
@@ -64,8 +66,8 @@ export class Controller {
   private readonly events: EventRecorder;
   /** What passes remember (reconcile/reconcile-cluster.ts PassMemory): ACL retry pacing, "n of m" totals. */
   private readonly memory: PassMemory;
-  /** Clusters whose last pass said their roll is in progress: with the statuses, what --max-concurrent-rolls counts. */
-  private readonly rollingNow = new Set<string>();
+  /** What --max-concurrent-rolls counts: the clusters whose roll is in progress. */
+  private readonly rollSlots: RollSlots;
   private readonly images: Informer<ApiObject>;
   private readonly queue: WorkQueue;
 
@@ -98,6 +100,7 @@ export class Controller {
       MANAGED_SELECTOR,
     );
     this.events = eventRecorder(opts.client, opts.clock, opts.log);
+    this.rollSlots = new RollSlots(opts.maxConcurrentRolls ?? 1, () => this.rollingInStatus());
     this.memory = {
       aclRetry: new RetryGate(opts.clock, opts.retryBackoff),
       scalingTotals: new Map(),
@@ -210,58 +213,12 @@ export class Controller {
     }
   }
 
-  /**
-   * Shards in: a drained, forgotten shard's StatefulSet and PDB go (the renderer stopped rendering
-   * them; prune protection kept them until now). Only objects valkey-krm rendered for this very
-   * shard are deleted (managed-by, cluster and shard labels), and each delete carries the UID and
-   * resourceVersion just read as preconditions: an object re-created or changed since (a new
-   * StatefulSet of the same name, a hand edit) is left alone, and the next pass looks again. A 404
-   * means an earlier pass got there.
-   */
-  private async deleteShard(namespace: string, cluster: string, shard: number): Promise<void> {
-    const name = shardName(cluster, shard);
-    const objects = [
-      { kind: 'StatefulSet', path: `${paths.statefulSets(namespace)}/${name}` },
-      { kind: 'PodDisruptionBudget', path: `${paths.podDisruptionBudgets(namespace)}/${name}` },
-    ];
-    for (const { kind, path } of objects) {
-      let live: ApiObject;
-      try {
-        live = await this.opts.client.request<ApiObject>('GET', path);
-      } catch (e) {
-        if (isApiError(e, 404)) continue;
-        throw e;
-      }
-      const refusal = notRenderedForShard(live, cluster, shard);
-      if (refusal)
-        throw new Error(`${kind} ${namespace}/${name} ${refusal}; the controller deletes only what valkey-krm rendered for the shard`);
-      const preconditions = { uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion };
-      try {
-        await this.opts.client.request('DELETE', path, { body: { propagationPolicy: 'Background', preconditions } });
-      } catch (e) {
-        if (isApiError(e, 404)) continue;
-        if (isApiError(e, 409))
-          throw new Error(
-            `${kind} ${namespace}/${name} changed since it was read (UID or resourceVersion); not deleted, the next pass looks again`,
-          );
-        throw e;
-      }
-    }
-  }
-
-  /**
-   * Whether another cluster holds a roll slot: one whose last pass said its roll is in progress (in
-   * this process, or in its status, for a controller just started). A roll that waits for its turn
-   * is not in progress (cluster/pass-planner.ts), so it holds no slot.
-   */
-  private rollSlotFree(cluster: string): boolean {
-    const rolling = new Set(this.rollingNow);
+  /** The clusters whose status says their roll is in progress (what a controller just started knows). */
+  private *rollingInStatus(): Iterable<string> {
     for (const c of this.clusters.list()) {
       const conditions = (c as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions;
-      if (conditions?.some((x) => x.type === CONDITION.rollInProgress && x.status === 'True')) rolling.add(CLUSTER_PREFIX + objectKey(c));
+      if (conditions?.some((x) => x.type === CONDITION.rollInProgress && x.status === 'True')) yield objectKey(c);
     }
-    rolling.delete(CLUSTER_PREFIX + cluster);
-    return rolling.size < (this.opts.maxConcurrentRolls ?? 1);
   }
 
   private async reconcileCluster(key: string) {
@@ -280,11 +237,11 @@ export class Controller {
           });
         },
         evict: (ns, pod) => this.evict(ns, pod),
-        deleteShard: (ns, cluster, shard) => this.deleteShard(ns, cluster, shard),
+        deleteShard: (ns, cluster, shard) => deleteRetiredShard(this.opts.client, ns, cluster, shard),
         events: this.events,
       },
       nodes: { open: o.open, policy: o.policy, endpointOf: o.endpointOf, clusterDomain: o.clusterDomain },
-      rollSlotFree: (cluster) => this.rollSlotFree(cluster),
+      rollSlots: this.rollSlots,
       memory: this.memory,
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
@@ -294,18 +251,8 @@ export class Controller {
       metrics: o.metrics,
       timing: o.timing,
     });
-    if (result.rolling) this.rollingNow.add(CLUSTER_PREFIX + key);
-    else this.rollingNow.delete(CLUSTER_PREFIX + key);
+    if (!result.rolling) this.rollSlots.release(key);
     return result;
   }
 }
 
-/** Why `o` is not the object valkey-krm rendered for `cluster`'s shard `shard`, or undefined when it is. */
-function notRenderedForShard(o: ApiObject, cluster: string, shard: number): string | undefined {
-  const labels = o.metadata.labels ?? {};
-  if (labels[LABELS.managedBy] !== MANAGED_BY) return `is not labelled ${LABELS.managedBy}=${MANAGED_BY}`;
-  if (labels[LABELS.cluster] !== cluster || labels[LABELS.shard] !== String(shard))
-    return `is not labelled as cluster ${cluster}, shard ${shard}`;
-  if (!o.metadata.uid || !o.metadata.resourceVersion) return 'has no UID or resourceVersion to delete it by';
-  return undefined;
-}

@@ -240,10 +240,16 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     foreign.length === 0 &&
     nodes.every((n) => n.health === 'online');
 
-  // Once every slot has had an owner the cluster exists, and later gaps are updates, not creation.
+  // A cluster that ran (its status said so) is past creation, and later gaps are updates. With no
+  // status at all (a controller adopting a cluster) every slot having an owner says the same. While
+  // the status says Creating, slots this creation's formation assigned do not: a blocker found now
+  // (a pod below the floor that answered late) is still a failed creation.
   const before = input.previous?.state;
   const wasFormed =
-    before === STATE.active || before === STATE.updating || before === STATE.invalid || assignedAnywhere(answered) === TOTAL_SLOTS;
+    before === STATE.active ||
+    before === STATE.updating ||
+    before === STATE.invalid ||
+    (before === undefined && assignedAnywhere(answered) === TOTAL_SLOTS);
   const day2 = input.day2;
   const day2Busy =
     (day2 !== undefined && (day2.roll !== undefined || day2.reloads.length > 0)) ||

@@ -1,7 +1,7 @@
 import { valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../../api/index.js';
 import { CONDITION, EVENT, REASON, STATE } from '../../api/status-names.js';
 import { planPass, type Operation, type PassFacts, type PassPlan } from '../cluster/pass-planner.js';
-import { describeProgress } from '../cluster/roll.js';
+import { describeProgress, rollUnderWay } from '../cluster/roll.js';
 import { buildStatus, type Day2Status, type FailbackStatus, type ScalingStatus } from '../cluster/status.js';
 import { foreignPodMessage, type ForeignPod } from '../cluster/pod-ownership.js';
 import { involvedCluster, type EventRecorder } from '../kube/event-recorder.js';
@@ -10,6 +10,7 @@ import { rfc3339, type Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
 import type { RetryGate } from '../runtime/retry-gate.js';
+import type { RollSlots } from '../runtime/roll-slots.js';
 import type { WorkResult } from '../runtime/work-queue.js';
 import { describeAction, executeActions } from '../valkey/execute-plan.js';
 import type { NodeObservation } from '../cluster/observation.js';
@@ -74,8 +75,8 @@ export interface PassMemory {
 export interface ClusterReconcilerDeps {
   api: ClusterApi;
   nodes: NodeAccess;
-  /** Whether another cluster holds the fleet's roll slots (--max-concurrent-rolls). */
-  rollSlotFree(key: string): boolean;
+  /** The fleet's roll slots (--max-concurrent-rolls): checked for the plan, claimed before a roll acts. */
+  rollSlots: Pick<RollSlots, 'free' | 'claim'>;
   memory: PassMemory;
   timing: ReconcileTiming;
   /** Slots per migration step (the planner's default when absent). */
@@ -221,7 +222,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     if (unreachable) deps.metrics.reconcileErrors.inc({ kind: 'node' }, unreachable);
 
     const facts = await passFacts(cluster, seen, {
-      rollSlotFree: deps.rollSlotFree(key),
+      rollSlotFree: deps.rollSlots.free(key),
       retire: deps.api.deleteShard !== undefined,
       ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
     });
@@ -232,7 +233,11 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       intervalMs: sampleIntervalMs,
       ...(previous ? { previous } : {}),
     });
-    const plan = planPass(autoscale ? { ...facts, autoscale } : facts);
+    let plan = planPass(autoscale ? { ...facts, autoscale } : facts);
+    // The slot was only checked when the facts were gathered, and other passes ran since: take it
+    // now, in the same synchronous stretch as the decision, or plan again without it.
+    if (plan.roll.state === 'rolling' && !deps.rollSlots.claim(key, rollUnderWay(facts.roll)))
+      plan = planPass(autoscale ? { ...facts, autoscale, rollSlotFree: false } : { ...facts, rollSlotFree: false });
     for (const w of plan.waiting) log.debug('waits', { operation: w.operation, reason: w.reason });
     if (plan.roll.state === 'held' && plan.roll.step.kind === 'held')
       deps.api.events.record(involvedCluster(cluster), 'Warning', EVENT.rollHeld, plan.roll.step.reason);

@@ -104,6 +104,13 @@ describe('buildStatus', () => {
     const running = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), rejected] }));
     expect(running.state).toBe('Invalid');
     expect(running.message).toMatch(/^Pod shop\/c-0-1 runs no valkey_version: .*The pods keep serving what they loaded/);
+    // Still creating (a pod below the floor answered only after formation gave the others every
+    // slot): the slots this creation assigned do not make it a running cluster, so Failed.
+    const creating = buildStatus(input({ observations: [answered('c-0-0', 0, lonely)] }));
+    expect(creating.state).toBe('Creating');
+    const late = buildStatus(input({ observations: [answered('c-0-0', 0, primaryView), rejected], previous: creating }));
+    expect(late.state).toBe('Failed');
+    expect(late.message).toMatch(/Failed is terminal/);
   });
 
   it('reports a declared version that differs from the running one, even when both pass the floor', () => {

@@ -220,6 +220,11 @@ describe('one merge changes the image and shards together, while a second cluste
       `[roll-and-scale] ${direction}: ${bothTopology.length} topology steps on ${BOTH}, then ${bothRoll.length} roll steps; ` +
         `${otherRoll.length} roll steps on ${OTHER}\n`,
     );
+    // The steps in order, seconds after the merge, so a failed order below shows what happened.
+    const timeline = steps
+      .filter((x) => [...ROLL_STEPS, ...TOPOLOGY_STEPS].includes(x.msg))
+      .map((x) => `+${((x.ts - t0) / 1000).toFixed(1)} s ${x.cluster.split('/')[1]} ${x.msg}`);
+    process.stdout.write(`[roll-and-scale] ${direction}: steps: ${timeline.join('; ')}\n`);
     for (const r of Object.values(reports)) {
       expect(r.lostWrites).toBe(0);
       expect(r.writes).toBeGreaterThan(100);
