@@ -1,4 +1,4 @@
-import { isManagedKey } from '../render/settings.js';
+import { isManagedKey, RENDERED_DEFAULTS } from '../render/settings.js';
 import type { PlanContext } from './plan-context.js';
 import type { RenderedCluster } from './rendered-cluster.js';
 import type { SettingChange } from './plan-schema.js';
@@ -18,9 +18,10 @@ export function diffSettings(base: RenderedCluster, change: RenderedCluster, ctx
   return out;
 }
 
-/** The config whose value won in chain resolution (however it spelled the key), or "forced". */
+/** The config whose value won in chain resolution (however it spelled the key), valkey-krm's default, or "forced". */
 export function settingSource(name: string, cluster: RenderedCluster): string {
   if (isManagedKey(name)) return 'forced';
   const from = cluster.provenance.settings[name];
-  return from !== undefined ? `ValkeyConfig ${from}` : 'forced';
+  if (from !== undefined) return `ValkeyConfig ${from}`;
+  return Object.hasOwn(RENDERED_DEFAULTS, name) ? 'valkey-krm default' : 'forced';
 }

@@ -45,9 +45,19 @@ export function isManagedKey(key: string): boolean {
 
 const line = ([key, value]: Setting) => valkeyConfLine(key, value);
 
+/**
+ * What valkey-krm renders for a setting the config chain leaves unset; a ValkeyConfig that sets it
+ * wins. `shutdown-on-sigterm failover` (Valkey 9.0, at the floor): a primary stopped by a pod
+ * deletion, an eviction or a scale-down waits for an in-sync replica (up to `shutdown-timeout`,
+ * 10 s, inside the pod's 30 s grace period), hands it the shard (a forced manual failover) and only
+ * then exits, instead of leaving the shard unserved for `cluster-node-timeout`. With no replica, or
+ * too few primaries left to vote (a 1-shard cluster), it shuts down as `default` does.
+ */
+export const RENDERED_DEFAULTS: Readonly<Record<string, string>> = { 'shutdown-on-sigterm': 'failover' };
+
 /** Comment lines that open the two sections of the chain's settings (docs/controller.md). */
 export const LIVE_SECTION_HEADER =
-  '# Live settings from the config chain, sorted by name: CONFIG SET applies them, so a change restarts nothing.';
+  "# Live settings from the config chain (and valkey-krm's defaults it leaves unset), sorted by name: CONFIG SET applies them, so a change restarts nothing.";
 export const RESTART_SECTION_HEADER =
   '# Restart-only settings from the config chain, sorted by name: a change rolls the pods (failover first).';
 
@@ -63,7 +73,8 @@ export interface ValkeyConfText {
 
 /**
  * `valkey.conf`: the chain's settings by canonical name (lowercase, an alias replaced by its
- * setting: one spelling whatever the configs wrote), split into live and restart-only for the
+ * setting: one spelling whatever the configs wrote) and the rendered defaults it leaves unset,
+ * split into live and restart-only for the
  * image's declared version and sorted, then the forced ones. The chain has one key per setting
  * already (resolve.ts). A setting the table does not know counts as restart-only: a restart
  * applies anything, CONFIG SET may refuse it.
@@ -75,6 +86,7 @@ export function renderValkeyConf(header: string[], valkey: Record<string, string
     if (isManagedKey(key)) dropped.push(key);
     else user.push([canonicalSettingName(key), valkey[key] as string]);
   }
+  for (const [key, value] of Object.entries(RENDERED_DEFAULTS)) if (!user.some(([k]) => k === key)) user.push([key, value]);
   user.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const live = user.filter(([key]) => isLiveSetting(key, version) === true).map(line);
   const restartOnly = user.filter(([key]) => isLiveSetting(key, version) !== true).map(line);

@@ -362,8 +362,16 @@ describe('a slot migration interrupted, in the kube world', () => {
         async (primaries) => {
           // Frozen at once, so what the primaries say next is what a kill leaves behind.
           proc.kill('SIGSTOP');
-          await sleep(50); // commands it had already sent land
-          left = (await Promise.all(primaries.map(async (p) => markersOf(p.pod, await clusterNodesOf(p.conn))))).flat();
+          // Commands it wrote before it froze are in the kernel's socket buffers and still reach the
+          // nodes (a whole batch of SETSLOTs, under load): read until two reads 300 ms apart agree.
+          const read = async () => (await Promise.all(primaries.map(async (p) => markersOf(p.pod, await clusterNodesOf(p.conn))))).flat();
+          left = await read();
+          for (let i = 0; i < 20; i++) {
+            await sleep(300);
+            const again = await read();
+            if (JSON.stringify(again) === JSON.stringify(left)) break;
+            left = again;
+          }
           // Marked on both sides, inside the slot's move. (Frozen after the target took the slot,
           // only the source's marker is left, and gossip clears it: nothing for a controller to do.)
           if (!left.some((m) => m.includes('->-')) || !left.some((m) => m.includes('-<-'))) {

@@ -188,4 +188,12 @@ describe('an autoscaled cluster in the plan (issue 26)', () => {
     );
     expect(plain.clusters[0]?.reasons.join('\n')).not.toContain('autoscal');
   });
+  it("a setting back on valkey-krm's rendered default says so, and is live", () => {
+    const optedOut = [...menu({ 'shutdown-on-sigterm': 'default' }), cluster('cache', clusterSpec)];
+    const back = [...menu(), cluster('cache', clusterSpec)];
+    const plan = compareCluster(renderOne(optedOut), renderOne(back), context(optedOut, back));
+    expect(plan.settings).toEqual([
+      { name: 'shutdown-on-sigterm', from: 'default', to: 'failover', applies: 'live', setBy: 'valkey-krm default' },
+    ]);
+  });
 });

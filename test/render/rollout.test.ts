@@ -126,3 +126,33 @@ describe('TLS toggled on a running cluster', () => {
     expect(tlsWarnings({ tls: { secretRef: 's' } }, [notOurs])).toEqual([]);
   });
 });
+
+describe("valkey-krm's rendered default: shutdown-on-sigterm failover", () => {
+  const confFor = (valkey: Record<string, string>) => {
+    const menu = [...guideMenu(), config('tuned', { baseRef: 'standard', valkey })];
+    const { out } = renderOne([...menu, cluster('c', { configRef: 'tuned', replicasPerShard: 1 })]);
+    const cm = out.clusters[0]?.objects.find((o) => o.kind === 'ConfigMap') as KubeObject & { data: Record<string, string> };
+    return cm.data['valkey.conf'] as string;
+  };
+  const lines = (conf: string) => conf.split('\n').filter((l) => l.startsWith('shutdown-on-sigterm'));
+
+  it('is rendered, in the live section, when the chain leaves it unset', () => {
+    const conf = confFor({});
+    expect(lines(conf)).toEqual(['shutdown-on-sigterm failover']);
+    const live = conf.split('\n\n').find((s) => s.startsWith('# Live settings')) ?? '';
+    expect(live).toContain('shutdown-on-sigterm failover');
+  });
+
+  it("the chain's own value wins, however it spells the key", () => {
+    expect(lines(confFor({ 'shutdown-on-sigterm': 'default' }))).toEqual(['shutdown-on-sigterm default']);
+    expect(lines(confFor({ 'SHUTDOWN-ON-SIGTERM': 'nosave' }))).toEqual(['shutdown-on-sigterm nosave']);
+  });
+
+  it('rolls nothing: it is live, so the restart hash is the same with it or without it', () => {
+    const hash = (valkey: Record<string, string>) => {
+      const menu = [...guideMenu(), config('tuned', { baseRef: 'standard', valkey })];
+      return restartHashOf(renderOne([...menu, cluster('c', { configRef: 'tuned' })]).statefulSets[0] as KubeObject);
+    };
+    expect(hash({})).toBe(hash({ 'shutdown-on-sigterm': 'default' }));
+  });
+});
