@@ -104,7 +104,7 @@ export class Controller {
     this.memory = {
       aclRetry: new RetryGate(opts.clock, opts.retryBackoff),
       scalingTotals: new Map(),
-      classicFallback: new Map(),
+      atomicFailures: new Map(),
       autoscale: { windows: new Map(), records: new Map() },
     };
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));

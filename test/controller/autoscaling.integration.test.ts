@@ -8,6 +8,9 @@
 // rendered objects for shards + 1 applied), and the shard is added and balanced. It prints the
 // writes lost and the times from the fill crossing the threshold to the decision and to the new
 // shard serving (the job's and the sync's latency are not in them: the test applies at once).
+// Then the load goes (the fill deleted) and the controller is restarted mid-window: the new one
+// decides nothing until a window of its own is full, then proposes one shard less, and the test's
+// commit of shards - 1 drains and retires it, nothing lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/controller/app.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
@@ -37,7 +40,15 @@ const PASSWORDS = {
   controller: 'controller-password-autoscale',
   app: 'app-password-autoscale',
 };
-const AUTOSCALING = { minShards: 2, maxShards: 4, scaleOut: { memoryPercent: 20 }, scaleInWindowSeconds: 30 };
+const AUTOSCALING = {
+  minShards: 2,
+  maxShards: 4,
+  scaleOut: { memoryPercent: 20 },
+  scaleIn: { memoryPercent: 10 },
+  scaleInWindowSeconds: 30,
+  // Short enough that the scale-in below is not held for minutes behind the scale-out.
+  scaleOutCooldownSeconds: 60,
+};
 /** A small maxmemory, so 20% of it is a few megabytes of keys on this machine. */
 const TINY = config('tiny', { baseRef: 'standard', valkey: { maxmemory: '64mb', 'maxmemory-policy': 'noeviction' } });
 const WORKLOAD_KEYS = 2_000;
@@ -68,9 +79,10 @@ function rendered(shards: number): RenderedObject[] {
   return [...objects, cluster(NAME, spec, NS)];
 }
 
-describe('autoscaling in the kube world: memory past scaleOut.memoryPercent proposes one shard, git adds it', () => {
+describe('autoscaling in the kube world: memory past scaleOut proposes one shard more and git adds it; load gone, one shard less', () => {
   let world: KubeWorld;
   let app: App | undefined;
+  let started: Awaited<ReturnType<typeof startWorkloadWorld>>;
   const logs: string[] = [];
 
   const pods = (): Promise<PodObject[]> => clusterPods<PodObject>(world, NS, NAME);
@@ -87,7 +99,7 @@ describe('autoscaling in the kube world: memory past scaleOut.memoryPercent prop
   }, 45 * 60_000);
 
   beforeAll(async () => {
-    const started = await startWorkloadWorld({ namespace: NS, replicationPassword: PASSWORDS.replication });
+    started = await startWorkloadWorld({ namespace: NS, replicationPassword: PASSWORDS.replication });
     world = started.world;
     await world.apply(rendered(2));
     app = await startShippedController({
@@ -124,7 +136,7 @@ describe('autoscaling in the kube world: memory past scaleOut.memoryPercent prop
       // Below the threshold while the window fills: nothing is proposed.
       await waitFor(
         'a full window within thresholds',
-        async () => /^within thresholds/.test((await clusterObject()).status?.autoscaling?.message ?? ''),
+        async () => /^(within thresholds|at minShards 2)/.test((await clusterObject()).status?.autoscaling?.message ?? ''),
         {
           timeoutMs: 90_000,
           intervalMs: 500,
@@ -192,5 +204,82 @@ describe('autoscaling in the kube world: memory past scaleOut.memoryPercent prop
     expect(odd).toEqual([]);
     // Git carried the decision out: nothing is pending, and no second shard is proposed within the cooldown.
     expect(after.status?.autoscaling?.desiredShards).toBe(3);
+  }, 900_000);
+
+  it('load removed, the controller restarted mid-window: no decision until a new window is full, then ScaleIn; git removes the shard, no write lost', async () => {
+    const seed = { host: await ipOf(`${NAME}-0-0`), port: 6379 };
+    const workload = startWorkload(seed, PASSWORDS.app, WORKLOAD_KEYS);
+    let report: WorkloadReport | undefined;
+    let restartedAt = 0;
+    let decidedAt = 0;
+    let retiredAt = 0;
+    const heldWhileFilling: string[] = [];
+    try {
+      // The load goes: the fill is deleted, every node falls below scaleIn.memoryPercent 10.
+      const cleaner = clusterClient(seed, PASSWORDS.app);
+      for (let start = 0; start < FILL_KEYS; start += 2_000)
+        await Promise.all(Array.from({ length: 2_000 }, (_, i) => cleaner.del(`key:fill:${start + i}`)));
+      cleaner.disconnect();
+      for (const shard of [0, 1, 2]) expect(await usedPercent(`${NAME}-${shard}-0`)).toBeLessThan(10);
+
+      // Mid-window: the controller stops and a new one starts, with no samples.
+      await new Promise((r) => setTimeout(r, 10_000));
+      await app?.stop();
+      app = await startShippedController({
+        controllerKubeconfig: started.prepared.controllerKubeconfig,
+        namespace: NS,
+        controllerPassword: PASSWORDS.controller,
+        log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
+        metrics: controllerMetrics(),
+        sampleIntervalMs: 2_000,
+      });
+      restartedAt = Date.now();
+      await waitFor(
+        'desiredShards 2',
+        async () => {
+          const a = (await clusterObject()).status?.autoscaling;
+          if (a?.desiredShards === 3 && a.message && !heldWhileFilling.includes(a.message.split(':')[0] as string))
+            heldWhileFilling.push(a.message.split(':')[0] as string);
+          return a?.desiredShards === 2;
+        },
+        { timeoutMs: 180_000, intervalMs: 250 },
+      );
+      decidedAt = Date.now();
+      const decided = await clusterObject();
+      expect(decided.spec?.shards).toBe(3);
+      expect(decided.status?.autoscaling).toMatchObject({ lastDecision: 'ScaleIn' });
+      expect(decided.status?.autoscaling?.lastDecisionReason).toMatch(/^every node's peak over the window is below the scale-in thresholds/);
+      const events = await apiJson<{ items: { reason: string; message: string }[] }>(world, 'GET', `/api/v1/namespaces/${NS}/events`);
+      expect(events.items.filter((e) => e.reason === 'ScaleIn')).toHaveLength(1);
+
+      // The job's commit: shards 2; the drained shard is retired.
+      await world.apply(rendered(2));
+      await waitFor(
+        '2 shards balanced, the third retired, Active',
+        async () => {
+          const c = await clusterObject();
+          if (c.status?.state !== 'Active' || c.status.observedGeneration !== c.metadata?.generation) return false;
+          const view = parseClusterNodes((await controllerCommand(seed.host, PASSWORDS.controller, 'CLUSTER', 'NODES')).trim());
+          const slots = view.filter((n) => n.flags.has('master')).map((n) => countSlots(n.slots));
+          return slots.length === 2 && slots.every((n) => n === 8192) && (await pods()).length === 2;
+        },
+        { timeoutMs: 400_000, intervalMs: 250 },
+      );
+      retiredAt = Date.now();
+    } finally {
+      report = await workload.stop();
+    }
+    const odd = Object.entries(report.errors).filter(([m]) => !/^(MOVED|ASK)\b/.test(m));
+    process.stdout.write(
+      `[autoscaling] 3 -> 2 shards on scaleIn.memoryPercent 10 (a 30 s window): the new controller decided ${((decidedAt - restartedAt) / 1000).toFixed(1)} s after it started ` +
+        `(held meanwhile with: ${heldWhileFilling.join(' | ')}); the shard drained and retired ${((retiredAt - decidedAt) / 1000).toFixed(1)} s after the job's change was applied; ` +
+        `${report.writes} writes, ${report.reads} reads, ${report.lostWrites} acknowledged writes lost, ${report.staleReads} stale reads, ` +
+        `errors other than MOVED/ASK: ${JSON.stringify(Object.fromEntries(odd))}\n`,
+    );
+    // No decision from the samples the old controller had: the new one waited for a full window of its own.
+    expect(decidedAt - restartedAt).toBeGreaterThanOrEqual(30_000);
+    expect(heldWhileFilling).toContain('collecting samples');
+    expect(report.lostWrites).toBe(0);
+    expect(odd).toEqual([]);
   }, 900_000);
 });

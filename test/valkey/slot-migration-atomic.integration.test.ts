@@ -5,6 +5,7 @@
 // proves the replication user's grants for the import one by one, and what a FLUSHALL during an
 // import, a controller that stopped watching its job, and a source or target restarted mid-job
 // leave: each time the slots end on one node with every key, and the client lost no write.
+import type { AtomicFailures } from '../../src/controller/cluster/migration-path.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_USERNAMES } from '../../src/api/index.js';
 import { isMyself } from '../../src/controller/cluster/cluster-view.js';
@@ -171,16 +172,16 @@ describe('atomic slot migration on Valkey 9.1.2, with a client writing and readi
     60_000,
   );
 
-  it('the controller retries a failed atomic step with the classic protocol, and the rest of that scaling too', async () => {
+  it('the controller moves the step after a failed atomic step with the classic protocol, then goes back to atomic', async () => {
     const { to } = await nextMove();
     const events: { reason: string; message: string }[] = [];
-    const classicFallback = new Map<string, string>();
+    const atomicFailures = new Map<string, AtomicFailures>();
     const deps = {
       events: { record: (_a: unknown, _t: unknown, reason: string, message: string) => events.push({ reason, message }) },
       clock: systemClock,
       log: jsonLogger({ level: 'error' }),
       metrics: controllerMetrics(),
-      classicFallback,
+      atomicFailures,
       passBudgetMs: 0,
     };
     const about = { apiVersion: 'valkey.gomomento.com/v1alpha1', kind: 'ValkeyCluster', namespace: 'default', name: 'c' };
@@ -194,8 +195,10 @@ describe('atomic slot migration on Valkey 9.1.2, with a client writing and readi
       expect(await conn.call(['ACL', 'SETUSER', SYSTEM_USERNAMES.replication, '-@write'])).toBe('OK');
       const failed = await pass();
       process.stdout.write(`failed atomic step, status: ${failed?.message}\n`);
-      expect(failed?.message).toMatch(/the last step \(atomic\) failed .*ended failed.*rolled back.*retrying with the classic protocol$/);
-      expect(classicFallback.has('default/c')).toBe(true);
+      expect(failed?.message).toMatch(
+        /the last step \(atomic\) failed .*ended failed.*rolled back.*retrying with the classic protocol, then the atomic path again$/,
+      );
+      expect(atomicFailures.get('default/c')).toMatchObject({ count: 1, classicNext: true });
     } finally {
       await to.session.aclLoad();
       conn.close();
@@ -204,8 +207,12 @@ describe('atomic slot migration on Valkey 9.1.2, with a client writing and readi
     const next = await pass();
     process.stdout.write(`next step, status: ${next?.message}\n`);
     expect(next?.message).toMatch(/\(classic protocol: an atomic step failed: /);
-    expect(events.map((e) => e.reason)).toEqual(['SlotMigrationFailed', 'SlotsMoved']);
+    const third = await pass();
+    process.stdout.write(`the step after, status: ${third?.message}\n`);
+    expect(third?.message).not.toMatch(/classic protocol/);
+    expect(events.map((e) => e.reason)).toEqual(['SlotMigrationFailed', 'SlotsMoved', 'SlotsMoved']);
     expect(events[1]?.message).toMatch(/\(classic\)/);
+    expect(events[2]?.message).toMatch(/\(atomic\)/);
     expect(await slotCounts()).not.toEqual(before);
     expect(await strayKeys()).toEqual({});
   }, 120_000);

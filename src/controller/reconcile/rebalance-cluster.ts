@@ -1,4 +1,5 @@
 import type { Answered } from '../cluster/observation.js';
+import { afterMigrationStep, nextMigrationPath, retryWords, type AtomicFailures } from '../cluster/migration-path.js';
 import { EVENT } from '../../api/status-names.js';
 import { planRebalance, slotsToCount, type PrimaryObservation, type RebalanceDecision } from '../cluster/rebalance.js';
 import { describeMove, primaryObservations } from '../cluster/scaling.js';
@@ -51,10 +52,10 @@ export interface RebalanceDeps {
   /** Slots per step (the planner's default when absent, ATOMIC_BATCH_SLOTS on the atomic path). */
   batchSlots?: number;
   /**
-   * Clusters whose scaling takes the classic path for the rest of it, because an atomic step
-   * failed: cluster key → that step's error. Cleared when the cluster is balanced. In memory only.
+   * Atomic steps that failed in a cluster's scaling (cluster/migration-path.ts decides what the
+   * next step takes): cluster key → the record. Cleared when the cluster is balanced. In memory only.
    */
-  classicFallback?: Map<string, string>;
+  atomicFailures?: Map<string, AtomicFailures>;
   /** How long one pass keeps moving slots (default PASS_BUDGET_MS; 0: one step per pass). */
   passBudgetMs?: number;
   /** `classic`: never the atomic path (the controller's --slot-migration); default auto. */
@@ -162,18 +163,19 @@ async function move(
   const total = totals?.get(input.key);
   const what = describeMove(d, total);
   const started = deps.clock.now();
-  const fallback = deps.classicFallback?.get(input.key);
-  const classic = fallback !== undefined || deps.slotMigration === 'classic';
-  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes, classic ? { path: 'classic' } : {});
+  const failures = deps.atomicFailures?.get(input.key);
+  const next = nextMigrationPath(failures, deps.slotMigration);
+  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes, next.path === 'classic' ? { path: 'classic' } : {});
+  const after = afterMigrationStep(failures, out.path, out.error);
+  if (after) deps.atomicFailures?.set(input.key, after);
   deps.metrics.slotsMoved.inc(out.slotsMoved);
   deps.metrics.keysMoved.inc(out.keysMoved);
   deps.metrics.migrationSteps.inc({ result: out.error ? 'error' : 'ok' });
   deps.metrics.migrationSeconds.observe(Math.max(0, (deps.clock.now() - started) / 1000));
   const moved = `${out.slotsMoved} of ${countSlots(d.slots)} slot(s), ${out.keysMoved} key(s)`;
   if (out.error) {
-    // An atomic step that failed is retried with the classic protocol, and so is the rest of this scaling.
-    const retry = out.path === 'atomic' ? 'retrying with the classic protocol' : 'retrying';
-    if (out.path === 'atomic') deps.classicFallback?.set(input.key, out.error);
+    // An atomic step that failed: the next step is classic, then atomic again (migration-path.ts).
+    const retry = retryWords(after, out.path);
     deps.events.record(
       input.about,
       'Warning',
@@ -191,7 +193,7 @@ async function move(
   );
   deps.log.info('rebalance: moved', { step: what, path: out.path, slots: out.slotsMoved, keys: out.keysMoved, warnings: out.warnings });
   // Status after the step: its slots count as moved.
-  const via = fallback ? ` (classic protocol: an atomic step failed: ${fallback})` : '';
+  const via = next.why ? ` (${next.why})` : '';
   return {
     phase: 'moving',
     message: `${describeMove({ ...d, remainingSlots: d.remainingSlots - out.slotsMoved }, total)}${via}`,
@@ -263,7 +265,9 @@ export async function executeRebalance(
       decision ??= plan(deps.batchSlots);
       const nodes = migrationNodes(primaries, input);
       if (decision.kind === 'move' || decision.kind === 'heal') {
-        const atomic = deps.slotMigration !== 'classic' && !deps.classicFallback?.has(input.key) && (await everyNodeHasAtomic(nodes));
+        const atomic =
+          nextMigrationPath(deps.atomicFailures?.get(input.key), deps.slotMigration).path === 'atomic' &&
+          (await everyNodeHasAtomic(nodes));
         if (atomic) {
           // A job started before (a controller since restarted, a step past its deadline) runs on
           // its own: nothing new starts until it ends, then the slots are read again.
@@ -280,7 +284,7 @@ export async function executeRebalance(
       }
       switch (decision.kind) {
         case 'balanced':
-          deps.classicFallback?.delete(input.key);
+          deps.atomicFailures?.delete(input.key);
           return last ? { ...last, again: true } : { phase: 'moving', message: 'slots are balanced', again: true };
         case 'wait':
           return last ?? { phase: 'waiting', message: decision.reason };
@@ -310,9 +314,9 @@ export async function executeRebalance(
 /** Once the slots are balanced: the "n of m" a finished scaling counted is dropped, and an Event says so. */
 export function rebalanceFinished(
   input: Pick<RebalanceTarget, 'key' | 'about'>,
-  deps: Pick<RebalanceDeps, 'events' | 'scalingTotals' | 'classicFallback'>,
+  deps: Pick<RebalanceDeps, 'events' | 'scalingTotals' | 'atomicFailures'>,
 ): void {
-  deps.classicFallback?.delete(input.key);
+  deps.atomicFailures?.delete(input.key);
   if (deps.scalingTotals?.delete(input.key))
     deps.events.record(input.about, 'Normal', EVENT.slotsBalanced, `Every shard primary holds its share of the slots`);
 }

@@ -1,4 +1,5 @@
 import { valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClusterStatus } from '../../api/index.js';
+import type { AtomicFailures } from '../cluster/migration-path.js';
 import { CONDITION, EVENT, REASON, STATE } from '../../api/status-names.js';
 import { planPass, type Operation, type PassFacts, type PassPlan } from '../cluster/pass-planner.js';
 import { describeProgress, rollUnderWay } from '../cluster/roll.js';
@@ -61,10 +62,10 @@ export interface PassMemory {
   aclRetry: RetryGate;
   scalingTotals: Map<string, number>;
   /**
-   * Clusters whose scaling finishes on the classic path after an atomic step failed: cluster key →
-   * that step's error (rebalance-cluster.ts). Which protocol moves the slots, never which operation acts.
+   * Atomic slot-migration steps that failed in a cluster's scaling: cluster key → the record
+   * (cluster/migration-path.ts). Which protocol moves the slots, never which operation acts.
    */
-  classicFallback: Map<string, string>;
+  atomicFailures: Map<string, AtomicFailures>;
   /**
    * The autoscaler's windows of samples and its own last decisions (reconcile/autoscale-step.ts).
    * A window is lost with the process, and no decision is made until a new one is full.
@@ -148,7 +149,7 @@ async function execute(
           log,
           metrics: deps.metrics,
           scalingTotals: deps.memory.scalingTotals,
-          classicFallback: deps.memory.classicFallback,
+          atomicFailures: deps.memory.atomicFailures,
           ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
           ...(deps.slotMigration ? { slotMigration: deps.slotMigration } : {}),
         },
@@ -261,7 +262,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     if (plan.slotsBalanced)
       rebalanceFinished(
         { key, about: involvedCluster(cluster) },
-        { events: deps.api.events, scalingTotals: deps.memory.scalingTotals, classicFallback: deps.memory.classicFallback },
+        { events: deps.api.events, scalingTotals: deps.memory.scalingTotals, atomicFailures: deps.memory.atomicFailures },
       );
 
     const { again: _again, ...movedNow } = executed.scaling ?? {};

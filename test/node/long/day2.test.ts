@@ -1,5 +1,5 @@
 // The longer real-node cases (`npm run test:node`; CI runs only ../smoke.test.ts): ACL changes
-// through the kubelet's real projection, a primary pod deleted by hand, a frozen server caught by
+// through the kubelet's real projection, a frozen server caught by
 // the rendered readiness probe, an image below the version floor held after one pod, a roll with
 // the leading controller pod deleted mid-way, and the rendered placement applied by the real
 // scheduler. A client writes and reads inside the node's namespace through every case.
@@ -93,37 +93,6 @@ describe('day-2 cases on a real node, with the shipped controller Deployment', (
       expect(r.lost).toBe(0);
     },
     15 * MIN,
-  );
-
-  it(
-    'heals a primary pod deleted by hand: re-created with a new IP, rejoined, Active',
-    async () => {
-      const w = await s.writer('primary pod deleted');
-      const primary = (await s.status()).nodes?.find((n) => n.role === 'primary' && n.shard === 1);
-      expect(primary).toBeDefined();
-      const old = (await livePods()).find((p) => p.metadata.name === primary?.pod) as Pod;
-      const t = Date.now();
-      await s.node.json('DELETE', `/api/v1/namespaces/${s.pkg.namespace}/pods/${old.metadata.name}`);
-      const healed = async (): Promise<boolean> => {
-        const pods = await readyPods();
-        const again = pods.find((p) => p.metadata.name === old.metadata.name);
-        return pods.length === 6 && again !== undefined && again.metadata.uid !== old.metadata.uid;
-      };
-      await waitFor('the pod re-created and Ready', healed, { timeoutMs: 5 * MIN, intervalMs: 500 });
-      await sleep(3_000); // the controller sees the new pod before Active counts
-      await s.waitActive(
-        'Active with the re-created pod',
-        5 * MIN,
-        async () => (await s.status()).nodes?.every((n) => n.health === 'online') === true,
-      );
-      const again = (await livePods()).find((p) => p.metadata.name === old.metadata.name);
-      figure(
-        `primary pod deleted: ${old.metadata.name} ${old.status?.podIP} → ${again?.status?.podIP}, Active ${secondsSince(t)} after delete`,
-      );
-      const r = await w.stop();
-      expect(r.lost).toBe(0);
-    },
-    12 * MIN,
   );
 
   it(
