@@ -2,6 +2,7 @@ import { LABELS, MANAGED_BY, type ValkeyClusterStatus } from '../api/index.js';
 import type { VersionPolicy } from './cluster/version-gate.js';
 import type { KubeClient } from './kube/client.js';
 import { Informer, type InformerError, type InformerEvent } from './kube/informer.js';
+import { NamespacedInformers } from './kube/namespaced-informers.js';
 import { paths } from './kube/paths.js';
 import { deleteRetiredShard } from './kube/delete-shard.js';
 import { isApiError } from './kube/client.js';
@@ -23,8 +24,11 @@ import type { EndpointOf } from './valkey/observe-node.js';
 
 export interface ControllerOptions {
   client: KubeClient;
-  /** Watch ValkeyClusters, Pods and StatefulSets in this namespace only (default: all). */
-  namespace?: string;
+  /**
+   * Watch ValkeyClusters, Pods, StatefulSets and ConfigMaps in these namespaces only, one watch
+   * each (a namespaced install: a Role in each is enough); absent or empty: all namespaces.
+   */
+  namespaces?: readonly string[];
   policy: VersionPolicy;
   endpointOf: EndpointOf;
   open: OpenSession;
@@ -58,11 +62,11 @@ const MANAGED_SELECTOR = `${LABELS.managedBy}=${MANAGED_BY}`;
  * slow cluster never waits in front of another.
  */
 export class Controller {
-  private readonly clusters: Informer<ApiObject>;
-  private readonly pods: Informer<Pod>;
-  private readonly statefulSets: Informer<StatefulSet>;
+  private readonly clusters: NamespacedInformers<ApiObject>;
+  private readonly pods: NamespacedInformers<Pod>;
+  private readonly statefulSets: NamespacedInformers<StatefulSet>;
   private readonly configs: Informer<ApiObject>;
-  private readonly configMaps: Informer<ConfigMap>;
+  private readonly configMaps: NamespacedInformers<ConfigMap>;
   private readonly events: EventRecorder;
   /** What passes remember (reconcile/reconcile-cluster.ts PassMemory): ACL retry pacing, "n of m" totals. */
   private readonly memory: PassMemory;
@@ -72,33 +76,29 @@ export class Controller {
   private readonly queue: WorkQueue;
 
   constructor(private readonly opts: ControllerOptions) {
-    const informer = <T extends ApiObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) =>
-      new Informer<T>({
-        name,
-        client: opts.client,
-        path,
-        clock: opts.clock,
-        backoff: opts.watchBackoff,
-        onEvent,
-        onError: (e) => this.onInformerError(e),
-        ...(labelSelector ? { labelSelector } : {}),
-        ...(opts.watchTimeoutSeconds ? { watchTimeoutSeconds: opts.watchTimeoutSeconds } : {}),
-      });
-    this.clusters = informer('valkeyclusters', paths.valkeyClusters(opts.namespace), (e) => this.onClusterEvent(e));
-    this.pods = informer<Pod>('pods', paths.pods(opts.namespace), (e) => this.enqueueOwner(e.object), MANAGED_SELECTOR);
-    this.statefulSets = informer<StatefulSet>(
-      'statefulsets',
-      paths.statefulSets(opts.namespace),
-      (e) => this.enqueueOwner(e.object),
-      MANAGED_SELECTOR,
-    );
+    const options = <T extends ApiObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) => ({
+      name,
+      client: opts.client,
+      path,
+      clock: opts.clock,
+      backoff: opts.watchBackoff,
+      onEvent,
+      onError: (e: InformerError) => this.onInformerError(e),
+      ...(labelSelector ? { labelSelector } : {}),
+      ...(opts.watchTimeoutSeconds ? { watchTimeoutSeconds: opts.watchTimeoutSeconds } : {}),
+    });
+    const informer = <T extends ApiObject>(...a: Parameters<typeof options<T>>) => new Informer<T>(options<T>(...a));
+    const namespaced = <T extends ApiObject>(
+      name: string,
+      path: (namespace?: string) => string,
+      onEvent: (e: InformerEvent<T>) => void,
+      labelSelector?: string,
+    ) => new NamespacedInformers<T>(opts.namespaces, (ns) => options<T>(ns ? `${name}/${ns}` : name, path(ns), onEvent, labelSelector));
+    this.clusters = namespaced('valkeyclusters', paths.valkeyClusters, (e) => this.onClusterEvent(e));
+    this.pods = namespaced<Pod>('pods', paths.pods, (e) => this.enqueueOwner(e.object), MANAGED_SELECTOR);
+    this.statefulSets = namespaced<StatefulSet>('statefulsets', paths.statefulSets, (e) => this.enqueueOwner(e.object), MANAGED_SELECTOR);
     // A live change may touch only the ConfigMap (a new maxmemory, a rotated password).
-    this.configMaps = informer<ConfigMap>(
-      'configmaps',
-      paths.configMaps(opts.namespace),
-      (e) => this.enqueueOwner(e.object),
-      MANAGED_SELECTOR,
-    );
+    this.configMaps = namespaced<ConfigMap>('configmaps', paths.configMaps, (e) => this.enqueueOwner(e.object), MANAGED_SELECTOR);
     this.events = eventRecorder(opts.client, opts.clock, opts.log);
     this.rollSlots = new RollSlots(opts.maxConcurrentRolls ?? 1, () => this.rollingInStatus());
     this.memory = {
@@ -135,7 +135,14 @@ export class Controller {
   }
 
   private informers(): Informer<ApiObject>[] {
-    return [this.clusters, this.pods, this.statefulSets, this.configMaps, this.configs, this.images];
+    return [
+      ...this.clusters.informers(),
+      ...(this.pods.informers() as Informer<ApiObject>[]),
+      ...(this.statefulSets.informers() as Informer<ApiObject>[]),
+      ...(this.configMaps.informers() as Informer<ApiObject>[]),
+      this.configs,
+      this.images,
+    ];
   }
 
   private onInformerError(e: InformerError): void {
@@ -154,8 +161,8 @@ export class Controller {
     if (cluster && o.metadata.namespace) this.queue.add(`${CLUSTER_PREFIX}${o.metadata.namespace}/${cluster}`);
   }
 
-  private ofCluster<T extends ApiObject>(informer: Informer<T>, namespace: string, cluster: string): T[] {
-    return informer.list().filter((o) => o.metadata.namespace === namespace && o.metadata.labels?.[LABELS.cluster] === cluster);
+  private ofCluster<T extends ApiObject>(informers: NamespacedInformers<T>, namespace: string, cluster: string): T[] {
+    return informers.inNamespace(namespace).filter((o) => o.metadata.labels?.[LABELS.cluster] === cluster);
   }
 
   private async handle(key: string): Promise<{ requeueAfterMs?: number }> {

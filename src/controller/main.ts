@@ -19,7 +19,8 @@ export const USAGE = `valkey-status-sync: the valkey-krm status-sync controller
 Usage: valkey-status-sync [options]
 
   --kubeconfig PATH          kubeconfig to use (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)
-  --namespace NS             reconcile ValkeyClusters in this namespace only (default: all namespaces)
+  --namespace NS[,NS...]     reconcile ValkeyClusters in these namespaces only, one watch each, so a Role in
+                             each is all it needs (deploy/controller-namespaced/); repeatable (default: all)
   --credentials-dir DIR      the controller's Secret, mounted: key (per-namespace passwords are derived from it),
                              previous-key (during a rotation), password (the fleet-wide password of earlier
                              releases) (default: /etc/valkey-krm/controller; docs/security.md)
@@ -54,6 +55,15 @@ function positiveInt(name: string, value: string): number {
   return n;
 }
 
+/** `--namespace a,b --namespace c` → [a, b, c]; each a DNS label, as Kubernetes names namespaces. */
+function namespaceList(values: readonly string[]): string[] {
+  const names = [...new Set(values.flatMap((v) => v.split(',')).map((n) => n.trim()))];
+  for (const n of names)
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(n))
+      throw new UsageError(`--namespace: "${n}" is not a namespace name (lowercase letters, digits and '-', at most 63)`);
+  return names;
+}
+
 function hostPort(value: string): { host: string; port: number } {
   const colon = value.lastIndexOf(':');
   const port = Number(value.slice(colon + 1));
@@ -69,7 +79,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     allowPositionals: false,
     options: {
       kubeconfig: { type: 'string' },
-      namespace: { type: 'string' },
+      namespace: { type: 'string', multiple: true },
       'credentials-dir': { type: 'string', default: '/etc/valkey-krm/controller' },
       'password-file': { type: 'string' },
       'cluster-domain': { type: 'string', default: 'cluster.local' },
@@ -96,7 +106,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
   return {
     help: values.help,
     kubeconfig: values.kubeconfig,
-    namespace: values.namespace,
+    namespaces: namespaceList(values.namespace ?? []),
     credentialsDir: values['credentials-dir'],
     passwordFile: values['password-file'],
     clusterDomain: values['cluster-domain'],
@@ -144,7 +154,7 @@ export async function runStatusSync(argv: readonly string[], env: NodeJS.Process
     const metrics = controllerMetrics();
     app = await startApp({
       client,
-      ...(options.namespace ? { namespace: options.namespace } : {}),
+      ...(options.namespaces.length ? { namespaces: options.namespaces } : {}),
       policy: strictPolicy,
       endpointOf: podEndpoint,
       open: sessionOpener(async (namespace) => candidateCredentials(await readSecrets(), namespace), timeouts, metrics.timeNodeCommand),
@@ -175,7 +185,7 @@ export async function runStatusSync(argv: readonly string[], env: NodeJS.Process
     log.error('cannot start', { error: e });
     return 1;
   }
-  log.info('started', { policy: strictPolicy.name, namespace: options.namespace ?? '(all)', identity: options.identity });
+  log.info('started', { policy: strictPolicy.name, namespaces: options.namespaces.length ? options.namespaces : '(all)', identity: options.identity });
   return new Promise<number>((resolve) => {
     let signalled = false;
     const onSignal = (signal: NodeJS.Signals): void => {

@@ -3,7 +3,10 @@
 // the same CA (new key, new serial). The kubelet stand-in projects the new files with a delay; the
 // controller reloads them with `CONFIG SET tls-cert-file` (tls-reload.ts). The test checks with its
 // own TLS handshakes, not the controller's, that every node serves the new certificate, that no pod
-// was replaced or restarted, and that the controller said so (Event and metric).
+// was replaced or restarted, and that the controller said so (Event and metric). Then the states
+// the TLS Secret can put a running cluster in, on real Valkey 9.1.2: a certificate that expires
+// within 30 days (CertificateExpiringSoon, still Active), the Secret deleted (Invalid, the pods
+// serve on) and restored (Active), an expired certificate (Invalid, not reloaded) and its renewal.
 import { X509Certificate } from 'node:crypto';
 import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,7 +80,7 @@ function servedFingerprint(ip: string, pod: string, pki: TestPki): Promise<strin
   });
 }
 
-describe('TLS certificate rotation in the kube world', () => {
+describe('TLS in the kube world: rotation, a certificate expiring soon, the Secret deleted and restored, an expired certificate', () => {
   let world: KubeWorld;
   let app: App | undefined;
   let pki: TestPki;
@@ -86,9 +89,14 @@ describe('TLS certificate rotation in the kube world', () => {
 
   const request = <T>(method: string, path: string): Promise<T> => apiJson<T>(world, method, path);
   const pods = (): Promise<PodObject[]> => clusterPods<PodObject>(world, NS, NAME);
-  const clusterState = async (): Promise<string | undefined> =>
-    (await request<{ status?: { state?: string } }>('GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`))
-      .status?.state;
+  const clusterObject = () =>
+    request<{ status?: { state?: string; message?: string; conditions?: { type: string; status: string; reason: string; message: string }[] } }>(
+      'GET',
+      `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`,
+    );
+  const clusterState = async (): Promise<string | undefined> => (await clusterObject()).status?.state;
+  const expiringSoon = async () => (await clusterObject()).status?.conditions?.find((c) => c.type === 'CertificateExpiringSoon');
+  const names = POD_NAMES.map((p) => podFqdn(p, NAME, NS, 'cluster.local'));
   const counter = async (name: string, kind: string): Promise<number> => {
     const m = (await metrics.registry.getMetricsAsJSON()).find((x) => x.name === name);
     return (m?.values ?? []).filter((v) => v.labels.kind === kind).reduce((n, v) => n + Number(v.value), 0);
@@ -104,7 +112,11 @@ describe('TLS certificate rotation in the kube world', () => {
   }, 45 * 60_000);
 
   beforeAll(async () => {
-    pki = makePki(POD_NAMES.map((p) => podFqdn(p, NAME, NS, 'cluster.local')));
+    // A year: the first certificate is not one that expires soon.
+    pki = makePki(
+      POD_NAMES.map((p) => podFqdn(p, NAME, NS, 'cluster.local')),
+      { days: 365 },
+    );
     world = await startDay2World({
       images: { 'valkey/valkey:9.0.1': { build: '9.1.2' } },
       configSyncDelayMs: SECRET_SYNC_DELAY_MS,
@@ -177,4 +189,85 @@ describe('TLS certificate rotation in the kube world', () => {
     expect(await counter('valkey_status_sync_reload_failures_total', 'tls')).toBe(0);
     await waitFor('the cluster Active', async () => (await clusterState()) === 'Active', { timeoutMs: 30_000, intervalMs: 250 });
   }, 180_000);
+  it('a certificate that expires within 30 days: CertificateExpiringSoon True with the date, and the cluster stays Active', async () => {
+    expect(await expiringSoon()).toMatchObject({ status: 'False' });
+    const soon = pki.issue(names, { days: 10 });
+    const notAfter = new Date(new X509Certificate(soon.cert).validTo);
+    await world.apply([tlsSecret(pki.ca, soon.cert, soon.key)]);
+    await waitFor('CertificateExpiringSoon True', async () => (await expiringSoon())?.status === 'True', {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    const condition = await expiringSoon();
+    process.stdout.write(`[tls] expiring soon: ${condition?.message}\n`);
+    expect(condition?.message).toContain(notAfter.toISOString().slice(0, 10));
+    expect(condition?.message).toMatch(/within 30 days: renew it in the Secret/);
+    await waitFor('served and Active', async () => (await clusterState()) === 'Active' && [...(await served()).values()].every((f) => f === new X509Certificate(soon.cert).fingerprint256), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+  }, 120_000);
+
+  it('the TLS Secret deleted from a running cluster: Invalid while the pods keep serving; restored: Active again', async () => {
+    const before = await served();
+    const uids = (await pods()).map((p) => p.metadata.uid).sort();
+    const secret = await request<Record<string, unknown>>('GET', `/api/v1/namespaces/${NS}/secrets/${SECRET}`);
+    await request('DELETE', `/api/v1/namespaces/${NS}/secrets/${SECRET}`);
+    await waitFor('Invalid', async () => (await clusterState()) === 'Invalid', { timeoutMs: 60_000, intervalMs: 250 });
+    const invalid = await clusterObject();
+    process.stdout.write(`[tls] Secret deleted: ${invalid.status?.state}: ${invalid.status?.message}\n`);
+    expect(invalid.status?.message).toMatch(new RegExp(`^TLS Secret ${NS}/${SECRET} does not exist`));
+    expect(invalid.status?.message).toMatch(/The pods keep serving what they loaded; once this is fixed the cluster returns to Active$/);
+    // They do: the same certificate, the same pods.
+    expect(await served()).toEqual(before);
+    expect((await pods()).map((p) => p.metadata.uid).sort()).toEqual(uids);
+    const data = (secret as { data: Record<string, string> }).data;
+    await world.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: SECRET, namespace: NS },
+        type: 'kubernetes.io/tls',
+        data,
+      },
+    ]);
+    await waitFor('Active again', async () => (await clusterState()) === 'Active', { timeoutMs: 60_000, intervalMs: 250 });
+  }, 150_000);
+
+  it('an expired certificate put in the Secret: Invalid, not reloaded (the pods serve the one they have); renewed: Active', async () => {
+    const before = await served();
+    const expired = pki.issue(names, { days: 0 });
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(Date.parse(new X509Certificate(expired.cert).validTo)).toBeLessThan(Date.now());
+    await world.apply([tlsSecret(pki.ca, expired.cert, expired.key)]);
+    await waitFor('Invalid', async () => (await clusterState()) === 'Invalid', { timeoutMs: 60_000, intervalMs: 250 });
+    const invalid = await clusterObject();
+    process.stdout.write(`[tls] expired certificate: ${invalid.status?.state}: ${invalid.status?.message}\n`);
+    expect(invalid.status?.message).toMatch(/tls\.crt \(.*\) expired on .*the controller does not reload it into the pods: renew the certificate in the Secret/);
+    expect(await expiringSoon()).toMatchObject({ status: 'True', reason: 'Expired' });
+    // Past the kubelet's projection delay, the nodes still serve the certificate they had.
+    await new Promise((r) => setTimeout(r, SECRET_SYNC_DELAY_MS + 2_000));
+    expect(await served()).toEqual(before);
+
+    const renewed = pki.issue(names, { days: 365 });
+    await world.apply([tlsSecret(pki.ca, renewed.cert, renewed.key)]);
+    let seen = '';
+    await waitFor(
+      'the renewed certificate served, Active, not expiring',
+      async () => {
+        const c = await clusterObject();
+        const fingerprints = [...(await served().catch(() => new Map<string, string>())).values()];
+        seen = `${c.status?.state}: ${c.status?.message}; served ${fingerprints.map((f) => f.slice(0, 11)).join(', ')}`;
+        return (
+          c.status?.state === 'Active' &&
+          c.status.conditions?.find((x) => x.type === 'CertificateExpiringSoon')?.status === 'False' &&
+          fingerprints.length === POD_NAMES.length &&
+          fingerprints.every((f) => f === new X509Certificate(renewed.cert).fingerprint256)
+        );
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; last seen ${seen}; renewed ${new X509Certificate(renewed.cert).fingerprint256.slice(0, 11)}`);
+    });
+  }, 150_000);
 });

@@ -23,9 +23,10 @@ export interface TestPki {
 
 /**
  * A throwaway CA and one node certificate (serverAuth + clientAuth, as Valkey node certs must be)
- * for the given DNS names, made with the openssl CLI.
+ * for the given DNS names, made with the openssl CLI, both valid for `days` (default 2).
  */
-export function makePki(dnsNames: readonly string[]): TestPki {
+export function makePki(dnsNames: readonly string[], opts: { days?: number } = {}): TestPki {
+  const days = opts.days ?? 2;
   const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-pki-'));
   const p = (f: string) => join(dir, f);
   const run = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -40,11 +41,11 @@ export function makePki(dnsNames: readonly string[]): TestPki {
     '-out',
     p('ca.crt'),
     '-days',
-    '2',
+    String(days),
     '-subj',
     '/CN=valkey-krm test CA',
   );
-  const issue = (names: readonly string[], prefix: string, days = 2): { cert: string; key: string } => {
+  const issue = (names: readonly string[], prefix: string, certDays = days): { cert: string; key: string } => {
     writeFileSync(
       p(`${prefix}node.ext`),
       [
@@ -69,7 +70,7 @@ export function makePki(dnsNames: readonly string[]): TestPki {
       '-out',
       certPath,
       '-days',
-      String(days),
+      String(certDays),
       '-extfile',
       p(`${prefix}node.ext`),
     );

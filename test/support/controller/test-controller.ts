@@ -68,7 +68,7 @@ export async function startInProcessApp(o: InProcessAppOptions): Promise<App> {
   );
   return startApp({
     client: await kubeClientFromConfig(kc),
-    ...(o.namespace ? { namespace: o.namespace } : {}),
+    ...(o.namespace ? { namespaces: [o.namespace] } : {}),
     policy: strictPolicy,
     endpointOf: o.endpointOf,
     open: o.wrapOpen ? o.wrapOpen(open) : open,
