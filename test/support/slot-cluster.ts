@@ -33,8 +33,8 @@ import {
   repairSlots,
   type MigrateOptions,
   type MigrationNode,
-  type MigrationPath,
 } from '../../src/controller/valkey/migrate-slots.js';
+import type { MigrationPath } from '../../src/controller/cluster/migration-path.js';
 import { sessionOpener, type NodeSession } from '../../src/controller/valkey/node-session.js';
 import { renderUsersAcl } from '../../src/render/acl.js';
 import { freePorts, waitFor } from './process.js';

@@ -9,6 +9,9 @@
  */
 export const ATOMIC_FAILURES_MAX = 3;
 
+/** The two slot-migration protocols: Valkey 9's CLUSTER MIGRATESLOTS, or SETSLOT and MIGRATE per slot. */
+export type MigrationPath = 'atomic' | 'classic';
+
 export interface AtomicFailures {
   /** Failed atomic steps in this scaling. */
   count: number;
@@ -18,7 +21,6 @@ export interface AtomicFailures {
   classicNext: boolean;
 }
 
-export type MigrationPath = 'atomic' | 'classic';
 
 /** The path of the next step, and why it is classic when it is. */
 export function nextMigrationPath(

@@ -15,7 +15,10 @@ import type { NodeSession } from '../valkey/node-session.js';
  * 9.1.2 refuses a certificate and key that do not match (the reload fails, the old context
  * stays) but loads an expired certificate and serves it, after which no client that verifies can
  * connect; so the controller never reloads a Secret certificate outside its validity window, and
- * says so instead.
+ * says so instead. A node that serves an expired certificate all the same (it reloaded, or
+ * restarted, on expired files the kubelet had not replaced yet) is still reachable: the
+ * controller's handshake lets an expired certificate of the CA through (valkey/resp-connection.ts),
+ * so such a node is reloaded here like any other.
  */
 
 export { certificateFingerprint } from '../valkey/digests.js';

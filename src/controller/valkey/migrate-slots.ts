@@ -8,6 +8,7 @@
  * `CLUSTER SETSLOT NODE` on the target, the source and every other primary. Clients keep working:
  * the source answers ASK for keys already moved, and MOVED once the slot is the target's.
  */
+import type { MigrationPath } from '../cluster/migration-path.js';
 import type { Endpoint } from '../cluster/observation.js';
 import type { SlotRepair } from '../cluster/rebalance.js';
 import { formatRanges, toRanges, type SlotRange } from '../../api/contract/slots.js';
@@ -37,7 +38,6 @@ export interface MigrateOptions {
   atomic?: Omit<AtomicOptions, 'signal'>;
 }
 
-export type MigrationPath = 'atomic' | 'classic';
 
 export interface StepOutcome {
   slotsMoved: number;

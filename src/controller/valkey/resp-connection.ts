@@ -1,5 +1,6 @@
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { checkServerIdentity, connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { RespError, RespParser, encodeCommand, type RespValue } from './resp.js';
 
 export interface TlsOptions {
@@ -23,7 +24,15 @@ export interface ConnectOptions {
 }
 
 /** The node could not be talked to: refused, timed out, closed, TLS failure or garbage. */
-export class NodeUnavailableError extends Error {}
+export class NodeUnavailableError extends Error {
+  /** The socket error's code (e.g. CERT_HAS_EXPIRED), when there was one. */
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The node answered with an error reply, e.g. `WRONGPASS` or `ERR Unknown node`. */
 export class CommandError extends Error {
@@ -43,6 +52,8 @@ export interface RespConnection {
   call(args: readonly string[]): Promise<RespValue>;
   /** The SHA-256 fingerprint of the certificate the server presented (TLS only), as `AA:BB:...`. */
   peerFingerprint(): string | undefined;
+  /** The node's certificate has expired (let through so the node can be told to reload; see connectResp). */
+  peerCertificateExpired(): boolean;
   close(): void;
 }
 
@@ -55,7 +66,38 @@ interface Pending {
 /** Commands are logged and reported by name only, never with their arguments (AUTH has a password). */
 const commandName = (args: readonly string[]): string => (args[0] === 'AUTH' ? 'AUTH' : args.slice(0, 2).join(' '));
 
-export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
+/**
+ * A connection to one node. Over TLS the node's certificate must chain to the CA and carry the
+ * pod's name. One exception, so a node can be repaired: a certificate that only has expired. A
+ * node reads its certificate files when told to reload, and those lag the Secret (the kubelet
+ * projects them later), so a node can be made to load an expired certificate that the Secret no
+ * longer holds; a controller that refused it could never tell the node to reload again. Such a
+ * handshake is tried a second time with the chain and the name checked here, and only the expiry
+ * let through (`peerCertificateExpired()` says so).
+ */
+export async function connectResp(opts: ConnectOptions): Promise<RespConnection> {
+  try {
+    return await connectOnce(opts, false);
+  } catch (e) {
+    if (opts.tls && e instanceof NodeUnavailableError && e.code === 'CERT_HAS_EXPIRED') return connectOnce(opts, true);
+    throw e;
+  }
+}
+
+/** Why a peer certificate that has expired is not otherwise the node's: its name and its issuer. */
+function expiredPeerProblem(socket: TLSSocket, tls: TlsOptions): string | undefined {
+  if (socket.authorized) return undefined;
+  if (socket.authorizationError?.toString() !== 'CERT_HAS_EXPIRED') return `certificate not trusted (${String(socket.authorizationError)})`;
+  const peer = socket.getPeerCertificate();
+  const identity = checkServerIdentity(tls.servername, peer);
+  if (identity) return identity.message;
+  const leaf = new X509Certificate(peer.raw);
+  const issuers = (tls.ca.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((p) => new X509Certificate(p));
+  if (!issuers.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey))) return 'certificate has expired and is not issued by the CA';
+  return undefined;
+}
+
+function connectOnce(opts: ConnectOptions, tolerateExpired: boolean): Promise<RespConnection> {
   const where = `${opts.host}:${opts.port}`;
   return new Promise((resolve, reject) => {
     const socket: Socket = opts.tls
@@ -65,6 +107,7 @@ export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
           ca: opts.tls.ca,
           ...(opts.tls.cert !== undefined && opts.tls.key !== undefined ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
           servername: opts.tls.servername,
+          ...(tolerateExpired ? { rejectUnauthorized: false } : {}),
         })
       : netConnect({ host: opts.host, port: opts.port });
     const readyEvent = opts.tls ? 'secureConnect' : 'connect';
@@ -85,9 +128,9 @@ export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
       reject(err);
     }, opts.connectTimeoutMs);
 
-    socket.on('error', (e) => {
+    socket.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(connectTimer);
-      const err = new NodeUnavailableError(`${where}: ${e.message}`);
+      const err = new NodeUnavailableError(`${where}: ${e.message}`, e.code);
       fail(err);
       reject(err);
     });
@@ -107,6 +150,13 @@ export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
     });
     socket.once(readyEvent, () => {
       clearTimeout(connectTimer);
+      const problem = tolerateExpired && opts.tls ? expiredPeerProblem(socket as TLSSocket, opts.tls) : undefined;
+      if (problem) {
+        const err = new NodeUnavailableError(`${where}: ${problem}`);
+        fail(err);
+        reject(err);
+        return;
+      }
       socket.setNoDelay(true);
       resolve({
         call(args) {
@@ -133,6 +183,9 @@ export function connectResp(opts: ConnectOptions): Promise<RespConnection> {
         },
         peerFingerprint() {
           return 'getPeerCertificate' in socket ? (socket as TLSSocket).getPeerCertificate().fingerprint256 || undefined : undefined;
+        },
+        peerCertificateExpired() {
+          return tolerateExpired;
         },
         close() {
           fail(new NodeUnavailableError(`${where}: connection closed by the controller`));

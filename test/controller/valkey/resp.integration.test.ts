@@ -137,4 +137,60 @@ describe(`the RESP client against a real Valkey (${SUPPORTED_BUILD})`, () => {
       other.remove();
     }
   });
+  it('TLS: a node serving an expired certificate of the CA, under the pod name, is let through (so it can be told to reload) and said to be expired; expired and wrong otherwise is refused', async () => {
+    const name = 'tlsc-0-0.tlsc.shop.svc.cluster.local';
+    const serve = async (ca: string, pair: { cert: string; key: string }) => {
+      const files = await mkdtemp(join(tmpdir(), 'valkey-krm-expired-'));
+      await writeFile(join(files, 'ca.crt'), ca);
+      await writeFile(join(files, 'tls.crt'), pair.cert);
+      await writeFile(join(files, 'tls.key'), pair.key);
+      const port = await freePort();
+      const server = await startValkey({
+        build: SUPPORTED_BUILD,
+        args: [
+          ...['--aclfile', join(dir, 'users.acl'), '--tls-port', String(port), '--tls-auth-clients', 'yes'],
+          ...['--tls-cert-file', join(files, 'tls.crt'), '--tls-key-file', join(files, 'tls.key'), '--tls-ca-cert-file', join(files, 'ca.crt')],
+        ],
+      });
+      return {
+        port,
+        stop: async () => {
+          await server.stop();
+          await rm(files, { recursive: true, force: true });
+        },
+      };
+    };
+    const expired = pki.issue(['*.tlsc.shop.svc.cluster.local'], { days: 0 });
+    await new Promise((r) => setTimeout(r, 1_500));
+    const node = await serve(pki.ca, expired);
+    const other = makePki(['*.tlsc.shop.svc.cluster.local']);
+    const foreign = other.issue(['*.tlsc.shop.svc.cluster.local'], { days: 0 });
+    await new Promise((r) => setTimeout(r, 1_500));
+    const impostor = await serve(pki.ca, foreign);
+    const connect = (port: number, servername: string) =>
+      connectResp({
+        host: '127.0.0.1',
+        port,
+        tls: { ca: pki.ca, cert: pki.cert, key: pki.key, servername },
+        connectTimeoutMs: 2000,
+        commandTimeoutMs: 2000,
+      });
+    try {
+      const c = await connect(node.port, name);
+      expect(c.peerCertificateExpired()).toBe(true);
+      expect(await c.call(['PING'])).toBe('PONG');
+      c.close();
+      await expect(connect(node.port, 'tlsc-0-0.other.shop.svc.cluster.local')).rejects.toThrow(/altnames|does not match/);
+      // Expired too, and issued by another CA: not the node's, refused.
+      await expect(connect(impostor.port, name)).rejects.toThrow(NodeUnavailableError);
+      // A valid one is not marked.
+      const v = await connect(tlsPort, name);
+      expect(v.peerCertificateExpired()).toBe(false);
+      v.close();
+    } finally {
+      await node.stop();
+      await impostor.stop();
+      other.remove();
+    }
+  });
 });

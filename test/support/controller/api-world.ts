@@ -11,6 +11,7 @@ import type { Pod } from '../../../src/controller/kube/types.js';
 import { CONTROLLER_RULES, DEFAULT_USER_LINE, REPLICATION_RULES } from '../../../src/render/acl.js';
 import type { ApiServer } from '../apiserver.js';
 import { sha256 } from '../hash.js';
+import { createNamespaces } from '../namespaces.js';
 import { cluster } from '../objects.js';
 import { REPO_ROOT as REPO } from '../paths.js';
 import { waitFor } from '../process.js';
@@ -53,12 +54,26 @@ async function kubectl(api: ApiServer, args: string[], input?: string): Promise<
 }
 
 /** CRDs from crds/, the controller's namespace, ServiceAccount and RBAC from deploy/controller/. */
-export async function prepareWorld(api: ApiServer): Promise<World> {
-  const files = [
-    join(REPO, 'crds'),
-    ...['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml'].map((f) => join(REPO, 'deploy/controller', f)),
-  ];
-  await kubectl(api, ['apply', '--server-side', ...files.flatMap((f) => ['-f', f])]);
+/** The namespaces deploy/controller-namespaced/ binds as shipped (its example list). */
+export const NAMESPACED_INSTALL_NAMESPACES = ['team-a', 'team-b'] as const;
+
+/**
+ * The CRDs and the controller's ServiceAccount and RBAC as shipped: `cluster-wide`
+ * (deploy/controller/: namespace, ServiceAccount, rbac.yaml) or `namespaced`
+ * (deploy/controller-namespaced/ applied whole with `-k`, its namespaces created first).
+ */
+export async function prepareWorld(api: ApiServer, o: { install?: 'cluster-wide' | 'namespaced' } = {}): Promise<World> {
+  if (o.install === 'namespaced') {
+    await kubectl(api, ['apply', '--server-side', '-f', join(REPO, 'crds')]);
+    await createNamespaces(api, NAMESPACED_INSTALL_NAMESPACES);
+    await kubectl(api, ['apply', '--server-side', '-k', join(REPO, 'deploy/controller-namespaced')]);
+  } else {
+    const files = [
+      join(REPO, 'crds'),
+      ...['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml'].map((f) => join(REPO, 'deploy/controller', f)),
+    ];
+    await kubectl(api, ['apply', '--server-side', ...files.flatMap((f) => ['-f', f])]);
+  }
   await kubectl(api, [
     'wait',
     '--for=condition=Established',

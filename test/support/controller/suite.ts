@@ -13,14 +13,15 @@ export interface KubeSuite {
   servers: NodeServer[];
 }
 
-export function useKubeWorld(): KubeSuite {
+/** One API server per file, prepared with the controller's install as shipped (cluster-wide unless told). */
+export function useKubeWorld(o: Parameters<typeof prepareWorld>[1] = {}): KubeSuite {
   const suite = { servers: [] as NodeServer[] } as KubeSuite;
   beforeAll(async () => {
     // Each harness server registers a process 'exit' hook; these files start more than ten.
     process.setMaxListeners(64);
     await ensureTools();
     suite.api = await startApiServer();
-    suite.world = await prepareWorld(suite.api);
+    suite.world = await prepareWorld(suite.api, o);
   }, 180_000);
   afterAll(async () => {
     await Promise.all(suite.servers.map((s) => s.server.stop()));

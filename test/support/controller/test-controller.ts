@@ -25,6 +25,8 @@ export interface TestControllerOptions {
   world: World;
   book: EndpointBook;
   namespace?: string;
+  /** Watch these namespaces (a namespaced install); `namespace` is the one-namespace shorthand. */
+  namespaces?: readonly string[];
   /** Wraps the production session opener (to simulate a crash mid-formation, for instance). */
   wrapOpen?: (open: OpenSession) => OpenSession;
   leaderElection?: AppOptions['leaderElection'];
@@ -41,6 +43,7 @@ export interface InProcessAppOptions {
   /** The ServiceAccount's kubeconfig (prepareWorld). */
   kubeconfig: string;
   namespace?: string;
+  namespaces?: readonly string[];
   /** The controller system user's password, as the rendered users.acl hashes it. */
   password: string;
   endpointOf: AppOptions['endpointOf'];
@@ -68,7 +71,7 @@ export async function startInProcessApp(o: InProcessAppOptions): Promise<App> {
   );
   return startApp({
     client: await kubeClientFromConfig(kc),
-    ...(o.namespace ? { namespaces: [o.namespace] } : {}),
+    ...(o.namespaces ? { namespaces: o.namespaces } : o.namespace ? { namespaces: [o.namespace] } : {}),
     policy: strictPolicy,
     endpointOf: o.endpointOf,
     open: o.wrapOpen ? o.wrapOpen(open) : open,
@@ -93,6 +96,7 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
   const app = await startInProcessApp({
     kubeconfig: o.world.controllerKubeconfig,
     ...(o.namespace ? { namespace: o.namespace } : {}),
+    ...(o.namespaces ? { namespaces: o.namespaces } : {}),
     password: CONTROLLER_PASSWORD,
     endpointOf: o.book.endpointOf,
     timeouts: { connectMs: timeoutMs, commandMs: timeoutMs },
