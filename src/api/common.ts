@@ -7,6 +7,8 @@ import { RESOURCE_QUANTITY_PATTERN } from './quantity.js';
 export interface CelRule {
   rule: string;
   message: string;
+  /** A CEL string expression for the message, e.g. naming the offending key; `message` when it fails. */
+  messageExpression?: string;
   fieldPath?: string;
   reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
 }

@@ -87,3 +87,14 @@ export function isManagedSettingName(canonicalName: string): boolean {
     securitySettingReason(canonicalName) !== undefined
   );
 }
+
+/**
+ * Every spelling of a security setting Valkey reads, lowercase: the names above and their aliases
+ * (`masterauth` for `primaryauth`, ...), for the CRD's admission rule, which cannot canonicalize.
+ * `aliasesOf` maps an alias to its setting (the generated table's).
+ */
+export function securitySettingSpellings(aliasesOf: Readonly<Record<string, string>>): string[] {
+  const names = new Set(Object.keys(SECURITY_SETTINGS));
+  for (const [alias, canonical] of Object.entries(aliasesOf)) if (Object.hasOwn(SECURITY_SETTINGS, canonical)) names.add(alias);
+  return [...names].sort();
+}

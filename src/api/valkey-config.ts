@@ -1,14 +1,36 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
-import { celRules, keysMatchRule, kindObject, quantity, refName } from './common.js';
+import { celRules, keysMatchRule, kindObject, quantity, refName, type CelRule } from './common.js';
 import { aclBindings } from './acl.js';
 import { valkeyArgsError } from './valkey-args.js';
+import { SECURITY_PREFIXES, securitySettingSpellings } from './managed-settings.js';
+import { GENERATED_VALKEY_SETTING_ALIASES } from './valkey-settings.js';
 
 /** Valkey directive names: what `CONFIG GET` accepts, lowercase letters, digits and dashes. */
 export const VALKEY_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9-]*$';
 export const VALKEY_KEY = new RegExp(VALKEY_KEY_PATTERN);
 const VALKEY_KEY_MESSAGE = 'each key must be a Valkey directive name such as maxmemory-policy';
 const MAX_VALKEY_SETTINGS = 256;
+
+/**
+ * The admission twin of menu/check-settings.ts's refusal of settings that decide who can connect
+ * or how (managed-settings.ts): any spelling, any case. The function names the reason per setting;
+ * the API server names the key.
+ */
+function securitySettingsRule(): CelRule {
+  const names = `[${securitySettingSpellings(GENERATED_VALKEY_SETTING_ALIASES)
+    .map((n) => `'${n}'`)
+    .join(', ')}]`;
+  const refused = (k: string) =>
+    `(${k}.lowerAscii() in ${names} || ${SECURITY_PREFIXES.map((p) => `${k}.lowerAscii().startsWith('${p}')`).join(' || ')})`;
+  const message =
+    'must not set requirepass, masterauth/primaryauth, masteruser/primaryuser, aclfile, user, include, rename-command or any tls-* setting: valkey-krm sets who can connect and how (ACL bindings in spec.acl, TLS in the ValkeyCluster spec.tls)';
+  return {
+    rule: `self.all(k, !${refused('k')})`,
+    message,
+    messageExpression: `'must not set ' + self.filter(k, ${refused('k')})[0] + ': it decides who can connect or how, which valkey-krm sets itself (ACL bindings in spec.acl, TLS in the ValkeyCluster spec.tls); remove it'`,
+  };
+}
 
 export const valkeySettings = lazy(() =>
   z
@@ -36,7 +58,7 @@ export const valkeySettings = lazy(() =>
       z.meta({
         description: 'Valkey settings, merged per key down the baseRef chain. Forced settings always win.',
         maxProperties: MAX_VALKEY_SETTINGS,
-        ...celRules(keysMatchRule(VALKEY_KEY_PATTERN, VALKEY_KEY_MESSAGE)),
+        ...celRules(keysMatchRule(VALKEY_KEY_PATTERN, VALKEY_KEY_MESSAGE), securitySettingsRule()),
       }),
     ),
 );

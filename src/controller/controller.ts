@@ -262,4 +262,3 @@ export class Controller {
     return result;
   }
 }
-

@@ -185,7 +185,11 @@ export async function runStatusSync(argv: readonly string[], env: NodeJS.Process
     log.error('cannot start', { error: e });
     return 1;
   }
-  log.info('started', { policy: strictPolicy.name, namespaces: options.namespaces.length ? options.namespaces : '(all)', identity: options.identity });
+  log.info('started', {
+    policy: strictPolicy.name,
+    namespaces: options.namespaces.length ? options.namespaces : '(all)',
+    identity: options.identity,
+  });
   return new Promise<number>((resolve) => {
     let signalled = false;
     const onSignal = (signal: NodeJS.Signals): void => {

@@ -31,7 +31,7 @@ export function runPlainFiles(files: readonly InputFile[], tool: Tool, config?: 
     const { docs, errors } = parseDocuments(file.text, file.path);
     problems.push(...errors.map((e) => error(e.message)));
     if (file.path === STDIN_PATH && errors.some((e) => REPEATED_KEY.test(e.message))) problems.push(error(JOINED_FILES));
-    for (const [index, doc] of docs.entries()) items.push({ ...doc, file: { path: file.path, index } });
+    for (const [index, { at, ...doc }] of docs.entries()) items.push({ ...doc, file: { path: file.path, index, ...(at ? { at } : {}) } });
   }
   let functionConfig: unknown;
   if (config) {

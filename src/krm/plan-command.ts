@@ -200,14 +200,19 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
     const shown = display(path);
     const { docs, errors } = parseDocuments(text, shown);
     problems.push(...errors.map((e) => error(e.message)));
-    for (const [index, doc] of docs.entries()) items.push({ ...doc, file: { path: shown, index } });
+    for (const [index, { at, ...doc }] of docs.entries()) items.push({ ...doc, file: { path: shown, index, ...(at ? { at } : {}) } });
   }
   // Read as render-valkey reads them (one reader): the same objects count, whatever they wear.
   const sorted = sortInputs(items, { dropLocalConfig: true });
   problems.push(...sorted.problems);
   const objects = sorted.valkeyObjects;
   const renderConfigs = sorted.renderConfigItems.map((item) => ({ value: item.value, path: item.file?.path ?? '' }));
-  const fileOf = (ref: ObjectRef) => sorted.files.get(refKey(ref))?.[0]?.path;
+  const fileOf = (ref: ObjectRef, field?: string) => {
+    const place = sorted.files.get(refKey(ref))?.[0];
+    if (!place) return undefined;
+    const at = place.at?.(field);
+    return at ? { path: place.path, line: at.line, column: at.column } : { path: place.path };
+  };
   let renderConfig: unknown;
   if (configPath !== undefined) {
     const read = readNamedFile(configPath);

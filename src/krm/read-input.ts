@@ -2,12 +2,23 @@ import type { CST, Document, Node } from 'yaml';
 import { emitYaml } from './yaml/emitter.js';
 import { fastParse } from './yaml/fast-reader.js';
 import { isStackOverflow, MAX_NESTING, nestsDeeperThan, TOO_DEEP } from './yaml/nesting.js';
-import { documentErrors, parseStream, toJS, withoutSource, yamlLib } from './yaml/yaml-package.js';
+import {
+  documentErrors,
+  fieldOffset,
+  lineIndex,
+  parseStream,
+  toJS,
+  withoutSource,
+  yamlLib,
+  type TextPosition,
+} from './yaml/yaml-package.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
 export interface SourceItem {
   text: string;
   value: unknown;
+  /** Where a field of it is in the text it was read from (parseDocuments only). */
+  at?: (field?: string) => TextPosition | undefined;
 }
 
 export interface SourceError {
@@ -227,6 +238,13 @@ function parseFullDocuments(text: string, where: string): { docs: SourceItem[]; 
   if (errors.some(isStackOverflow)) return { docs: [], errors: [{ message: `${where}: ${TOO_DEEP}` }] };
   if (errors.length) return { docs: [], errors };
   const out: SourceItem[] = [];
+  let lines: ((offset: number) => TextPosition) | undefined;
+  const position = (doc: Document, field?: string): TextPosition | undefined => {
+    const offset = fieldOffset(doc, field);
+    if (offset === undefined) return undefined;
+    lines ??= lineIndex(text);
+    return lines(offset);
+  };
   tokens.forEach((token, i) => {
     const doc = docs[i] as Document;
     if (doc.contents === null) return;
@@ -239,7 +257,7 @@ function parseFullDocuments(text: string, where: string): { docs: SourceItem[]; 
     );
     body = body.replace(/(^|\n)\.\.\.[ \t]*(\r?\n)?$/, '$1');
     if (!body.endsWith('\n')) body += '\n';
-    out.push({ text: body, value: toJS(doc, doc.contents) });
+    out.push({ text: body, value: toJS(doc, doc.contents), at: (field) => position(doc, field) });
   });
   if (out.some((d) => nestsDeeperThan(d.value, MAX_NESTING))) return { docs: [], errors: [{ message: `${where}: ${TOO_DEEP}` }] };
   return { docs: out, errors: [] };

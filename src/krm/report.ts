@@ -50,6 +50,8 @@ function whereLines(p: Problem, places: readonly FileLocation[]): string[] {
   const object = p.object?.kind ? describeRef(p.object) : undefined;
   if (places.length === 0) return object ? [`  object: ${object}`] : [];
   return places.map((place) =>
-    place.path === STDIN_PATH && object ? `  object: ${object} (document ${place.index + 1} on stdin)` : `  in ${describeLocation(place)}`,
+    place.path === STDIN_PATH && object
+      ? `  object: ${object} (document ${place.index + 1} on stdin)`
+      : `  in ${describeLocation(place, p.field)}`,
   );
 }

@@ -1,3 +1,5 @@
+import type { TextPosition } from './yaml/yaml-package.js';
+import { visible } from '../api/visible.js';
 import { compareKeys, type ObjectRef, type Problem, type Severity } from '../api/index.js';
 
 /** A KRM function result (the spec's field names). */
@@ -13,6 +15,11 @@ export interface KrmResult {
 export interface FileLocation {
   path: string;
   index: number;
+  /**
+   * Where a field of the object is in the file (plain-files mode, which read the file itself; a
+   * ResourceList from kpt or kustomize carries no positions).
+   */
+  at?: (field?: string) => TextPosition | undefined;
 }
 
 /**
@@ -22,8 +29,15 @@ export interface FileLocation {
  */
 export type FileLookup = (ref: ObjectRef, inputs?: readonly number[]) => FileLocation[];
 
-/** `images.yaml (document 2)`: document numbers count from 1, and the first goes unsaid. */
-export const describeLocation = (file: FileLocation): string => `${file.path}${file.index ? ` (document ${file.index + 1})` : ''}`;
+/**
+ * `images.yaml:14:5` where the field (or the object) is, when the file's positions are known; else
+ * `images.yaml (document 2)`: document numbers count from 1, and the first goes unsaid.
+ */
+export const describeLocation = (file: FileLocation, field?: string): string => {
+  const at = file.at?.(field);
+  if (at) return `${file.path}:${at.line}:${at.column}`;
+  return `${file.path}${file.index ? ` (document ${file.index + 1})` : ''}`;
+};
 
 export const refKey = (ref: { kind: string; name: string; namespace?: string }) => `${ref.kind}|${ref.namespace ?? ''}|${ref.name}`;
 
@@ -83,8 +97,9 @@ export function toResults(problems: readonly Problem[], fileOf: FileLookup): Krm
   return sortProblems(problems).map((p) => {
     const places = p.object ? fileOf(p.object, p.inputs) : [];
     // A result has one file: a problem about several objects (one name defined twice) names the rest.
-    const message = places.length > 1 ? `${p.message} (in ${places.map(describeLocation).join(' and ')})` : p.message;
-    const result: KrmResult = { message, severity: p.severity };
+    const message = places.length > 1 ? `${p.message} (in ${places.map((f) => describeLocation(f, p.field)).join(' and ')})` : p.message;
+    // kpt prints each result's message to the terminal as it is: no raw control character in it.
+    const result: KrmResult = { message: visible(message), severity: p.severity };
     if (p.object?.kind) result.resourceRef = p.object;
     if (p.field) result.field = { path: p.field };
     const file = places[0];

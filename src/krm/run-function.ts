@@ -17,8 +17,8 @@ import { describeLocation, refKey, type FileLocation, type FileLookup } from './
 export interface InputItem {
   text: string;
   value: unknown;
-  /** Where it came from: kpt's annotations, or the file the plain-files mode read. */
-  file?: { path: string; index: number };
+  /** Where it came from: kpt's annotations, or the file the plain-files mode read (with positions). */
+  file?: FileLocation;
 }
 
 export interface GeneratedObject {
@@ -204,7 +204,9 @@ function locate(item: InputItem): FileLocation | undefined {
 }
 
 const sortLocations = (places: FileLocation[]): FileLocation[] =>
-  [...new Map(places.map((p) => [describeLocation(p), p])).values()].sort((a, b) => compareKeys([a.path, a.index], [b.path, b.index]));
+  [...new Map(places.map((p) => [`${p.path}\u0000${p.index}`, p])).values()].sort((a, b) =>
+    compareKeys([a.path, a.index], [b.path, b.index]),
+  );
 
 /** An item that is not an object, named by where it is or how it starts (not by its position, which depends on the input order). */
 function describeItem(item: InputItem): string {

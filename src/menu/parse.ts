@@ -13,6 +13,7 @@ import {
   valkeyConfig,
   valkeyImage,
   valkeyRole,
+  valkeySettings,
   type ObjectRef,
   type Problem,
   type ValkeyCluster,
@@ -23,6 +24,7 @@ import {
 import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
 import { own, ownPath, protoKeyPaths } from './own.js';
 import { issuesToProblems } from './zod-problems.js';
+import { checkValkeySettings } from './check-settings.js';
 
 /** Each kind's schema, built on first use. */
 const SCHEMAS: Record<ValkeyKind, () => z.ZodMiniType> = {
@@ -100,6 +102,8 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
           }),
         ),
       );
+      // One pass: a schema error elsewhere does not hide what is wrong with the settings.
+      if (kind === 'ValkeyConfig' && ref.name) problems.push(...located(settingsOfInvalidConfig(ref.name, value, parsed.error.issues)));
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
       return;
     }
@@ -178,4 +182,17 @@ function checkName(kind: ValkeyKind, ref: ObjectRef): Problem | undefined {
     );
   }
   return undefined;
+}
+
+/**
+ * The settings checks of a ValkeyConfig that failed its schema elsewhere (its resources, its
+ * ACL bindings), when its `spec.valkey` is itself well formed: so one pass reports both.
+ */
+function settingsOfInvalidConfig(name: string, value: unknown, issues: readonly { path: readonly PropertyKey[] }[]): Problem[] {
+  if (issues.some((i) => i.path[0] === 'spec' && (i.path.length === 1 || i.path[1] === 'valkey'))) return [];
+  const valkey = (value as { spec?: { valkey?: unknown } }).spec?.valkey;
+  if (valkey === undefined) return [];
+  const settings = valkeySettings().safeParse(valkey);
+  if (!settings.success) return [];
+  return checkValkeySettings({ metadata: { name }, spec: { valkey: settings.data } } as ValkeyConfig);
 }

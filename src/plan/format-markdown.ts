@@ -98,7 +98,11 @@ function clusterLines(c: ClusterPlan): string[] {
 }
 
 function problemLine(p: PlanProblem): string {
-  const where = p.file ? ` (in ${codeSpan(p.file)})` : p.object ? ` (${escapeMarkdown(p.object)})` : '';
+  const where = p.file
+    ? ` (in ${codeSpan(`${p.file}${p.line !== undefined ? `:${p.line}:${p.column}` : ''}`)})`
+    : p.object
+      ? ` (${escapeMarkdown(p.object)})`
+      : '';
   const message = p.message.length > ERROR_MAX ? `${p.message.slice(0, ERROR_MAX)}…` : p.message;
   return `- ${p.severity}: ${escapeMarkdown(message)}${where}`;
 }

@@ -34,6 +34,6 @@ export function formatPlanText(plan: Plan): string {
 export const clusterName = (c: ClusterPlan) => `${c.namespace}/${c.name}`;
 
 function problemLines(p: PlanProblem): string[] {
-  const where = p.file ? `in ${p.file}` : p.object;
+  const where = p.file ? `in ${p.file}${p.line !== undefined ? `:${p.line}:${p.column}` : ''}` : p.object;
   return [block(`${p.severity}: ${p.message}`, '  '), ...(where ? [`    ${visibleOneLine(where)}`] : [])];
 }

@@ -22,6 +22,8 @@ const problem = lazy(() =>
     object: z.optional(described(z.string(), 'The object it is about, e.g. "ValkeyConfig standard".')),
     field: z.optional(z.string()),
     file: z.optional(described(z.string(), 'The file the object was read from (base files in git mode as REV:path).')),
+    line: z.optional(described(z.number(), 'The line in `file` of the field (or of the object), from 1.')),
+    column: z.optional(described(z.number(), 'The column of that line, from 1.')),
   }),
 );
 

@@ -17,7 +17,8 @@ export interface PlanSide {
   /** Problems found while reading (invalid YAML, several render configs...). */
   problems?: readonly Problem[];
   /** Where an object was read from, for the report. */
-  fileOf?: (ref: ObjectRef) => string | undefined;
+  /** Where an object was read from, and where the field is in that file when it is known. */
+  fileOf?: (ref: ObjectRef, field?: string) => { path: string; line?: number; column?: number } | undefined;
 }
 
 export interface PlanOptions {
@@ -120,8 +121,14 @@ function toPlanProblems(problems: readonly Problem[], fileOf: PlanSide['fileOf']
     const out: PlanProblem = { severity: p.severity, message: p.message };
     if (p.object?.kind) out.object = describeRef(p.object);
     if (p.field) out.field = p.field;
-    const file = p.object ? fileOf?.(p.object) : undefined;
-    if (file) out.file = file;
+    const file = p.object ? fileOf?.(p.object, p.field) : undefined;
+    if (file) {
+      out.file = file.path;
+      if (file.line !== undefined && file.column !== undefined) {
+        out.line = file.line;
+        out.column = file.column;
+      }
+    }
     return out;
   });
 }

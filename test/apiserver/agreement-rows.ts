@@ -137,6 +137,13 @@ export const ROWS: readonly AgreementRow[] = [
   reject('ValkeyConfig setting value with a NUL', rowConfig({ valkey: { maxmemory: '1gb\u0000' } }), 'spec.valkey'),
   reject('ValkeyConfig setting value with an ESC', rowConfig({ valkey: { 'tcp-backlog': '\u001b]0;x\u0007511' } }), 'spec.valkey'),
   accept('ValkeyConfig setting value with a tab between arguments', rowConfig({ valkey: { save: '3600\t1' } })),
+  // Settings that decide who can connect or how: errors in the function and at admission, any spelling.
+  reject('ValkeyConfig setting requirepass', rowConfig({ valkey: { requirepass: 's3cret' } }), 'spec.valkey'),
+  reject('ValkeyConfig setting MasterAuth (an alias, mixed case)', rowConfig({ valkey: { MasterAuth: 's3cret' } }), 'spec.valkey'),
+  reject('ValkeyConfig setting tls-port', rowConfig({ valkey: { 'tls-port': '6380' } }), 'spec.valkey'),
+  reject('ValkeyConfig setting rename-command', rowConfig({ valkey: { 'rename-command': 'CONFIG ""' } }), 'spec.valkey'),
+  reject('ValkeyConfig setting include', rowConfig({ valkey: { include: '/etc/other.conf' } }), 'spec.valkey'),
+  accept('ValkeyConfig setting tcp-keepalive (not a security setting)', rowConfig({ valkey: { 'tcp-keepalive': '60' } })),
   reject('ValkeyConfig acl username with a space', rowConfig(aclWith({ username: 'my app' })), 'spec.acl[0].username'),
   reject('ValkeyConfig acl binding with an unknown field', rowConfig(aclWith({ password: 'hunter2' })), 'spec.acl[0].password'),
   accept('ValkeyConfig with cpu "500m" and memory in bytes', rowConfig({ resources: { cpu: '500m', memory: 2147483648 } })),

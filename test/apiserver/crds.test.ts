@@ -33,7 +33,8 @@ const SOURCES: { title: string; docs: SourceDoc[] }[] = [
  * below the floor): their round trip must fail,
  * which shows admission and the function agree that they are invalid.
  */
-const REFUSED_AT_ADMISSION = new Set(['golden error-caused-by', 'golden error-yaml-types']);
+// error-settings-by-version sets tls-auto-reload-interval, a tls-* setting (who can connect and how).
+const REFUSED_AT_ADMISSION = new Set(['golden error-caused-by', 'golden error-yaml-types', 'golden error-settings-by-version']);
 
 /** What must survive a round trip: the spec and the metadata a person wrote. */
 const written = (o: KubeObject) => ({

@@ -248,7 +248,9 @@ describe('autoscaling in the kube world: memory past scaleOut proposes one shard
       const decided = await clusterObject();
       expect(decided.spec?.shards).toBe(3);
       expect(decided.status?.autoscaling).toMatchObject({ lastDecision: 'ScaleIn' });
-      expect(decided.status?.autoscaling?.lastDecisionReason).toMatch(/^every node's peak over the window is below the scale-in thresholds/);
+      expect(decided.status?.autoscaling?.lastDecisionReason).toMatch(
+        /^every node's peak over the window is below the scale-in thresholds/,
+      );
       const events = await apiJson<{ items: { reason: string; message: string }[] }>(world, 'GET', `/api/v1/namespaces/${NS}/events`);
       expect(events.items.filter((e) => e.reason === 'ScaleIn')).toHaveLength(1);
 

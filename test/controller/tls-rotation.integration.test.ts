@@ -90,10 +90,9 @@ describe('TLS in the kube world: rotation, a certificate expiring soon, the Secr
   const request = <T>(method: string, path: string): Promise<T> => apiJson<T>(world, method, path);
   const pods = (): Promise<PodObject[]> => clusterPods<PodObject>(world, NS, NAME);
   const clusterObject = () =>
-    request<{ status?: { state?: string; message?: string; conditions?: { type: string; status: string; reason: string; message: string }[] } }>(
-      'GET',
-      `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`,
-    );
+    request<{
+      status?: { state?: string; message?: string; conditions?: { type: string; status: string; reason: string; message: string }[] };
+    }>('GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`);
   const clusterState = async (): Promise<string | undefined> => (await clusterObject()).status?.state;
   const expiringSoon = async () => (await clusterObject()).status?.conditions?.find((c) => c.type === 'CertificateExpiringSoon');
   const names = POD_NAMES.map((p) => podFqdn(p, NAME, NS, 'cluster.local'));
@@ -202,10 +201,16 @@ describe('TLS in the kube world: rotation, a certificate expiring soon, the Secr
     process.stdout.write(`[tls] expiring soon: ${condition?.message}\n`);
     expect(condition?.message).toContain(notAfter.toISOString().slice(0, 10));
     expect(condition?.message).toMatch(/within 30 days: renew it in the Secret/);
-    await waitFor('served and Active', async () => (await clusterState()) === 'Active' && [...(await served()).values()].every((f) => f === new X509Certificate(soon.cert).fingerprint256), {
-      timeoutMs: 60_000,
-      intervalMs: 250,
-    });
+    await waitFor(
+      'served and Active',
+      async () =>
+        (await clusterState()) === 'Active' &&
+        [...(await served()).values()].every((f) => f === new X509Certificate(soon.cert).fingerprint256),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 250,
+      },
+    );
   }, 120_000);
 
   it('the TLS Secret deleted from a running cluster: Invalid while the pods keep serving; restored: Active again', async () => {
@@ -243,7 +248,9 @@ describe('TLS in the kube world: rotation, a certificate expiring soon, the Secr
     await waitFor('Invalid', async () => (await clusterState()) === 'Invalid', { timeoutMs: 60_000, intervalMs: 250 });
     const invalid = await clusterObject();
     process.stdout.write(`[tls] expired certificate: ${invalid.status?.state}: ${invalid.status?.message}\n`);
-    expect(invalid.status?.message).toMatch(/tls\.crt \(.*\) expired on .*the controller does not reload it into the pods: renew the certificate in the Secret/);
+    expect(invalid.status?.message).toMatch(
+      /tls\.crt \(.*\) expired on .*the controller does not reload it into the pods: renew the certificate in the Secret/,
+    );
     expect(await expiringSoon()).toMatchObject({ status: 'True', reason: 'Expired' });
     // Past the kubelet's projection delay, the nodes still serve the certificate they had.
     await new Promise((r) => setTimeout(r, SECRET_SYNC_DELAY_MS + 2_000));

@@ -47,13 +47,44 @@ describe('the report leads with the cause', () => {
   });
 });
 
+describe('one pass, with lines: every finding of an object at once, each at its line and column', () => {
+  it("a config's bad resources do not hide what is wrong with its settings, and each finding names its line", () => {
+    const text = [
+      'apiVersion: valkey.gomomento.com/v1alpha1',
+      'kind: ValkeyConfig',
+      'metadata:',
+      '  name: standard',
+      'spec:',
+      '  imageRef: valkey-9-0',
+      '  resources:',
+      '    cpu: lots',
+      '    memory: 2Gi',
+      '  valkey:',
+      '    maxmemory-polcy: allkeys-lru',
+      '    requirepass: x',
+      '',
+    ].join('\n');
+    const out = runPlainFiles(
+      [{ path: 'menu.yaml', text }, yamlFile('rest.yaml', [image('valkey-9-0'), renderConfigObject()])],
+      'render-valkey',
+    );
+    const lines = out.stderr.split('\n');
+    const at = (start: string) => lines[lines.findIndex((l) => l.startsWith(start)) + 1];
+    expect(at('error: ValkeyConfig standard: spec.resources.cpu:')).toBe('  in menu.yaml:8:5');
+    expect(at('error: ValkeyConfig standard: spec.valkey.maxmemory-polcy: not a Valkey setting; did you mean "maxmemory-policy"?')).toBe(
+      '  in menu.yaml:11:5',
+    );
+    expect(at('error: ValkeyConfig standard: spec.valkey.requirepass: refused')).toBe('  in menu.yaml:12:5');
+  });
+});
+
 describe('where: the file and the object', () => {
   it('one name defined in two files names both places, and reads the same whatever the file order', () => {
     const a = yamlFile('a.yaml', [...guideMenu(), renderConfigObject()]);
     const b = yamlFile('b.yaml', [image('other'), config('standard', { imageRef: 'other' })]);
     const first = runPlainFiles([a, b], 'render-valkey');
     expect(first.stderr).toContain(
-      'error: ValkeyConfig standard is defined 2 times; names must be unique, so keep one and remove or rename the others\n  in a.yaml (document 2)\n  in b.yaml (document 2)\n',
+      'error: ValkeyConfig standard is defined 2 times; names must be unique, so keep one and remove or rename the others\n  in a.yaml:13:3\n  in b.yaml:13:3\n',
     );
     expect(runPlainFiles([b, a], 'render-valkey').stderr).toBe(first.stderr);
   });

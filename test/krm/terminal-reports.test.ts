@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/krm/cli/run-cli.js';
 import { formatReport } from '../../src/krm/report.js';
+import { toResults } from '../../src/krm/results.js';
 import { formatPlanText, type Plan } from '../../src/plan/index.js';
 import { tempDirs } from '../support/files.js';
 import { mulberry32 } from '../support/random-resource-list.js';
@@ -14,6 +15,8 @@ import { mulberry32 } from '../support/random-resource-list.js';
 const tmp = tempDirs('terminal-reports');
 afterAll(() => tmp.cleanup());
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const FAKE_SUMMARY = 'render-valkey: 0 errors, 0 warnings, 0 infos; rendered 3 clusters into 24 objects';
 const PIECES = [
   '\u001b[2K\r',
@@ -72,6 +75,15 @@ describe('hostile strings in every report, 500 generated each', () => {
         const report = formatReport(problems, () => [{ path: hostile(r), index: 0 }], tool, 'nothing was rendered');
         expectInert(report, 2);
       }
+    }
+  });
+
+  it("the ResourceList's results (what kpt prints under the function's name): messages with no raw control character", () => {
+    const r = mulberry32(2205);
+    for (let i = 0; i < 500; i++) {
+      const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'c', namespace: 'team-a' };
+      const results = toResults([{ severity: 'error' as const, message: hostile(r), object: ref }], () => [{ path: 'a.yaml', index: 0 }]);
+      for (const { message } of results) expect(message).not.toMatch(RAW_CONTROL);
     }
   });
 

@@ -55,7 +55,7 @@ describe('surrogate escapes', () => {
     ['a plain scalar, where \\u is no escape', 'a: \\ud800\n', '\\ud800'],
     ['a BMP escape', 'a: "\\u00e9"\n', 'é'],
   ])('%s is read', (_name, text, value) => {
-    expect(parseDocuments(text, 'notes.yaml')).toEqual({ docs: [{ text, value: { a: value } }], errors: [] });
+    expect(parseDocuments(text, 'notes.yaml')).toEqual({ docs: [{ text, value: { a: value }, at: expect.any(Function) }], errors: [] });
   });
 
   it('in a JSON ResourceList (kpt mode): refused the same way', () => {

@@ -119,7 +119,9 @@ describe('a cluster on a real node, with the shipped controller Deployment', () 
         return nodes.every((n) => n.health === 'online') && nodes.find((n) => n.pod === old.metadata.name)?.role === 'primary';
       });
       const again = (await readyPods()).find((p) => p.metadata.name === old.metadata.name);
-      figure(`primary pod deleted: ${old.metadata.name} ${old.status?.podIP} → ${again?.status?.podIP}, Active ${secondsSince(t)} after the delete`);
+      figure(
+        `primary pod deleted: ${old.metadata.name} ${old.status?.podIP} → ${again?.status?.podIP}, Active ${secondsSince(t)} after the delete`,
+      );
       const r = await w.stop();
       expect(r.lost).toBe(0);
       // Shard 1 was without a primary for far less than cluster-node-timeout (15 s).

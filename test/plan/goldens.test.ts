@@ -50,6 +50,8 @@ describe.each(cases)('plan %s', (name) => {
     mkdirSync(join(temp, name));
     const path = join(temp, name, 'change.yaml');
     writeFileSync(path, shuffled(docs, 3).join('---\n'));
-    expect(plan('json', path).stdout.replaceAll(`${join(temp, name)}/`, '')).toBe(plan('json').stdout);
+    // The same but for where each finding is: the lines move with the documents.
+    const placeless = (json: string) => json.replace(/,\n\s*"line": \d+,\n\s*"column": \d+/g, '');
+    expect(placeless(plan('json', path).stdout.replaceAll(`${join(temp, name)}/`, ''))).toBe(placeless(plan('json').stdout));
   });
 });

@@ -127,7 +127,7 @@ describe('hostile strings from the package, in every position', () => {
         {
           objects: [...menu({ 'notify-keyspace-events': value }), ...clusters(1), { ...config(hostile(r)), kind: 'ValkeyConfig' }],
           renderConfig: renderConfigObject(),
-          fileOf: () => hostile(r),
+          fileOf: () => ({ path: hostile(r), line: 3, column: 5 }),
         },
       );
       const md = formatPlanMarkdown(p);

@@ -21,7 +21,6 @@ export interface AtomicFailures {
   classicNext: boolean;
 }
 
-
 /** The path of the next step, and why it is classic when it is. */
 export function nextMigrationPath(
   failures: AtomicFailures | undefined,
@@ -39,13 +38,8 @@ export function nextMigrationPath(
 }
 
 /** The record after a step on `path` ended (with `error`, or not). */
-export function afterMigrationStep(
-  failures: AtomicFailures | undefined,
-  path: MigrationPath,
-  error?: string,
-): AtomicFailures | undefined {
-  if (path === 'atomic' && error !== undefined)
-    return { count: (failures?.count ?? 0) + 1, error, classicNext: true };
+export function afterMigrationStep(failures: AtomicFailures | undefined, path: MigrationPath, error?: string): AtomicFailures | undefined {
+  if (path === 'atomic' && error !== undefined) return { count: (failures?.count ?? 0) + 1, error, classicNext: true };
   if (path === 'classic' && failures && error === undefined) return { ...failures, classicNext: false };
   return failures;
 }

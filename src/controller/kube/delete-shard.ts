@@ -31,8 +31,7 @@ export async function deleteRetiredShard(client: KubeClient, namespace: string, 
     const refusal = await deleteRendered(client, path, cluster, shard);
     if (refusal) refused.push(`${kind} ${namespace}/${name} ${refusal}`);
   }
-  if (refused.length)
-    throw new Error(`${refused.join('; ')}; the controller deletes only what valkey-krm rendered for the shard`);
+  if (refused.length) throw new Error(`${refused.join('; ')}; the controller deletes only what valkey-krm rendered for the shard`);
 }
 
 /** Deletes the object at `path` if valkey-krm rendered it for the shard; why not, when it did not. */

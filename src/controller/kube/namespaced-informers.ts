@@ -13,10 +13,7 @@ export class NamespacedInformers<T extends ApiObject> {
    * @param namespaces the namespaces to watch; absent or empty: all of them
    * @param options the informer's options, with its collection path for a namespace (undefined: all)
    */
-  constructor(
-    namespaces: readonly string[] | undefined,
-    options: (namespace: string | undefined) => InformerOptions<T>,
-  ) {
+  constructor(namespaces: readonly string[] | undefined, options: (namespace: string | undefined) => InformerOptions<T>) {
     const list = namespaces && namespaces.length > 0 ? [...new Set(namespaces)] : [undefined];
     for (const ns of list) this.byNamespace.set(ns, new Informer<T>(options(ns)));
   }

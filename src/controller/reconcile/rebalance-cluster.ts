@@ -165,7 +165,11 @@ async function move(
   const started = deps.clock.now();
   const failures = deps.atomicFailures?.get(input.key);
   const next = nextMigrationPath(failures, deps.slotMigration);
-  const out = await migrateSlots({ from: d.from.id, to: d.to.id, slots: d.slots }, nodes, next.path === 'classic' ? { path: 'classic' } : {});
+  const out = await migrateSlots(
+    { from: d.from.id, to: d.to.id, slots: d.slots },
+    nodes,
+    next.path === 'classic' ? { path: 'classic' } : {},
+  );
   const after = afterMigrationStep(failures, out.path, out.error);
   if (after) deps.atomicFailures?.set(input.key, after);
   deps.metrics.slotsMoved.inc(out.slotsMoved);
@@ -266,8 +270,7 @@ export async function executeRebalance(
       const nodes = migrationNodes(primaries, input);
       if (decision.kind === 'move' || decision.kind === 'heal') {
         const atomic =
-          nextMigrationPath(deps.atomicFailures?.get(input.key), deps.slotMigration).path === 'atomic' &&
-          (await everyNodeHasAtomic(nodes));
+          nextMigrationPath(deps.atomicFailures?.get(input.key), deps.slotMigration).path === 'atomic' && (await everyNodeHasAtomic(nodes));
         if (atomic) {
           // A job started before (a controller since restarted, a step past its deadline) runs on
           // its own: nothing new starts until it ends, then the slots are read again.

@@ -38,7 +38,6 @@ export interface MigrateOptions {
   atomic?: Omit<AtomicOptions, 'signal'>;
 }
 
-
 export interface StepOutcome {
   slotsMoved: number;
   keysMoved: number;

@@ -93,7 +93,8 @@ function expiredPeerProblem(socket: TLSSocket, tls: TlsOptions): string | undefi
   if (identity) return identity.message;
   const leaf = new X509Certificate(peer.raw);
   const issuers = (tls.ca.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((p) => new X509Certificate(p));
-  if (!issuers.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey))) return 'certificate has expired and is not issued by the CA';
+  if (!issuers.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey)))
+    return 'certificate has expired and is not issued by the CA';
   return undefined;
 }
 

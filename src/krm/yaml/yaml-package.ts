@@ -161,3 +161,59 @@ export function parseStream(text: string): { tokens: CST.Document[]; docs: Docum
 /** A node's plain value (scalars, maps and sequences as JavaScript values). */
 export const toJS = (doc: Document, node: unknown): unknown =>
   node && typeof node === 'object' && 'toJS' in node ? (node as Node).toJS(doc, { maxAliasCount: 1000 }) : node;
+
+/** A line and column in a file, both from 1, as editors and compilers print them. */
+export interface TextPosition {
+  line: number;
+  column: number;
+}
+
+/** Line and column of character offsets in `text`, computed once per file. */
+export function lineIndex(text: string): (offset: number) => TextPosition {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - (starts[lo] as number) + 1 };
+  };
+}
+
+/**
+ * Where a field of a document is, by the dotted path problems name (`spec.acl[0].roleRef`,
+ * `spec.valkey.maxmemory-policy`): the key of the deepest part of the path the document has
+ * (a key with dots in it, an annotation's, is matched whole), else the document's first node.
+ */
+export function fieldOffset(doc: Document, field: string | undefined): number | undefined {
+  const { isMap, isScalar, isSeq } = yamlLib();
+  let node: unknown = doc.contents;
+  let at = (node as Node | null)?.range?.[0];
+  let rest = field ?? '';
+  while (rest && node) {
+    if (isMap(node)) {
+      let best: { key: Node; value: unknown; length: number } | undefined;
+      for (const pair of node.items) {
+        const k = isScalar(pair.key) ? String(pair.key.value) : undefined;
+        if (k === undefined || !(rest === k || rest.startsWith(`${k}.`) || rest.startsWith(`${k}[`))) continue;
+        if (!best || k.length > best.length) best = { key: pair.key as Node, value: pair.value, length: k.length };
+      }
+      if (!best) break;
+      at = best.key.range?.[0] ?? at;
+      node = best.value;
+      rest = rest.slice(best.length).replace(/^\./, '');
+    } else if (isSeq(node)) {
+      const m = /^\[(\d+)\]\.?/.exec(rest);
+      const item = m ? node.items[Number(m[1])] : undefined;
+      if (!m || !item) break;
+      at = (item as Node).range?.[0] ?? at;
+      node = item;
+      rest = rest.slice(m[0].length);
+    } else break;
+  }
+  return at;
+}

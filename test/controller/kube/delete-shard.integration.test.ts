@@ -11,7 +11,11 @@ import { ensureTools, startApiServer, type ApiServer } from '../../support/apise
 import { createNamespaces } from '../../support/namespaces.js';
 
 const NS = 'retire';
-const labels = (cluster: string, shard: number) => ({ [LABELS.managedBy]: MANAGED_BY, [LABELS.cluster]: cluster, [LABELS.shard]: String(shard) });
+const labels = (cluster: string, shard: number) => ({
+  [LABELS.managedBy]: MANAGED_BY,
+  [LABELS.cluster]: cluster,
+  [LABELS.shard]: String(shard),
+});
 const selector = { matchLabels: { app: 'x' } };
 
 const pdb = (name: string, l: Record<string, string>) => ({

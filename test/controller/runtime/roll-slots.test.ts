@@ -24,7 +24,7 @@ describe('RollSlots: --max-concurrent-rolls, claimed rather than only checked', 
     expect(slots.free('c/three')).toBe(false);
   });
 
-  it("a cluster whose status says RollInProgress holds a slot for a controller just started, until its pass says otherwise", () => {
+  it('a cluster whose status says RollInProgress holds a slot for a controller just started, until its pass says otherwise', () => {
     let inStatus = ['a/one'];
     const slots = new RollSlots(2, () => inStatus);
     expect(slots.claim('b/two', false)).toBe(true);

@@ -149,7 +149,14 @@ describe(`the RESP client against a real Valkey (${SUPPORTED_BUILD})`, () => {
         build: SUPPORTED_BUILD,
         args: [
           ...['--aclfile', join(dir, 'users.acl'), '--tls-port', String(port), '--tls-auth-clients', 'yes'],
-          ...['--tls-cert-file', join(files, 'tls.crt'), '--tls-key-file', join(files, 'tls.key'), '--tls-ca-cert-file', join(files, 'ca.crt')],
+          ...[
+            '--tls-cert-file',
+            join(files, 'tls.crt'),
+            '--tls-key-file',
+            join(files, 'tls.key'),
+            '--tls-ca-cert-file',
+            join(files, 'ca.crt'),
+          ],
         ],
       });
       return {
