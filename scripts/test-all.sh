@@ -21,6 +21,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The runner reads the last line ("N passed, N failed"): a setup step that fails before any test
+# runs (an install, a tool build, a generated file out of date, the formatter) says so there too.
+summarized=0
+on_exit() {
+  local code=$?
+  rm -rf "${report:-}" "${node_report:-}" "${podman_conf:-}"
+  if [ "$summarized" -ne 1 ] && [ "$code" -ne 0 ]; then
+    echo "test-all: a setup step failed (exit $code) before the tests ran; see above" >&2
+    echo "0 passed, 1 failed"
+  fi
+}
+trap on_exit EXIT
+
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v busybox >/dev/null 2>&1 || missing+=(busybox)   # the Argo CD plugin test runs its commands under BusyBox too
@@ -53,7 +66,6 @@ done
 
 # Podman's settings for these machines (runc, cgroupfs, no default ulimits), for this run only.
 podman_conf="$(mktemp -d)"
-trap 'rm -rf "$podman_conf"' EXIT
 cp scripts/podman-containers.conf "$podman_conf/containers.conf"
 export CONTAINERS_CONF="$podman_conf/containers.conf"
 
@@ -70,7 +82,6 @@ bash scripts/build-image.sh >&2
 
 report=$(mktemp)
 node_report=$(mktemp)
-trap 'rm -rf "$report" "$node_report" "$podman_conf"' EXIT
 status=0
 npx vitest run --project unit --project integration --project e2e \
   --reporter=default --reporter=json --outputFile.json="$report" || status=$?
@@ -78,5 +89,6 @@ npx vitest run --project unit --project integration --project e2e \
 # the machine's two cores for itself).
 npx vitest run --project node --no-file-parallelism \
   --reporter=default --reporter=json --outputFile.json="$node_report" || status=$?
+summarized=1
 node scripts/test-summary.cjs "$report" "$node_report"
 exit "$status"

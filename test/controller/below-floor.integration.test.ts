@@ -2,7 +2,8 @@
 // kube-controller-manager, the kubelet stand-in running real Valkey processes, the controller
 // in-process as its ServiceAccount): an image that declares 9.0.1 but carries Valkey 8.0.1 (a
 // mislabelled image; the schema refuses a declared version below the floor). 8.0.1 refuses the
-// rendered users.acl (`+cluster|syncslots`) and exits at start-up, so it never answers INFO; the
+// rendered valkey.conf at 9.0's `shutdown-on-sigterm failover` (and would refuse users.acl's
+// `+cluster|syncslots` next) and exits at start-up, so it never answers INFO; the
 // controller reads the version from the container's termination message (the rendered
 // FallbackToLogsOnError), reports the cluster Failed naming it, and never joins the node.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,7 +96,7 @@ describe('below the floor in the kube world: an image carrying Valkey 8.0.1', ()
     for (const pod of [`${NAME}-0-0`, `${NAME}-0-1`])
       expect(c.status?.message).toMatch(
         new RegExp(
-          `Pod ${NS}/${pod} runs valkey_version 8\\.0\\.1 \\(read from its start-up log: its container exits at start-up with "Aborting Valkey startup because of ACL errors: .*'\\+cluster\\|syncslots': Unknown command or category name in ACL`,
+          `Pod ${NS}/${pod} runs valkey_version 8\\.0\\.1 \\(read from its start-up log: its container exits at start-up with "\\*\\*\\* FATAL CONFIG FILE ERROR \\(Version 8\\.0\\.1\\) \\*\\*\\* / Reading the configuration file, at line \\d+ / >>> 'shutdown-on-sigterm failover' / argument`,
         ),
       );
     expect(c.status?.nodes).toEqual([

@@ -192,12 +192,13 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${SUPPORTED_BUILD
   });
 
   it('CONFIG SET takes every line of the live section as rendered (what the controller sends)', async () => {
-    expect(liveLines).toEqual(['maxmemory 1500mb', 'maxmemory-policy allkeys-lru']);
+    expect(liveLines).toEqual(['maxmemory 1500mb', 'maxmemory-policy allkeys-lru', 'shutdown-on-sigterm failover']);
     for (const line of liveLines) {
       const [key, ...value] = line.split(' ');
       expect(await cli(primary.port, ctl, 'CONFIG', 'SET', key!, value.join(' ')), line).toBe('OK');
     }
     expect(await cli(primary.port, ctl, 'CONFIG', 'GET', 'maxmemory')).toBe(`maxmemory\n${1500 * 1024 * 1024}`);
+    expect(await cli(primary.port, ctl, 'CONFIG', 'GET', 'shutdown-on-sigterm')).toBe('shutdown-on-sigterm\nfailover');
   });
 
   it('a replica syncs through the replication user alone', async () => {
@@ -238,14 +239,19 @@ describe(`rendered valkey.conf and users.acl on a real Valkey (${SUPPORTED_BUILD
   }, 60_000);
 });
 
+/** What a build before 9.0 needs changed in the rendered valkey.conf to start at all: 9.0's `shutdown-on-sigterm failover`. */
+const PRE9_CONF = { 'shutdown-on-sigterm': 'default' };
+
 // The marker line is plain ACL syntax that every build loads; GETUSER reads the revision back.
-// The builds that predate 9.0 get the file without `+cluster|syncslots`, which they lack.
+// The builds that predate 9.0 get the file without `+cluster|syncslots`, which they lack, and
+// valkey.conf without 9.0's `shutdown-on-sigterm failover`.
 describe('the ACL revision marker on every build', () => {
   it.each(VALKEY_BUILDS)(
     '%s loads it and reports its hash',
     async (build) => {
-      const acl = (PRE9_BUILDS as readonly string[]).includes(build) ? aclForPre9Builds(renderedAcl) : renderedAcl;
-      const server = await startValkey({ build, confText: confFor(dirs.make(`acl-marker-${build}`), {}, acl) });
+      const pre9 = (PRE9_BUILDS as readonly string[]).includes(build);
+      const acl = pre9 ? aclForPre9Builds(renderedAcl) : renderedAcl;
+      const server = await startValkey({ build, confText: confFor(dirs.make(`acl-marker-${build}`), pre9 ? PRE9_CONF : {}, acl) });
       try {
         const user = await cli(server.port, ctl, 'ACL', 'GETUSER', 'valkey-krm-revision');
         expect(user).toMatch(/^flags\noff\n/m);
@@ -258,12 +264,22 @@ describe('the ACL revision marker on every build', () => {
   );
 });
 
-// What the day-2 work relies on: a pre-9.0 server does not start on the ACL file as rendered
-// (it names `cluster|syncslots`), so such a server can never be rolled onto a 9.x ConfigMap.
-describe('the unmodified rendered users.acl on the pre-9.0 builds', () => {
-  it.each(PRE9_BUILDS)('%s refuses it at start-up, naming +cluster|syncslots', async (build) => {
+// What the day-2 work relies on: a pre-9.0 server does not start on the files as rendered, so such
+// a server can never be rolled onto a 9.x ConfigMap. It stops at valkey.conf's 9.0 line first
+// (its FATAL CONFIG FILE ERROR names its version, which the controller reads); given a
+// valkey.conf without that line, at users.acl's `+cluster|syncslots`.
+describe('the unmodified rendered files on the pre-9.0 builds', () => {
+  it.each(PRE9_BUILDS)('%s refuses valkey.conf at start-up, at its shutdown-on-sigterm failover line', async (build) => {
+    expect(valkeyConf).toMatch(/^shutdown-on-sigterm failover$/m);
+    const confText = confFor(dirs.make(`conf-as-rendered-${build}`), {}, renderedAcl);
+    await expect(startValkey({ build, confText, quietFailure: true })).rejects.toThrow(
+      /\*\*\* FATAL CONFIG FILE ERROR \(Version [^)]+\) \*\*\*[\s\S]*'shutdown-on-sigterm failover'/,
+    );
+  });
+
+  it.each(PRE9_BUILDS)('%s refuses users.acl at start-up, naming +cluster|syncslots', async (build) => {
     expect(renderedAcl).toContain(' +cluster|syncslots');
-    const confText = confFor(dirs.make(`acl-as-rendered-${build}`), {}, renderedAcl);
+    const confText = confFor(dirs.make(`acl-as-rendered-${build}`), PRE9_CONF, renderedAcl);
     await expect(startValkey({ build, confText, quietFailure: true })).rejects.toThrow(
       /Aborting Valkey startup because of ACL errors: .*users\.acl:2: Error in applying operation '\+cluster\|syncslots': Unknown command or category name in ACL/,
     );

@@ -74,16 +74,26 @@ export function startupLogSummary(log: string): string {
     // Valkey's log prefix (`1:M 01 Dec 2026 03:00:00.001 # `) says nothing a reader needs.
     .map((l) => l.trim().replace(/^\d+:[A-Z] \d+ \w+ \d+ [\d:.]+ [#*.-] /, ''))
     .filter((l) => l !== '');
+  // A refused line of the config file: Valkey's block names the line and why, after its heading.
+  const fatal = lines.findLastIndex((l) => /FATAL CONFIG FILE ERROR/.test(l));
+  if (fatal !== -1)
+    return lines
+      .slice(fatal, fatal + 4)
+      .join(' / ')
+      .slice(0, 300);
   const telling = lines.filter((l) => /error|abort|fatal|unknown|bad directive|can't/i.test(l));
   return (telling.length ? telling : lines).slice(-2).join(' / ').slice(0, 300);
 }
 
 /** "exited at start-up: ..." with what the server said, and what it means when we know. */
 export function startupProblemMessage(pod: string, log: string): string {
-  // `+cluster|syncslots` in the rendered users.acl is a 9.0 command: an older binary refuses the file.
-  const olderThan9 = /cluster\|syncslots.*unknown command|unknown command.*cluster\|syncslots/i.test(log)
-    ? ' (the binary is older than Valkey 9.0)'
-    : '';
+  // `+cluster|syncslots` in the rendered users.acl is a 9.0 command, and `shutdown-on-sigterm
+  // failover` in valkey.conf a 9.0 value: an older binary refuses the file.
+  const olderThan9 =
+    /cluster\|syncslots.*unknown command|unknown command.*cluster\|syncslots/i.test(log) ||
+    /'shutdown-on-sigterm [^']*failover[^']*'\s*\n?\s*argument\(s\) must be one of/i.test(log)
+      ? ' (the binary is older than Valkey 9.0)'
+      : '';
   return `pod ${pod} exited at start-up: ${startupLogSummary(log)}${olderThan9}`;
 }
 

@@ -33,11 +33,15 @@ export function rejectionMessage(pod: string, found: string): string {
 }
 
 /**
- * The version a server's start-up log names (`Valkey version=8.0.1, bits=64, ...`, printed before
- * the configuration is read): what a binary that exits at start-up, and so never answers INFO,
- * says it is. The last such line counts (the log may hold earlier starts).
+ * The version a server's start-up log names: what a binary that exits at start-up, and so never
+ * answers INFO, says it is. Valkey names it twice: `Valkey version=8.0.1, bits=64, ...` once the
+ * configuration is read (so an ACL file it refuses comes after it), and
+ * `*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***` when a line of the configuration is what it
+ * refuses (a setting a later release added, such as 9.0's `shutdown-on-sigterm failover`). The
+ * last such line counts (the log may hold earlier starts).
  */
 export function versionInStartupLog(log: string): string | undefined {
-  const all = [...log.matchAll(/\bValkey version=([^,\s]+)/g)];
-  return all.at(-1)?.[1];
+  const all = [...log.matchAll(/\bValkey version=([^,\s]+)|\*\*\* FATAL CONFIG FILE ERROR \(Version ([^)\s]+)\) \*\*\*/g)];
+  const last = all.at(-1);
+  return last?.[1] ?? last?.[2];
 }

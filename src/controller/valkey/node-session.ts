@@ -34,6 +34,8 @@ export interface NodeSession {
   aclList(): Promise<string[]>;
   /** The server certificate's SHA-256 fingerprint seen in this session's TLS handshake. */
   peerFingerprint(): string | undefined;
+  /** That certificate has expired (let through so the node can be reloaded: resp-connection.ts). */
+  peerCertificateExpired(): boolean;
   /** CLUSTER SETSLOT: one step of the classic slot migration protocol. */
   setSlot(slot: number, state: SlotState): Promise<void>;
   getKeysInSlot(slot: number, count: number): Promise<string[]>;
@@ -233,6 +235,7 @@ export function sessionOpener(credentials: CredentialSource, timeouts: NodeTimeo
       aclLoad: () => ok('ACL LOAD', ['ACL', 'LOAD']),
       aclList: async () => strings(await call('ACL LIST', ['ACL', 'LIST']), 'ACL LIST'),
       peerFingerprint: () => conn.peerFingerprint(),
+      peerCertificateExpired: () => conn.peerCertificateExpired(),
       setSlot: (slot, state) => ok('CLUSTER SETSLOT', setSlotArgs(slot, state)),
       getKeysInSlot: async (slot, count) => {
         const reply = await call('CLUSTER GETKEYSINSLOT', ['CLUSTER', 'GETKEYSINSLOT', String(slot), String(count)]);

@@ -125,6 +125,14 @@ describe('startupProblemMessage', () => {
     );
   });
 
+  it("quotes a refused config line whole (heading, line, directive, reason), and says 9.0's shutdown-on-sigterm failover refused means older than 9.0", () => {
+    const log =
+      "\n*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***\nReading the configuration file, at line 7\n>>> 'shutdown-on-sigterm failover'\nargument(s) must be one of the following: default, save, nosave, now, force";
+    expect(startupProblemMessage('c-0-2', log)).toBe(
+      "pod c-0-2 exited at start-up: *** FATAL CONFIG FILE ERROR (Version 8.0.1) *** / Reading the configuration file, at line 7 / >>> 'shutdown-on-sigterm failover' / argument(s) must be one of the following: default, save, nosave, now, force (the binary is older than Valkey 9.0)",
+    );
+  });
+
   describe('rollUnderWay: whether the roll has begun (then it needs no roll slot and keeps its turn)', () => {
     const done = (n: number) => two(n, [{ revision: NEW }, { revision: NEW }]);
     it.each([

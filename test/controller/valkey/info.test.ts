@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { describeIdentity } from '../../../src/controller/cluster/server-identity.js';
-import { rejectionMessage, strictPolicy } from '../../../src/controller/cluster/version-gate.js';
+import { rejectionMessage, strictPolicy, versionInStartupLog } from '../../../src/controller/cluster/version-gate.js';
 import { parseInfo, serverIdentity } from '../../../src/controller/valkey/info.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../../fixtures/info/${name}`, import.meta.url), 'utf8');
@@ -88,5 +88,21 @@ describe('the strict version policy', () => {
     );
     const old = strictPolicy.check(serverIdentity(parseInfo(fixture('valkey-8.1.1.txt'))));
     expect(old).toEqual({ ok: false, reason: 'BelowFloor', found: 'valkey_version 8.1.1' });
+  });
+});
+
+describe('versionInStartupLog: the version a server that exits at start-up names in its log', () => {
+  it('reads the start-up banner, and the fatal config error of a line the release does not know', () => {
+    expect(versionInStartupLog('1:M 02 Dec 2026 * Valkey version=8.0.1, bits=64, commit=00000000\n# Aborting Valkey startup')).toBe(
+      '8.0.1',
+    );
+    expect(
+      versionInStartupLog(
+        "\n*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***\nReading the configuration file, at line 7\n>>> 'shutdown-on-sigterm failover'\n",
+      ),
+    ).toBe('8.0.1');
+    // The last start counts; Redis's own words name no Valkey version.
+    expect(versionInStartupLog('Valkey version=9.1.2, bits=64\n*** FATAL CONFIG FILE ERROR (Version 8.0.1) ***')).toBe('8.0.1');
+    expect(versionInStartupLog('*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***')).toBeUndefined();
   });
 });
