@@ -144,6 +144,24 @@ export const ROWS: readonly AgreementRow[] = [
   reject('ValkeyConfig setting rename-command', rowConfig({ valkey: { 'rename-command': 'CONFIG ""' } }), 'spec.valkey'),
   reject('ValkeyConfig setting include', rowConfig({ valkey: { include: '/etc/other.conf' } }), 'spec.valkey'),
   accept('ValkeyConfig setting tcp-keepalive (not a security setting)', rowConfig({ valkey: { 'tcp-keepalive': '60' } })),
+  // Bool and enum values, from the same tables (a key in another case is the function's alone).
+  reject('ValkeyConfig setting appendfsync: evrysec', rowConfig({ valkey: { appendfsync: 'evrysec' } }), 'spec.valkey'),
+  accept('ValkeyConfig setting appendfsync: EverySec (values are case-insensitive)', rowConfig({ valkey: { appendfsync: 'EverySec' } })),
+  reject('ValkeyConfig setting slave-read-only (an alias): maybe', rowConfig({ valkey: { 'slave-read-only': 'maybe' } }), 'spec.valkey'),
+  reject(
+    'ValkeyConfig setting activedefrag: true (a bool takes yes or no)',
+    rowConfig({ valkey: { activedefrag: 'true' } }),
+    'spec.valkey',
+  ),
+  accept(
+    'ValkeyConfig setting shutdown-on-sigint: "nosave now" (several values)',
+    rowConfig({ valkey: { 'shutdown-on-sigint': 'nosave now' } }),
+  ),
+  reject(
+    'ValkeyConfig setting shutdown-on-sigint: "nosave later"',
+    rowConfig({ valkey: { 'shutdown-on-sigint': 'nosave later' } }),
+    'spec.valkey',
+  ),
   reject('ValkeyConfig acl username with a space', rowConfig(aclWith({ username: 'my app' })), 'spec.acl[0].username'),
   reject('ValkeyConfig acl binding with an unknown field', rowConfig(aclWith({ password: 'hunter2' })), 'spec.acl[0].password'),
   accept('ValkeyConfig with cpu "500m" and memory in bytes', rowConfig({ resources: { cpu: '500m', memory: 2147483648 } })),
