@@ -14,6 +14,7 @@ import {
   valkeyImage,
   valkeyRole,
   valkeySettings,
+  valkeyRoleSpec,
   type ObjectRef,
   type Problem,
   type ValkeyCluster,
@@ -25,6 +26,7 @@ import { invalidKey, type Menu, type ValkeyKind } from './menu.js';
 import { own, ownPath, protoKeyPaths } from './own.js';
 import { issuesToProblems } from './zod-problems.js';
 import { checkValkeySettings } from './check-settings.js';
+import { checkRoleNames } from './check-role.js';
 
 /** Each kind's schema, built on first use. */
 const SCHEMAS: Record<ValkeyKind, () => z.ZodMiniType> = {
@@ -104,6 +106,7 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
       );
       // One pass: a schema error elsewhere does not hide what is wrong with the settings.
       if (kind === 'ValkeyConfig' && ref.name) problems.push(...located(settingsOfInvalidConfig(ref.name, value, parsed.error.issues)));
+      if (kind === 'ValkeyRole' && ref.name) problems.push(...located(namesOfInvalidRole(ref.name, value, parsed.error.issues)));
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
       return;
     }
@@ -195,4 +198,26 @@ function settingsOfInvalidConfig(name: string, value: unknown, issues: readonly 
   const settings = valkeySettings().safeParse(valkey);
   if (!settings.success) return [];
   return checkValkeySettings({ metadata: { name }, spec: { valkey: settings.data } } as ValkeyConfig);
+}
+
+/**
+ * The command and category checks of a ValkeyRole that failed its schema: each list that is well
+ * formed on its own is checked, so a bad entry in one does not hide a misspelt name in the other.
+ */
+function namesOfInvalidRole(name: string, value: unknown, issues: readonly { path: readonly PropertyKey[] }[]): Problem[] {
+  const spec = (value as { spec?: Record<string, unknown> }).spec;
+  if (!spec || typeof spec !== 'object') return [];
+  const broken = (field: string) => issues.some((i) => i.path[0] === 'spec' && (i.path.length === 1 || i.path[1] === field));
+  const part = <T>(field: 'categories' | 'commands', schema: { safeParse(v: unknown): { success: boolean; data?: T } }) => {
+    if (broken(field) || spec[field] === undefined) return undefined;
+    const r = schema.safeParse(spec[field]);
+    return r.success ? r.data : undefined;
+  };
+  const categories = part('categories', valkeyRoleSpec().shape.categories);
+  const commands = part('commands', valkeyRoleSpec().shape.commands);
+  if (!categories && !commands) return [];
+  return checkRoleNames({
+    metadata: { name },
+    spec: { ...(categories ? { categories } : {}), ...(commands ? { commands } : {}) },
+  } as ValkeyRole);
 }

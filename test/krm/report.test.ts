@@ -76,6 +76,28 @@ describe('one pass, with lines: every finding of an object at once, each at its 
     );
     expect(at('error: ValkeyConfig standard: spec.valkey.requirepass: refused')).toBe('  in menu.yaml:12:5');
   });
+
+  it("a role's bad category entry does not hide a misspelt command", () => {
+    const text = [
+      'apiVersion: valkey.gomomento.com/v1alpha1',
+      'kind: ValkeyRole',
+      'metadata:',
+      '  name: cleaner',
+      'spec:',
+      '  categories:',
+      '    - name: read',
+      '      access: maybe',
+      '  commands:',
+      '    - name: flushal',
+      '      access: allow',
+      '',
+    ].join('\n');
+    const out = runPlainFiles([{ path: 'roles.yaml', text }, yamlFile('rest.yaml', [renderConfigObject()])], 'render-valkey');
+    const lines = out.stderr.split('\n');
+    const at = (start: string) => lines[lines.findIndex((l) => l.startsWith(start)) + 1];
+    expect(at('error: ValkeyRole cleaner: spec.categories[0].access: must be allow or deny')).toBe('  in roles.yaml:8:7');
+    expect(at('error: ValkeyRole cleaner: spec.commands[0].name: "flushal"')).toBe('  in roles.yaml:10:7');
+  });
 });
 
 describe('where: the file and the object', () => {
