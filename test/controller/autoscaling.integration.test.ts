@@ -89,6 +89,14 @@ describe('autoscaling in the kube world: memory past scaleOut proposes one shard
   const clusterObject = () =>
     apiJson<ClusterObject>(world, 'GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`);
   const ipOf = async (pod: string) => (await pods()).find((p) => p.metadata.name === pod)?.status?.podIP as string;
+  /** Active at the spec's generation, with `shards` primaries holding their even share of the slots. */
+  const balancedAndActive = async (host: string, shards: number): Promise<boolean> => {
+    const c = await clusterObject();
+    if (c.status?.state !== 'Active' || c.status.observedGeneration !== c.metadata?.generation) return false;
+    const view = parseClusterNodes((await controllerCommand(host, PASSWORDS.controller, 'CLUSTER', 'NODES')).trim());
+    const slots = view.filter((n) => n.flags.has('master')).map((n) => countSlots(n.slots));
+    return slots.length === shards && slots.every((n) => n === Math.floor(16384 / shards) || n === Math.ceil(16384 / shards));
+  };
   const usedPercent = async (pod: string): Promise<number> => {
     const f = parseInfo(await controllerCommand(await ipOf(pod), PASSWORDS.controller, 'INFO', 'memory'));
     return (100 * Number(f.get('used_memory'))) / Number(f.get('maxmemory'));
@@ -175,17 +183,7 @@ describe('autoscaling in the kube world: memory past scaleOut proposes one shard
 
       // The job: commit shards: 3; the GitOps tool applies it.
       await world.apply(rendered(3));
-      await waitFor(
-        '3 shards balanced and Active',
-        async () => {
-          const c = await clusterObject();
-          if (c.status?.state !== 'Active' || c.status.observedGeneration !== c.metadata?.generation) return false;
-          const view = parseClusterNodes((await controllerCommand(seed.host, PASSWORDS.controller, 'CLUSTER', 'NODES')).trim());
-          const slots = view.filter((n) => n.flags.has('master')).map((n) => countSlots(n.slots));
-          return slots.length === 3 && slots.every((n) => n === 5461 || n === 5462);
-        },
-        { timeoutMs: 400_000, intervalMs: 250 },
-      );
+      await waitFor('3 shards balanced and Active', () => balancedAndActive(seed.host, 3), { timeoutMs: 400_000, intervalMs: 250 });
       servingAt = Date.now();
     } finally {
       report = await workload.stop();
@@ -258,13 +256,7 @@ describe('autoscaling in the kube world: memory past scaleOut proposes one shard
       await world.apply(rendered(2));
       await waitFor(
         '2 shards balanced, the third retired, Active',
-        async () => {
-          const c = await clusterObject();
-          if (c.status?.state !== 'Active' || c.status.observedGeneration !== c.metadata?.generation) return false;
-          const view = parseClusterNodes((await controllerCommand(seed.host, PASSWORDS.controller, 'CLUSTER', 'NODES')).trim());
-          const slots = view.filter((n) => n.flags.has('master')).map((n) => countSlots(n.slots));
-          return slots.length === 2 && slots.every((n) => n === 8192) && (await pods()).length === 2;
-        },
+        async () => (await balancedAndActive(seed.host, 2)) && (await pods()).length === 2,
         { timeoutMs: 400_000, intervalMs: 250 },
       );
       retiredAt = Date.now();

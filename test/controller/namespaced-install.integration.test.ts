@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT as REPO } from '../support/paths.js';
 import {
   apiCall,
+  controllerMay,
+  type AccessScope,
   clusterInfo,
   createCluster,
   inNamespace,
@@ -19,34 +21,14 @@ import {
   type ClusterObject,
 } from '../support/controller/world.js';
 
-const SA = 'system:serviceaccount:valkey-system:valkey-status-sync';
-
 describe('the namespaced install: RBAC in the listed namespaces only, and a controller that stays inside them', () => {
   const suite = useKubeWorld({ install: 'namespaced' });
 
   it('grants in team-a and team-b what the controller needs there, nothing in another namespace, and no namespaced object cluster-wide', async () => {
-    const can = async (
-      verb: string,
-      group: string,
-      resource: string,
-      extra: { namespace?: string; name?: string; subresource?: string } = {},
-    ) => {
-      const review = await apiCall<{ status: { allowed: boolean } }>(
-        suite.api,
-        'POST',
-        '/apis/authorization.k8s.io/v1/subjectaccessreviews',
-        {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SubjectAccessReview',
-          spec: {
-            user: SA,
-            groups: ['system:serviceaccounts', 'system:serviceaccounts:valkey-system', 'system:authenticated'],
-            resourceAttributes: { verb, group, resource, ...extra },
-          },
-        },
-      );
+    const can = async (verb: string, group: string, resource: string, extra: AccessScope = {}) => {
       const where = extra.namespace ? ` -n ${extra.namespace}` : ' (all namespaces)';
-      return `${verb} ${resource}${extra.subresource ? `/${extra.subresource}` : ''}${where}: ${review.status.allowed ? 'yes' : 'no'}`;
+      const allowed = await controllerMay(suite.api, verb, group, resource, extra);
+      return `${verb} ${resource}${extra.subresource ? `/${extra.subresource}` : ''}${where}: ${allowed ? 'yes' : 'no'}`;
     };
     const V = 'valkey.gomomento.com';
     const inside = (ns: string) => [

@@ -23,6 +23,8 @@ import {
   waitForCluster,
   CONTROLLER_NAMESPACE,
   LEASE_PATH,
+  controllerMay,
+  type AccessScope,
   type ClusterObject,
   type TestController,
 } from '../support/controller/world.js';
@@ -220,24 +222,8 @@ describe('resilience and operations', () => {
 
   it('the shipped RBAC grants exactly what the controller needs, and the Deployment passes Pod Security "restricted"', async () => {
     const { api } = suite;
-    // SubjectAccessReviews for the ServiceAccount: what `kubectl auth can-i --as` asks, without a process per question.
-    const can = async (
-      verb: string,
-      group: string,
-      resource: string,
-      extra: { namespace?: string; name?: string; subresource?: string } = {},
-    ) => {
-      const review = await apiCall<{ status: { allowed: boolean } }>(api, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: 'system:serviceaccount:valkey-system:valkey-status-sync',
-          groups: ['system:serviceaccounts', 'system:serviceaccounts:valkey-system', 'system:authenticated'],
-          resourceAttributes: { verb, group, resource, ...extra },
-        },
-      });
-      return `${verb} ${resource}${extra.subresource ? `/${extra.subresource}` : ''}${extra.name ? ` ${extra.name}` : ''}${extra.namespace ? ` -n ${extra.namespace}` : ''}: ${review.status.allowed ? 'yes' : 'no'}`;
-    };
+    const can = async (verb: string, group: string, resource: string, extra: AccessScope = {}) =>
+      `${verb} ${resource}${extra.subresource ? `/${extra.subresource}` : ''}${extra.name ? ` ${extra.name}` : ''}${extra.namespace ? ` -n ${extra.namespace}` : ''}: ${(await controllerMay(api, verb, group, resource, extra)) ? 'yes' : 'no'}`;
     const V = 'valkey.gomomento.com';
     const C = 'coordination.k8s.io';
     const answers = await Promise.all([

@@ -61,7 +61,8 @@ export type RollStep =
   | { kind: 'none' }
   | { kind: 'wait'; reason: string; progress: RollProgress }
   | { kind: 'held'; reason: string; pod?: string; progress: RollProgress }
-  | { kind: 'evict'; pod: string; role: 'primary' | 'replica'; progress: RollProgress }
+  /** `broken`: a pod of an older revision that cannot run it, replaced first (it serves nothing). */
+  | { kind: 'evict'; pod: string; role: 'primary' | 'replica' | 'broken'; progress: RollProgress }
   | { kind: 'failover'; on: string; from: string; progress: RollProgress };
 
 const outdated = (s: RollShard, p: RollPod): boolean => s.updateRevision !== undefined && p.revision !== s.updateRevision;
@@ -157,6 +158,16 @@ export function planRoll(input: RollInput): RollStep {
     if (p.node.state === 'rejected')
       return { kind: 'held', pod: p.pod, reason: `pod ${p.pod} of the new revision runs ${p.node.found}`, progress: progress(p.pod) };
     if (p.containerProblem !== undefined) return { kind: 'held', pod: p.pod, reason: p.containerProblem, progress: progress(p.pod) };
+  }
+
+  // A pod of an older revision that cannot run it (its container exits at start-up, or its binary
+  // is refused) serves nothing, and waiting for the cluster to be whole would wait on it for ever:
+  // it is replaced first. This is how a bad image's one pod goes once git reverts the image or
+  // fixes it forward.
+  for (const { s, p } of all) {
+    if (!outdated(s, p) || p.terminating) continue;
+    if (p.node.state === 'rejected' || p.containerProblem !== undefined)
+      return { kind: 'evict', pod: p.pod, role: 'broken', progress: progress(p.pod) };
   }
 
   if (!rollUnderWay(shards) && !input.mayStart)

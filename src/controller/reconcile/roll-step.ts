@@ -37,7 +37,9 @@ export async function executeRollStep(
       about,
       'Normal',
       EVENT.evicted,
-      `Evicted ${step.role} ${step.pod} to roll it to the new revision (${describeProgress(step.progress)})`,
+      step.role === 'broken'
+        ? `Evicted ${step.pod}, which cannot run its older revision and serves nothing, to replace it at the new revision (${describeProgress(step.progress)})`
+        : `Evicted ${step.role} ${step.pod} to roll it to the new revision (${describeProgress(step.progress)})`,
     );
     deps.log.info('roll: evicted', { pod: step.pod, role: step.role });
     return undefined;

@@ -52,19 +52,12 @@ export const PARSE_OPTIONS = {
   logLevel: 'error',
 } as const;
 
-/** Offsets to `line L, column C`: the line starts are found once, then each offset by binary search. */
+/** Offsets to `line L, column C` (lineIndex below). */
 function lineColumns(text: string): (offset: number) => string {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  const at = lineIndex(text);
   return (offset) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((starts[mid] as number) <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return `line ${lo + 1}, column ${offset - (starts[lo] as number) + 1}`;
+    const { line, column } = at(offset);
+    return `line ${line}, column ${column}`;
   };
 }
 
@@ -168,7 +161,7 @@ export interface TextPosition {
   column: number;
 }
 
-/** Line and column of character offsets in `text`, computed once per file. */
+/** Line and column of character offsets in `text`: the line starts are found once, then each offset by binary search. */
 export function lineIndex(text: string): (offset: number) => TextPosition {
   const starts = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);

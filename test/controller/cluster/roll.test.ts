@@ -43,6 +43,23 @@ describe('planRoll', () => {
     expect(step.kind !== 'none' && describeProgress(step.progress)).toBe('rolling shard 1 of 3, pod c-0-1, 0 of 6 pods done');
   });
 
+  it("a bad image's pod after git went back (or forward): the pod that cannot run its older revision is replaced first, though the cluster is not whole", () => {
+    // c-0-1 ran the bad revision, which is no longer the update revision; the rest run the one git went back to.
+    const broken = { revision: 'c-0-bad', ready: false, containerProblem: 'pod c-0-1 exited at start-up: FATAL CONFIG FILE ERROR' };
+    const back = [shard(0, [pod(0, 0, { revision: NEW }), pod(0, 1, broken)]), two(1, [{ revision: NEW }, { revision: NEW }])];
+    expect(planRoll(input(back, { mayStart: false }))).toMatchObject({ kind: 'evict', pod: 'c-0-1', role: 'broken' });
+    // Refused by the version gate is the same: it serves nothing.
+    const refused = { revision: 'c-0-bad', ready: false, node: { state: 'rejected' as const, found: 'valkey_version 8.0.1' } };
+    expect(planRoll(input([shard(0, [pod(0, 0, { revision: NEW }), pod(0, 1, refused)])]))).toMatchObject({
+      kind: 'evict',
+      pod: 'c-0-1',
+      role: 'broken',
+    });
+    // A pod of the update revision that cannot run it still holds the roll (a bad image costs one pod).
+    const held = planRoll(input([shard(0, [pod(0, 0), pod(0, 1, { ...broken, revision: NEW })])]));
+    expect(held).toMatchObject({ kind: 'held', pod: 'c-0-1' });
+  });
+
   it('fails over to the in-sync replica of the new revision before the primary is touched', () => {
     const step = planRoll(input([two(0, [{}, { revision: NEW }]), two(1)]));
     expect(step).toMatchObject({ kind: 'failover', on: 'c-0-1', from: 'c-0-0' });

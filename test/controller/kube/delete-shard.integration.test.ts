@@ -2,13 +2,11 @@
 // what is left alone. The concurrent writers a live cluster has (the disruption controller writing
 // a PDB's status, a StatefulSet re-created for a spec that wants the shard again) are real writes
 // to the same API server, made between the controller's read and its delete.
-import { KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LABELS, MANAGED_BY } from '../../../src/api/index.js';
-import { kubeClientFromConfig, type KubeClient } from '../../../src/controller/kube/client.js';
+import type { KubeClient } from '../../../src/controller/kube/client.js';
 import { deleteRetiredShard } from '../../../src/controller/kube/delete-shard.js';
-import { ensureTools, startApiServer, type ApiServer } from '../../support/apiserver.js';
-import { createNamespaces } from '../../support/namespaces.js';
+import { useApiServerClient } from '../../support/controller/suite.js';
 
 const NS = 'retire';
 const labels = (cluster: string, shard: number) => ({
@@ -40,24 +38,10 @@ const PDBS = `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`;
 const SETS = `/apis/apps/v1/namespaces/${NS}/statefulsets`;
 
 describe('deleteRetiredShard on a real kube-apiserver', () => {
-  let server: ApiServer;
-  let client: KubeClient;
+  const suite = useApiServerClient([NS]);
 
-  beforeAll(async () => {
-    await ensureTools();
-    server = await startApiServer();
-    await createNamespaces(server, [NS]);
-    const kc = new KubeConfig();
-    kc.loadFromFile(server.kubeconfigPath);
-    client = await kubeClientFromConfig(kc);
-  }, 10 * 60_000);
-
-  afterAll(async () => {
-    await server?.stop();
-  }, 60_000);
-
-  const create = (path: string, body: unknown) => client.request('POST', path, { body });
-  const exists = async (path: string) => (await server.request('GET', path)).status === 200;
+  const create = (path: string, body: unknown) => suite.client.request('POST', path, { body });
+  const exists = async (path: string) => (await suite.server.request('GET', path)).status === 200;
 
   /** The client, with `hook` run once right after the first GET of a path ending in `suffix`. */
   function interleaved(suffix: string, hook: () => Promise<void>) {
@@ -65,10 +49,10 @@ describe('deleteRetiredShard on a real kube-apiserver', () => {
     const deletes: string[] = [];
     let fired = false;
     const wrapped: KubeClient = {
-      watch: (p, i) => client.watch(p, i),
+      watch: (p, i) => suite.client.watch(p, i),
       async request<T>(method: Parameters<KubeClient['request']>[0], path: string, init?: Parameters<KubeClient['request']>[2]) {
         if (method === 'DELETE') deletes.push(path.split('/').slice(-2).join('/'));
-        const r = await client.request<T>(method, path, init);
+        const r = await suite.client.request<T>(method, path, init);
         if (method === 'GET' && path.endsWith(suffix) && !fired) {
           fired = true;
           await hook();
@@ -84,8 +68,8 @@ describe('deleteRetiredShard on a real kube-apiserver', () => {
     await create(SETS, sts('a-3', labels('a', 3)));
     const { client: c, deletes } = interleaved('/poddisruptionbudgets/a-3', async () => {
       // What the disruption controller does as the shard's pods go: a status write, a new resourceVersion.
-      const live = await client.request<{ metadata: { resourceVersion: string } }>('GET', `${PDBS}/a-3`);
-      await client.request('PUT', `${PDBS}/a-3/status`, {
+      const live = await suite.client.request<{ metadata: { resourceVersion: string } }>('GET', `${PDBS}/a-3`);
+      await suite.client.request('PUT', `${PDBS}/a-3/status`, {
         body: {
           ...pdb('a-3', labels('a', 3)),
           metadata: { name: 'a-3', labels: labels('a', 3), resourceVersion: live.metadata.resourceVersion },
@@ -99,13 +83,13 @@ describe('deleteRetiredShard on a real kube-apiserver', () => {
     expect(await exists(`${PDBS}/a-3`)).toBe(false);
     expect(await exists(`${SETS}/a-3`)).toBe(false);
     // Once more: both already gone is success.
-    await deleteRetiredShard(client, NS, 'a', 3);
+    await deleteRetiredShard(suite.client, NS, 'a', 3);
   });
 
   it('a StatefulSet re-created between the read and the delete is left alone', async () => {
     await create(SETS, sts('b-3', labels('b', 3)));
     const { client: c } = interleaved('/statefulsets/b-3', async () => {
-      await client.request('DELETE', `${SETS}/b-3`);
+      await suite.client.request('DELETE', `${SETS}/b-3`);
       await create(SETS, sts('b-3', labels('b', 3)));
     });
     await expect(deleteRetiredShard(c, NS, 'b', 3)).rejects.toThrow(
@@ -118,12 +102,14 @@ describe('deleteRetiredShard on a real kube-apiserver', () => {
     await create(PDBS, pdb('c-3', { team: 'own' }));
     await create(SETS, sts('c-3', labels('c', 3)));
     await create(SETS, sts('d-3', labels('other', 3)));
-    await expect(deleteRetiredShard(client, NS, 'c', 3)).rejects.toThrow(
+    await expect(deleteRetiredShard(suite.client, NS, 'c', 3)).rejects.toThrow(
       `PodDisruptionBudget ${NS}/c-3 is not labelled ${LABELS.managedBy}=${MANAGED_BY}; the controller deletes only what valkey-krm rendered for the shard`,
     );
     expect(await exists(`${PDBS}/c-3`)).toBe(true);
     expect(await exists(`${SETS}/c-3`)).toBe(false);
-    await expect(deleteRetiredShard(client, NS, 'd', 3)).rejects.toThrow(`StatefulSet ${NS}/d-3 is not labelled as cluster d, shard 3`);
+    await expect(deleteRetiredShard(suite.client, NS, 'd', 3)).rejects.toThrow(
+      `StatefulSet ${NS}/d-3 is not labelled as cluster d, shard 3`,
+    );
     expect(await exists(`${SETS}/d-3`)).toBe(true);
   });
 });

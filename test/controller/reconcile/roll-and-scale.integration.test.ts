@@ -230,10 +230,15 @@ describe('one merge changes the image and shards together, while a second cluste
       expect(r.writes).toBeGreaterThan(100);
     }
     expect(seen).toEqual({ otherWaitedForSlot: true, rolledWhileMigrating: false });
-    // The slots move (and a drained shard is retired) before the roll starts: never both at once.
+    // Never both at once: every slot move (and a drained shard's retirement) comes before the
+    // roll's first step or after its last. Which goes first depends on what the controller sees
+    // first: both due in one pass, the slots move first (the planner's order); a pass that sees the
+    // StatefulSets' new template before the ValkeyCluster's new shards count (the order a GitOps
+    // tool applies them in) starts the roll, and a roll under way keeps its turn.
     expect(bothTopology.length).toBeGreaterThan(0);
     expect(bothRoll.length).toBeGreaterThan(0);
-    expect(Math.max(...bothTopology)).toBeLessThan(Math.min(...bothRoll));
+    const [rollStart, rollEnd] = [Math.min(...bothRoll), Math.max(...bothRoll)];
+    expect(bothTopology.filter((t) => t > rollStart && t < rollEnd)).toEqual([]);
     // --max-concurrent-rolls 1: the second cluster's first step comes after the first cluster's last.
     expect(otherRoll.length).toBeGreaterThan(0);
     expect(Math.max(...bothRoll)).toBeLessThan(Math.min(...otherRoll));

@@ -117,6 +117,36 @@ export async function prepareWorld(api: ApiServer, o: { install?: 'cluster-wide'
 
 // ---------------------------------------------------------------- API objects
 
+/** Where a SubjectAccessReview asks: a namespace, an object's name, a subresource. */
+export interface AccessScope {
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+/**
+ * Whether the controller's ServiceAccount may do `verb` on `resource`: a SubjectAccessReview, what
+ * `kubectl auth can-i --as` asks, without a process per question.
+ */
+export async function controllerMay(
+  api: ApiServer,
+  verb: string,
+  group: string,
+  resource: string,
+  scope: AccessScope = {},
+): Promise<boolean> {
+  const review = await apiCall<{ status: { allowed: boolean } }>(api, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: {
+      user: `system:serviceaccount:${CONTROLLER_NAMESPACE}:valkey-status-sync`,
+      groups: ['system:serviceaccounts', `system:serviceaccounts:${CONTROLLER_NAMESPACE}`, 'system:authenticated'],
+      resourceAttributes: { verb, group, resource, ...scope },
+    },
+  });
+  return review.status.allowed;
+}
+
 export async function apiCall<T>(api: ApiServer, method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
   const res = await api.request(method, path, body, contentType ? { 'Content-Type': contentType } : undefined);
   if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);

@@ -1,6 +1,8 @@
 // The lifecycle every controller integration file shares: one prepared API server per file, and
 // every server a test records in `servers` stopped afterwards, even when a test fails.
+import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll } from 'vitest';
+import { kubeClientFromConfig, type KubeClient } from '../../../src/controller/kube/client.js';
 import { ensureTools, startApiServer, type ApiServer } from '../apiserver.js';
 import { createNamespaces } from '../namespaces.js';
 import { prepareWorld, type World } from './api-world.js';
@@ -58,4 +60,27 @@ export async function inNamespace(suite: KubeSuite, ns: string): Promise<Namespa
     startNode: async (opts) => tracked(await startNode(world, opts)),
     startPod: async (p) => tracked(await startPod(world, book, p)),
   };
+}
+
+export interface ClientSuite {
+  /** Set in beforeAll: a bare API server (no CRDs, no controller install) and the controller's own client to it, as an admin. */
+  server: ApiServer;
+  client: KubeClient;
+}
+
+/** One bare API server per file and the controller's Kubernetes client to it; `namespaces` are created first. */
+export function useApiServerClient(namespaces: readonly string[] = []): ClientSuite {
+  const suite = {} as ClientSuite;
+  beforeAll(async () => {
+    await ensureTools();
+    suite.server = await startApiServer();
+    await createNamespaces(suite.server, namespaces);
+    const kc = new KubeConfig();
+    kc.loadFromFile(suite.server.kubeconfigPath);
+    suite.client = await kubeClientFromConfig(kc);
+  }, 10 * 60_000);
+  afterAll(async () => {
+    await suite.server?.stop();
+  }, 60_000);
+  return suite;
 }
