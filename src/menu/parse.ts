@@ -188,16 +188,31 @@ function checkName(kind: ValkeyKind, ref: ObjectRef): Problem | undefined {
 }
 
 /**
+ * One field of an object's `spec` that failed its schema elsewhere, parsed alone: its value when
+ * no issue touches it (nor `spec` itself) and it is well formed on its own, else undefined.
+ */
+function wellFormedSpecField<T>(
+  value: unknown,
+  issues: readonly { path: readonly PropertyKey[] }[],
+  field: string,
+  schema: { safeParse(v: unknown): { success: boolean; data?: T } },
+): T | undefined {
+  if (issues.some((i) => i.path[0] === 'spec' && (i.path.length === 1 || i.path[1] === field))) return undefined;
+  const spec = (value as { spec?: unknown }).spec;
+  if (!spec || typeof spec !== 'object') return undefined;
+  const own = (spec as Record<string, unknown>)[field];
+  if (own === undefined) return undefined;
+  const r = schema.safeParse(own);
+  return r.success ? r.data : undefined;
+}
+
+/**
  * The settings checks of a ValkeyConfig that failed its schema elsewhere (its resources, its
  * ACL bindings), when its `spec.valkey` is itself well formed: so one pass reports both.
  */
 function settingsOfInvalidConfig(name: string, value: unknown, issues: readonly { path: readonly PropertyKey[] }[]): Problem[] {
-  if (issues.some((i) => i.path[0] === 'spec' && (i.path.length === 1 || i.path[1] === 'valkey'))) return [];
-  const valkey = (value as { spec?: { valkey?: unknown } }).spec?.valkey;
-  if (valkey === undefined) return [];
-  const settings = valkeySettings().safeParse(valkey);
-  if (!settings.success) return [];
-  return checkValkeySettings({ metadata: { name }, spec: { valkey: settings.data } } as ValkeyConfig);
+  const valkey = wellFormedSpecField(value, issues, 'valkey', valkeySettings());
+  return valkey ? checkValkeySettings({ metadata: { name }, spec: { valkey } } as ValkeyConfig) : [];
 }
 
 /**
@@ -205,16 +220,8 @@ function settingsOfInvalidConfig(name: string, value: unknown, issues: readonly 
  * formed on its own is checked, so a bad entry in one does not hide a misspelt name in the other.
  */
 function namesOfInvalidRole(name: string, value: unknown, issues: readonly { path: readonly PropertyKey[] }[]): Problem[] {
-  const spec = (value as { spec?: Record<string, unknown> }).spec;
-  if (!spec || typeof spec !== 'object') return [];
-  const broken = (field: string) => issues.some((i) => i.path[0] === 'spec' && (i.path.length === 1 || i.path[1] === field));
-  const part = <T>(field: 'categories' | 'commands', schema: { safeParse(v: unknown): { success: boolean; data?: T } }) => {
-    if (broken(field) || spec[field] === undefined) return undefined;
-    const r = schema.safeParse(spec[field]);
-    return r.success ? r.data : undefined;
-  };
-  const categories = part('categories', valkeyRoleSpec().shape.categories);
-  const commands = part('commands', valkeyRoleSpec().shape.commands);
+  const categories = wellFormedSpecField(value, issues, 'categories', valkeyRoleSpec().shape.categories);
+  const commands = wellFormedSpecField(value, issues, 'commands', valkeyRoleSpec().shape.commands);
   if (!categories && !commands) return [];
   return checkRoleNames({
     metadata: { name },

@@ -51,7 +51,8 @@ const line = ([key, value]: Setting) => valkeyConfLine(key, value);
  * deletion, an eviction or a scale-down waits for an in-sync replica (up to `shutdown-timeout`,
  * 10 s, inside the pod's 30 s grace period), hands it the shard (a forced manual failover) and only
  * then exits, instead of leaving the shard unserved for `cluster-node-timeout`. With no replica, or
- * too few primaries left to vote (a 1-shard cluster), it shuts down as `default` does.
+ * too few primaries left to vote (fewer than three shards: the handover's election times out), it
+ * shuts down as `default` does.
  */
 export const RENDERED_DEFAULTS: Readonly<Record<string, string>> = { 'shutdown-on-sigterm': 'failover' };
 

@@ -89,6 +89,16 @@ describe('autoscaling in the kube world: memory past scaleOut proposes one shard
   const clusterObject = () =>
     apiJson<ClusterObject>(world, 'GET', `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`);
   const ipOf = async (pod: string) => (await pods()).find((p) => p.metadata.name === pod)?.status?.podIP as string;
+  /** The shipped controller, its sampler paced at 2 s (a fresh one has no samples). */
+  const startController = () =>
+    startShippedController({
+      controllerKubeconfig: started.prepared.controllerKubeconfig,
+      namespace: NS,
+      controllerPassword: PASSWORDS.controller,
+      log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
+      metrics: controllerMetrics(),
+      sampleIntervalMs: 2_000,
+    });
   /** Active at the spec's generation, with `shards` primaries holding their even share of the slots. */
   const balancedAndActive = async (host: string, shards: number): Promise<boolean> => {
     const c = await clusterObject();
@@ -110,14 +120,7 @@ describe('autoscaling in the kube world: memory past scaleOut proposes one shard
     started = await startWorkloadWorld({ namespace: NS, replicationPassword: PASSWORDS.replication });
     world = started.world;
     await world.apply(rendered(2));
-    app = await startShippedController({
-      controllerKubeconfig: started.prepared.controllerKubeconfig,
-      namespace: NS,
-      controllerPassword: PASSWORDS.controller,
-      log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
-      metrics: controllerMetrics(),
-      sampleIntervalMs: 2_000,
-    });
+    app = await startController();
     await waitFor('2 shards Active', async () => (await clusterObject()).status?.state === 'Active', {
       timeoutMs: 180_000,
       intervalMs: 250,
@@ -223,14 +226,7 @@ describe('autoscaling in the kube world: memory past scaleOut proposes one shard
       // Mid-window: the controller stops and a new one starts, with no samples.
       await new Promise((r) => setTimeout(r, 10_000));
       await app?.stop();
-      app = await startShippedController({
-        controllerKubeconfig: started.prepared.controllerKubeconfig,
-        namespace: NS,
-        controllerPassword: PASSWORDS.controller,
-        log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
-        metrics: controllerMetrics(),
-        sampleIntervalMs: 2_000,
-      });
+      app = await startController();
       restartedAt = Date.now();
       await waitFor(
         'desiredShards 2',

@@ -28,14 +28,18 @@ export async function deleteRetiredShard(client: KubeClient, namespace: string, 
     ['PodDisruptionBudget', `${paths.podDisruptionBudgets(namespace)}/${name}`],
     ['StatefulSet', `${paths.statefulSets(namespace)}/${name}`],
   ] as const) {
-    const refusal = await deleteRendered(client, path, cluster, shard);
-    if (refusal) refused.push(`${kind} ${namespace}/${name} ${refusal}`);
+    const what = `${kind} ${namespace}/${name}`;
+    const refusal = await deleteRendered(client, { what, path, cluster, shard });
+    if (refusal) refused.push(`${what} ${refusal}`);
   }
   if (refused.length) throw new Error(`${refused.join('; ')}; the controller deletes only what valkey-krm rendered for the shard`);
 }
 
-/** Deletes the object at `path` if valkey-krm rendered it for the shard; why not, when it did not. */
-async function deleteRendered(client: KubeClient, path: string, cluster: string, shard: number): Promise<string | undefined> {
+/** Deletes the object at `path` (`what` names it) if valkey-krm rendered it for the shard; why not, when it did not. */
+async function deleteRendered(
+  client: KubeClient,
+  { what, path, cluster, shard }: { what: string; path: string; cluster: string; shard: number },
+): Promise<string | undefined> {
   let firstUid: string | undefined;
   for (let attempt = 1; ; attempt++) {
     let live: ApiObject;
@@ -47,9 +51,7 @@ async function deleteRendered(client: KubeClient, path: string, cluster: string,
     }
     firstUid ??= live.metadata.uid;
     if (live.metadata.uid !== firstUid)
-      throw new Error(
-        `${live.kind ?? 'object'} ${live.metadata.namespace ?? ''}/${live.metadata.name ?? path} was re-created while it was being deleted; left alone, the next pass looks again`,
-      );
+      throw new Error(`${what} was re-created while it was being deleted; left alone, the next pass looks again`);
     const refusal = notRenderedForShard(live, cluster, shard);
     if (refusal) return refusal;
     const preconditions = { uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion };
@@ -61,14 +63,14 @@ async function deleteRendered(client: KubeClient, path: string, cluster: string,
       if (!isApiError(e, 409)) throw e;
       if (attempt === ATTEMPTS)
         throw new Error(
-          `${live.kind ?? 'object'} ${live.metadata.namespace ?? ''}/${live.metadata.name ?? path} changed ${ATTEMPTS} times between read and delete (UID or resourceVersion); not deleted, the next pass looks again`,
+          `${what} changed ${ATTEMPTS} times between read and delete (UID or resourceVersion); not deleted, the next pass looks again`,
         );
     }
   }
 }
 
 /** Why `o` is not the object valkey-krm rendered for `cluster`'s shard `shard`, or undefined when it is. */
-export function notRenderedForShard(o: ApiObject, cluster: string, shard: number): string | undefined {
+function notRenderedForShard(o: ApiObject, cluster: string, shard: number): string | undefined {
   const labels = o.metadata.labels ?? {};
   if (labels[LABELS.managedBy] !== MANAGED_BY) return `is not labelled ${LABELS.managedBy}=${MANAGED_BY}`;
   if (labels[LABELS.cluster] !== cluster || labels[LABELS.shard] !== String(shard))

@@ -234,11 +234,12 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       intervalMs: sampleIntervalMs,
       ...(previous ? { previous } : {}),
     });
-    let plan = planPass(autoscale ? { ...facts, autoscale } : facts);
+    const passInput: PassFacts = autoscale ? { ...facts, autoscale } : facts;
+    let plan = planPass(passInput);
     // The slot was only checked when the facts were gathered, and other passes ran since: take it
     // now, in the same synchronous stretch as the decision, or plan again without it.
     if (plan.roll.state === 'rolling' && !deps.rollSlots.claim(key, rollUnderWay(facts.roll)))
-      plan = planPass(autoscale ? { ...facts, autoscale, rollSlotFree: false } : { ...facts, rollSlotFree: false });
+      plan = planPass({ ...passInput, rollSlotFree: false });
     for (const w of plan.waiting) log.debug('waits', { operation: w.operation, reason: w.reason });
     if (plan.roll.state === 'held' && plan.roll.step.kind === 'held')
       deps.api.events.record(involvedCluster(cluster), 'Warning', EVENT.rollHeld, plan.roll.step.reason);
