@@ -171,18 +171,19 @@ describe('TLS in the kube world: rotation, a certificate expiring soon, the Secr
     expect(after.map((p) => world.kubelet.pod(NS, p.metadata.name)?.pid)).toEqual(pids);
     expect(after.map((p) => p.status?.containerStatuses?.[0]?.restartCount)).toEqual([0, 0]);
 
-    // The controller reported it: a TlsReloaded Event naming the pods, and the live-apply metric.
+    // The controller reported it: TlsReloaded Events naming every pod (the kubelet may hand the new
+    // files to one pod a pass before the other, so one Event may name one pod), and the metric.
+    const tlsEvents = async () =>
+      (await request<{ items: EventObject[] }>('GET', `/api/v1/namespaces/${NS}/events`)).items.filter((e) => e.reason === 'TlsReloaded');
     await waitFor(
-      'a TlsReloaded Event',
-      async () =>
-        (await request<{ items: EventObject[] }>('GET', `/api/v1/namespaces/${NS}/events`)).items.some((e) => e.reason === 'TlsReloaded'),
+      'TlsReloaded Events naming every pod',
+      async () => {
+        const named = (await tlsEvents()).map((e) => e.message).join('\n');
+        return POD_NAMES.every((pod) => named.includes(pod));
+      },
       { timeoutMs: 10_000, intervalMs: 200 },
     );
-    const events = (await request<{ items: EventObject[] }>('GET', `/api/v1/namespaces/${NS}/events`)).items.filter(
-      (e) => e.reason === 'TlsReloaded',
-    );
-    const named = events.map((e) => e.message).join('\n');
-    for (const pod of POD_NAMES) expect(named).toContain(pod);
+    const events = await tlsEvents();
     expect(events.every((e) => e.involvedObject.kind === 'ValkeyCluster' && e.involvedObject.name === NAME)).toBe(true);
     expect(await counter('valkey_status_sync_live_applies_total', 'tls')).toBe(POD_NAMES.length);
     expect(await counter('valkey_status_sync_reload_failures_total', 'tls')).toBe(0);
