@@ -7,7 +7,7 @@
 #   - the real Valkey servers the tests run come from ../shared/valkey/ (see its README)
 #   - npm dependencies (npm ci)
 #   - kube-apiserver, kube-controller-manager, etcd and kustomize built from their Go modules,
-#     cached under ~/.cache (the first build takes about 13 minutes on 2 cores; later runs reuse them)
+#     cached under ~/.cache (the first build takes about 15 minutes on 2 cores; later runs reuse them)
 #   - jq and python3-jsonschema from Debian (the plan's pull-request script and its JSON Schema)
 #   - podman and runc from Debian, and the project's image built with them on a local base
 #     (scripts/build-image.sh: about a minute the first time, nothing when nothing changed)
@@ -83,12 +83,16 @@ bash scripts/build-image.sh >&2
 report=$(mktemp)
 node_report=$(mktemp)
 status=0
+groups_code=0
+node_code=0
 npx vitest run --project unit --project integration --project e2e \
-  --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+  --reporter=default --reporter=json --outputFile.json="$report" || groups_code=$?
 # The real-node smoke set: root, minutes per file, one file at a time, after the rest (it takes
 # the machine's two cores for itself).
 npx vitest run --project node --no-file-parallelism \
-  --reporter=default --reporter=json --outputFile.json="$node_report" || status=$?
+  --reporter=default --reporter=json --outputFile.json="$node_report" || node_code=$?
 summarized=1
-node scripts/test-summary.cjs "$report" "$node_report"
+[ "$groups_code" -eq 0 ] || status=$groups_code
+[ "$node_code" -eq 0 ] || status=$node_code
+node scripts/test-summary.cjs "$report:$groups_code" "$node_report:$node_code"
 exit "$status"

@@ -17,8 +17,12 @@ report=$(mktemp)
 node_report=$(mktemp)
 trap 'rm -f "$report" "$node_report"' EXIT
 status=0
-npx vitest run --project long --reporter=default --reporter=json --outputFile.json="$report" || status=$?
+groups_code=0
+node_code=0
+npx vitest run --project long --reporter=default --reporter=json --outputFile.json="$report" || groups_code=$?
 npx vitest run --config vitest.node.config.ts test/node/long \
-  --reporter=default --reporter=json --outputFile.json="$node_report" || status=$?
-node scripts/test-summary.cjs "$report" "$node_report"
+  --reporter=default --reporter=json --outputFile.json="$node_report" || node_code=$?
+[ "$groups_code" -eq 0 ] || status=$groups_code
+[ "$node_code" -eq 0 ] || status=$node_code
+node scripts/test-summary.cjs "$report:$groups_code" "$node_report:$node_code"
 exit "$status"

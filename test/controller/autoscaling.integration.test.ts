@@ -10,7 +10,10 @@
 // shard serving (the job's and the sync's latency are not in them: the test applies at once).
 // Then the load goes (the fill deleted) and the controller is restarted mid-window: the new one
 // decides nothing until a window of its own is full, then proposes one shard less, and the test's
-// commit of shards - 1 drains and retires it, nothing lost.
+// commit of shards - 1 drains and retires it, nothing lost. Last, the load flaps around the
+// lines (filled past scaleOut.memoryPercent, emptied below scaleIn.memoryPercent, again and
+// again) with git not carrying anything out: the cooldowns hold, so the load crosses the line many
+// times and the controller decides at most once per scale-out cooldown, never a scale-in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/controller/app.js';
 import { jsonLogger } from '../../src/controller/runtime/log.js';
@@ -272,4 +275,102 @@ describe('autoscaling in the kube world: memory past scaleOut proposes one shard
     expect(report.lostWrites).toBe(0);
     expect(odd).toEqual([]);
   }, 900_000);
+
+  it('load flapping around the lines, git carrying nothing out: one ScaleOut per cooldown at most, no ScaleIn, nothing lost', async () => {
+    const seed = { host: await ipOf(`${NAME}-0-0`), port: 6379 };
+    const events = async (reason: string) =>
+      (
+        await apiJson<{ items: { reason: string; message: string; firstTimestamp?: string }[] }>(
+          world,
+          'GET',
+          `/api/v1/namespaces/${NS}/events`,
+        )
+      ).items.filter((e) => e.reason === reason);
+    const scaleInsBefore = (await events('ScaleIn')).length;
+    const scaleOutsBefore = (await events('ScaleOut')).length;
+    const outCooldownMs = 1000 * AUTOSCALING.scaleOutCooldownSeconds;
+    const flapMs = 2.5 * outCooldownMs;
+    const workload = startWorkload(seed, PASSWORDS.app, WORKLOAD_KEYS);
+    let report: WorkloadReport | undefined;
+    /** Every change of status.autoscaling seen, polled every 250 ms while the load flaps. */
+    const seen: { atMs: number; desiredShards: number; lastDecision?: string; lastDecisionTime?: string; message?: string }[] = [];
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const a = (await clusterObject()).status?.autoscaling as (typeof seen)[number] | undefined;
+        const last = seen.at(-1);
+        if (a && (!last || last.desiredShards !== a.desiredShards || last.lastDecisionTime !== a.lastDecisionTime))
+          seen.push({
+            atMs: Date.now(),
+            desiredShards: a.desiredShards,
+            lastDecision: a.lastDecision,
+            lastDecisionTime: a.lastDecisionTime,
+            message: a.message,
+          });
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    let crossingsUp = 0;
+    let crossingsDown = 0;
+    const t0 = Date.now();
+    try {
+      const filler = clusterClient(seed, PASSWORDS.app);
+      const hottest = async () => Math.max(await usedPercent(`${NAME}-0-0`), await usedPercent(`${NAME}-1-0`));
+      while (Date.now() - t0 < flapMs) {
+        // Up: past scaleOut.memoryPercent 20 on a primary, held for a few samples.
+        for (let start = 0; start < FILL_KEYS && (await hottest()) <= 22; start += 2_000)
+          await Promise.all(Array.from({ length: 2_000 }, (_, i) => filler.set(`key:fill:${start + i}`, FILL_VALUE)));
+        expect(await hottest()).toBeGreaterThan(20);
+        crossingsUp += 1;
+        await new Promise((r) => setTimeout(r, 6_000));
+        // Down: below scaleIn.memoryPercent 10 on every node, held as long.
+        for (let start = 0; start < FILL_KEYS; start += 2_000)
+          await Promise.all(Array.from({ length: 2_000 }, (_, i) => filler.del(`key:fill:${start + i}`)));
+        expect(await hottest()).toBeLessThan(10);
+        crossingsDown += 1;
+        await new Promise((r) => setTimeout(r, 6_000));
+      }
+      filler.disconnect();
+    } finally {
+      watching = false;
+      await watcher;
+      report = await workload.stop();
+    }
+    const after = await clusterObject();
+    const outs = (await events('ScaleOut')).slice(scaleOutsBefore);
+    const decisions = seen.filter((s, i) => s.lastDecisionTime && s.lastDecisionTime !== seen[i - 1]?.lastDecisionTime && i > 0);
+    const odd = Object.entries(report.errors).filter(([m]) => !/^(MOVED|ASK)\b/.test(m));
+    process.stdout.write(
+      `[autoscaling] flapping for ${((Date.now() - t0) / 1000).toFixed(0)} s: the load crossed scaleOut ${crossingsUp} times and fell below scaleIn ${crossingsDown} times; ` +
+        `decisions: ${decisions.map((d) => `${d.lastDecision} at +${((d.atMs - t0) / 1000).toFixed(1)} s`).join(', ') || 'none'}; ` +
+        `desiredShards over time: ${seen.map((s) => `${s.desiredShards}@+${((s.atMs - t0) / 1000).toFixed(1)}s`).join(' ')}; ` +
+        `${report.writes} writes, ${report.reads} reads, ${report.lostWrites} acknowledged writes lost, errors other than MOVED/ASK: ${JSON.stringify(Object.fromEntries(odd))}\n`,
+    );
+    // The load flapped several times more often than the controller decided.
+    expect(crossingsUp).toBeGreaterThanOrEqual(4);
+    expect(decisions.length).toBeGreaterThanOrEqual(1);
+    expect(decisions.every((d) => d.lastDecision === 'ScaleOut')).toBe(true);
+    expect(outs).toHaveLength(decisions.length);
+    expect(decisions.length).toBeLessThanOrEqual(Math.floor(flapMs / outCooldownMs) + 1);
+    expect(decisions.length).toBeLessThan(crossingsUp);
+    // Consecutive decisions at least a cooldown apart (the poll's 250 ms aside), and a standing
+    // proposal kept for its whole cooldown whatever the load did meanwhile.
+    for (let i = 1; i < decisions.length; i++)
+      expect(
+        Date.parse(decisions[i]?.lastDecisionTime as string) - Date.parse(decisions[i - 1]?.lastDecisionTime as string),
+      ).toBeGreaterThanOrEqual(outCooldownMs - 1_000);
+    for (const d of decisions) {
+      const decidedMs = Date.parse(d.lastDecisionTime as string);
+      const withdrawn = seen.find((s) => s.atMs > d.atMs && s.desiredShards === 2);
+      if (withdrawn) expect(withdrawn.atMs - decidedMs).toBeGreaterThanOrEqual(outCooldownMs - 1_000);
+    }
+    expect((await events('ScaleIn')).length).toBe(scaleInsBefore);
+    expect(seen.every((s) => s.desiredShards === 2 || s.desiredShards === 3)).toBe(true);
+    // The controller only proposed: git's count still runs, the cluster stayed Active.
+    expect(after.spec?.shards).toBe(2);
+    expect(after.status?.state).toBe('Active');
+    expect((await pods()).length).toBe(2);
+    expect(report.lostWrites).toBe(0);
+    expect(odd).toEqual([]);
+  }, 600_000);
 });

@@ -39,9 +39,11 @@ async function failedStart(build: ValkeyBuild, extra: string[]): Promise<{ code:
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  // Two sources into one file: neither may end it (the default would, when stdout closes first,
+  // and stderr's last words then hit a closed stream); 'close' comes once both have drained.
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
   await new Promise((r) => log.end(r));
   return { code, tail: await logTail(logPath) };
 }

@@ -142,4 +142,45 @@ describe('autoscale-commit.sh against a kube-apiserver and a git repository', ()
     expect(r.stdout).toContain('search/suggest: committed 3 -> 2 shard(s)');
     expect((await git(['log', '-1', '--format=%s'])).stdout.trim()).toBe('autoscale search/suggest: ScaleIn, shards 3 -> 2');
   });
+
+  it('--branch --push: the decision on its own branch, pushed, AUTOSCALE_OPEN_PR called once; main left alone; run again, skipped', async () => {
+    const remote = tmp.make('remote.git');
+    expect((await run('git', ['init', '--quiet', '--bare', remote], { env })).code).toBe(0);
+    expect((await git(['remote', 'add', 'origin', remote])).code).toBe(0);
+    expect((await git(['push', '--quiet', 'origin', 'main'])).code).toBe(0);
+    expect((await patchStatus('orphans', 'elsewhere', { desiredShards: 1 })).code).toBe(0);
+    expect((await patchStatus('search', 'suggest', { desiredShards: 4, lastDecision: 'ScaleOut', lastDecisionReason: REASON })).code).toBe(
+      0,
+    );
+    const head = (await git(['rev-parse', 'main'])).stdout;
+    const opened = join(tmp.make('opened'), 'calls');
+    // What a forge's CLI (gh pr create, glab mr create) would be given; no forge is reachable here.
+    const openPr = `printf '%s|%s|%s\\n' "$AUTOSCALE_BRANCH" "$AUTOSCALE_TITLE" "$(printf '%s' "$AUTOSCALE_BODY" | sed -n 3p)" >> ${opened}`;
+    const withPr = { ...env, AUTOSCALE_OPEN_PR: openPr };
+    const branchJob = () =>
+      run('sh', [join(repo, 'autoscale-commit.sh'), '--branch', 'autoscale', '--push', 'valkey'], { cwd: repo, env: withPr });
+
+    const r = await branchJob();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^search\/suggest: committed 3 -> 4 shard\(s\) in \S*valkey\/teams\/search\.yaml on branch autoscale\/search-suggest-4$/m,
+    );
+    // main and the working tree as they were; the branch on origin holds one commit of one line.
+    expect((await git(['symbolic-ref', '--short', 'HEAD'])).stdout.trim()).toBe('main');
+    expect((await git(['rev-parse', 'main'])).stdout).toBe(head);
+    expect((await git(['status', '--porcelain'])).stdout).toBe('');
+    const onRemote = await run('git', ['--git-dir', remote, 'log', '--format=%s', 'main..autoscale/search-suggest-4'], { env });
+    expect(onRemote.stdout.trim()).toBe('autoscale search/suggest: ScaleOut, shards 3 -> 4');
+    const diff = await run('git', ['--git-dir', remote, 'show', '--format=', '--unified=0', 'autoscale/search-suggest-4'], { env });
+    expect(diff.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual(['-  shards: 2', '+  shards: 4']);
+    expect(readFileSync(opened, 'utf8')).toBe(`autoscale/search-suggest-4|autoscale search/suggest: ScaleOut, shards 3 -> 4|${REASON}\n`);
+
+    // The next scheduled run: the proposal is open (its branch is on origin), nothing new.
+    await git(['branch', '--quiet', '-D', 'autoscale/search-suggest-4']);
+    const again = await branchJob();
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('search/suggest: 3 -> 4 shard(s) is proposed on branch autoscale/search-suggest-4 already');
+    expect(readFileSync(opened, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+    expect((await git(['status', '--porcelain'])).stdout).toBe('');
+  });
 });

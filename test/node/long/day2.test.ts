@@ -1,5 +1,5 @@
 // The longer real-node cases (`npm run test:node`; CI runs only ../smoke.test.ts): ACL changes
-// through the kubelet's real projection, a frozen server caught by
+// through the kubelet's real projection, replicas per shard up and down, a frozen server caught by
 // the rendered readiness probe, an image below the version floor held after one pod, a roll with
 // the leading controller pod deleted mid-way, and the rendered placement applied by the real
 // scheduler. A client writes and reads inside the node's namespace through every case.
@@ -93,6 +93,44 @@ describe('day-2 cases on a real node, with the shipped controller Deployment', (
       expect(r.lost).toBe(0);
     },
     15 * MIN,
+  );
+
+  it(
+    'replicas per shard 1 → 2 → 1: the new replicas sync and serve, then the extra ones go; no other pod restarted',
+    async () => {
+      const w = await s.writer('replicas 1-2-1');
+      const before = restarts(await readyPods());
+      const inSync = async (ip: string): Promise<boolean> => {
+        const info = await s.cli(ip, ['info', 'replication']);
+        return /^role:master/m.test(info) || /^master_link_status:up/m.test(info);
+      };
+      const nodesByRole = async (role: string): Promise<number> => ((await s.status()).nodes ?? []).filter((n) => n.role === role).length;
+      s.pkg.replicasPerShard = 2;
+      let t = Date.now();
+      await s.applyPackage();
+      await s.waitActive(
+        'Active with 2 replicas per shard, every replica in sync',
+        10 * MIN,
+        async () => (await nodesByRole('replica')) === 6 && (await everyPod(inSync)),
+      );
+      figure(`replicas 1 → 2: 9 pods Ready, every replica in sync, Active ${secondsSince(t)} after apply`);
+      const grown = await readyPods();
+      // The pods that were there before are the same processes (no restart); three are new.
+      expect(restarts(grown).filter((r) => before.includes(r))).toEqual(before);
+      s.pkg.replicasPerShard = 1;
+      t = Date.now();
+      await s.applyPackage();
+      await s.waitActive(
+        'Active with 1 replica per shard, the extra pods gone',
+        10 * MIN,
+        async () => (await livePods()).length === 6 && (await nodesByRole('replica')) === 3 && (await nodesByRole('primary')) === 3,
+      );
+      figure(`replicas 2 → 1: the third pod of every shard gone, Active ${secondsSince(t)} after apply`);
+      const r = await w.stop();
+      expect(restarts(await readyPods())).toEqual(before);
+      expect(r.lost).toBe(0);
+    },
+    25 * MIN,
   );
 
   it(
@@ -235,9 +273,39 @@ describe('day-2 cases on a real node, with the shipped controller Deployment', (
         return pods.length === 6 && pods.every((p) => !before.has(p.metadata.uid));
       });
       figure(`placement: every pod scheduled into zone-b, Active ${secondsSince(t)} after apply`);
+
+      // The shipped nodeSpread `required` on one Node: a shard's second pod cannot go where its
+      // first one is, so the scheduler refuses the first re-created pod and the roll holds there.
+      // Back to bestEffort (git reverted): that pod is replaced and the cluster is Active again.
+      const spreadBefore = new Set((await livePods()).map((p) => p.metadata.uid));
+      s.pkg.nodeSpread = 'required';
+      const t2 = Date.now();
+      await s.applyPackage();
+      const antiAffinity = async (): Promise<Ev | undefined> =>
+        // The zone case's refusals above name node affinity; this one names pod anti-affinity.
+        (
+          await s.node.json<{ items: Ev[] }>('GET', `/api/v1/namespaces/${s.pkg.namespace}/events?fieldSelector=reason=FailedScheduling`)
+        ).items.find((e) => /anti-affinity/i.test(e.message));
+      await waitFor('FailedScheduling on pod anti-affinity', async () => (await antiAffinity()) !== undefined, {
+        timeoutMs: 5 * MIN,
+        intervalMs: 1_000,
+      });
+      const refusedSpread = await antiAffinity();
+      figure(
+        `placement: nodeSpread required on one Node: ${refusedSpread?.involvedObject.name} refused ${secondsSince(t2)} after apply: ${refusedSpread?.message}`,
+      );
+      await sleep(20_000);
+      const held = (await livePods()).filter((p) => !spreadBefore.has(p.metadata.uid));
+      expect(held).toHaveLength(1);
+      expect(held[0]?.spec.nodeName).toBeUndefined();
+      expect((await s.status()).state).not.toBe('Active');
+      s.pkg.nodeSpread = 'bestEffort';
+      await s.applyPackage();
+      await s.waitActive('back on bestEffort, Active', 15 * MIN, async () => (await readyPods()).length === 6);
+      figure(`placement: back to nodeSpread bestEffort, Active ${secondsSince(t2)} after the first apply`);
       const r = await w.stop();
       expect(r.lost).toBe(0);
     },
-    25 * MIN,
+    35 * MIN,
   );
 });

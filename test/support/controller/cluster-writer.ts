@@ -3,7 +3,8 @@
 // MOVED, refreshes its slot map from CLUSTER SLOTS when a node fails, writes one key after another
 // for the whole run, and at the end reads every acknowledged write back. Written here rather than
 // taken from a library: it must report per-shard pauses and acknowledged writes exactly.
-import { connectResp, type RespConnection } from '../../../src/controller/valkey/resp-connection.js';
+import { isIP } from 'node:net';
+import { connectResp, type RespConnection, type TlsOptions } from '../../../src/controller/valkey/resp-connection.js';
 import { shardSlotRange } from '../../../src/api/contract/slots.js';
 
 function crc16(s: string): number {
@@ -29,6 +30,12 @@ export interface WriterOptions {
   app: { username: string; password: string };
   shards: number;
   prefix: string;
+  /**
+   * A TLS cluster (it announces hostnames): the CA, client certificate and key, and the name the
+   * seeds' certificate is checked against (the Service's). Announced hostnames are dialled at the
+   * IP CLUSTER SLOTS gives with them, and checked against the hostname: no DNS is needed.
+   */
+  tls?: Omit<TlsOptions, 'servername'> & { seedServername: string };
 }
 
 export interface WriterReport {
@@ -41,6 +48,8 @@ export interface WriterReport {
 
 export class ClusterWriter {
   private readonly slots = new Map<number, string>();
+  /** Announced hostname -> the node's IP, from CLUSTER SLOTS' metadata (TLS clusters). */
+  private readonly addresses = new Map<string, string>();
   private readonly conns = new Map<string, Promise<RespConnection>>();
   private readonly acked = new Map<string, string>();
   private readonly pauseStart: (number | undefined)[];
@@ -74,12 +83,17 @@ export class ClusterWriter {
     for (const ip of await this.o.seeds()) {
       let c: RespConnection | undefined;
       try {
-        c = await connectResp({ host: ip, port: 6379, connectTimeoutMs: 500, commandTimeoutMs: 1000 });
+        c = await connectResp({ host: ip, port: 6379, ...this.tlsFor(ip), connectTimeoutMs: 500, commandTimeoutMs: 1000 });
         await c.call(['AUTH', this.o.admin.username, this.o.admin.password]);
-        const reply = (await c.call(['CLUSTER', 'SLOTS'])) as [number, number, [string, number]][];
+        const reply = (await c.call(['CLUSTER', 'SLOTS'])) as [number, number, [string, number, string?, unknown[]?]][];
         if (!Array.isArray(reply) || reply.length === 0) continue;
         this.slots.clear();
-        for (const [a, b, [host]] of reply) for (let s = a; s <= b; s++) this.slots.set(s, host);
+        for (const [a, b, [host, , , meta]] of reply) {
+          for (let s = a; s <= b; s++) this.slots.set(s, host);
+          // RESP2 metadata: a flat list of names and values, e.g. ["ip", "10.123.0.7"].
+          const at = Array.isArray(meta) ? meta.indexOf('ip') : -1;
+          if (at >= 0 && typeof meta?.[at + 1] === 'string') this.addresses.set(host, meta[at + 1] as string);
+        }
         return;
       } catch {
         // try the next seed
@@ -89,11 +103,19 @@ export class ClusterWriter {
     }
   }
 
+  /** The TLS options for dialling `host` (an IP: a seed, checked against the Service's name). */
+  private tlsFor(host: string): { tls?: TlsOptions } {
+    if (!this.o.tls) return {};
+    const { seedServername, ...rest } = this.o.tls;
+    return { tls: { ...rest, servername: isIP(host) ? seedServername : host } };
+  }
+
   private conn(host: string): Promise<RespConnection> {
     let p = this.conns.get(host);
     if (!p) {
       p = (async () => {
-        const c = await connectResp({ host, port: 6379, connectTimeoutMs: 500, commandTimeoutMs: 1000 });
+        const address = this.addresses.get(host) ?? host;
+        const c = await connectResp({ host: address, port: 6379, ...this.tlsFor(host), connectTimeoutMs: 500, commandTimeoutMs: 1000 });
         await c.call(['AUTH', this.o.app.username, this.o.app.password]);
         return c;
       })();
@@ -112,9 +134,11 @@ export class ClusterWriter {
       try {
         return await (await this.conn(host)).call(args);
       } catch (e) {
-        const moved = e instanceof Error ? /MOVED \d+ ([\d.]+):/.exec(e.message) : null;
+        const moved = e instanceof Error ? /MOVED \d+ ([^\s:]+):/.exec(e.message) : null;
         if (moved?.[1]) {
           host = moved[1];
+          // A hostname not seen yet (a new node): CLUSTER SLOTS gives its IP.
+          if (!isIP(host) && !this.addresses.has(host)) await this.refresh();
           this.slots.set(slot, host);
           continue;
         }

@@ -24,6 +24,8 @@ export interface NetnsWriterOptions {
   app: { username: string; password: string };
   /** The case's name: the key prefix and the label of the printed line. */
   label: string;
+  /** A TLS cluster: the CA, the client certificate and key, the Service's name for the seeds. */
+  tls?: WriterMainConfig['tls'];
 }
 
 export async function startNetnsWriter(node: RealNode, o: NetnsWriterOptions): Promise<NetnsWriter> {
@@ -35,6 +37,7 @@ export async function startNetnsWriter(node: RealNode, o: NetnsWriterOptions): P
     prefix: `app:${o.label.replace(/[^a-z0-9]+/gi, '-')}`,
     admin: { username: SYSTEM_USERNAMES.controller, password: o.controllerPassword },
     app: o.app,
+    ...(o.tls ? { tls: o.tls } : {}),
   };
   const [cmd, args] = inNetns(node.layout, process.execPath, [
     '--import',

@@ -11,6 +11,7 @@ import { ensureTools } from '../apiserver.js';
 import { run } from '../exec.js';
 import { CRD_DIR, repoPath } from '../paths.js';
 import { waitFor } from '../process.js';
+import { makePki, type TestPki } from '../tls.js';
 import { valkeyCliPath } from '../valkey.js';
 import { nodeImages, type NodeImages } from './images.js';
 import { startNetnsWriter, type NetnsWriter } from './netns-writer.js';
@@ -57,6 +58,10 @@ export interface NodeSuite {
   cli(ip: string, args: readonly string[]): Promise<string>;
   writer(label: string, shards?: number): Promise<NetnsWriter>;
   controllerPods(): Promise<Pod[]>;
+  /** A TLS suite's CA and first certificate (a wildcard for the cluster's pods and its Service). */
+  pki?: TestPki;
+  /** A TLS suite: the cluster's TLS Secret applied with this certificate and key (and the CA). */
+  applyTlsSecret(cert: string, key: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -66,7 +71,11 @@ export interface NodeSuiteOptions {
   extraImages?: readonly { build: ValkeyBuild; tag: string }[];
   shards: number;
   replicasPerShard: number;
+  /** A TLS cluster: a CA and certificate made here, the Secret created before the package is applied. */
+  tls?: boolean;
 }
+
+export const TLS_SECRET = 'cache-tls';
 
 export async function startNodeSuite(o: NodeSuiteOptions): Promise<NodeSuite> {
   const images = await nodeImages(o.extraImages);
@@ -90,7 +99,18 @@ async function prepare(node: RealNode, images: NodeImages, o: NodeSuiteOptions):
     maxmemory: '100mb',
     users: [{ username: 'app', passwords: [pw()] }],
     passwords: { replication: pw(), controller: pw() },
+    ...(o.tls ? { tlsSecret: TLS_SECRET } : {}),
   };
+  const service = `${pkg.cluster}.${pkg.namespace}.svc.cluster.local`;
+  // A year, so CertificateExpiringSoon stays False; one wildcard covers every pod's hostname.
+  const pki = o.tls ? makePki([service, `*.${service}`], { days: 365 }) : undefined;
+  const tlsSecret = (cert: string, key: string) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: TLS_SECRET, namespace: pkg.namespace },
+    type: 'kubernetes.io/tls',
+    stringData: { 'ca.crt': pki?.ca ?? '', 'tls.crt': cert, 'tls.key': key },
+  });
   const pkgDir = join(node.layout.dir, 'package');
   const must = async (what: string, args: readonly string[], input?: string): Promise<string> => {
     const r = await node.kubectl(args, input === undefined ? {} : { input });
@@ -107,6 +127,7 @@ async function prepare(node: RealNode, images: NodeImages, o: NodeSuiteOptions):
       metadata: { name: 'valkey-replication', namespace: pkg.namespace },
       stringData: { password: pkg.passwords.replication },
     },
+    ...(pki ? [tlsSecret(pki.cert, pki.key)] : []),
   ]);
 
   // The shipped controller: deploy/controller/ as a kustomize base, only its image replaced.
@@ -208,9 +229,18 @@ async function prepare(node: RealNode, images: NodeImages, o: NodeSuiteOptions):
         controllerPassword: pkg.passwords.controller,
         app: { username: 'app', password: pkg.users[0]?.passwords[0] ?? '' },
         label,
+        ...(pki ? { tls: { ca: pki.ca, cert: pki.cert, key: pki.key, seedServername: service } } : {}),
       }),
     controllerPods,
-    stop: () => node.stop(),
+    ...(pki ? { pki } : {}),
+    async applyTlsSecret(cert, key) {
+      if (!pki) throw new Error('applyTlsSecret: this suite was started without tls');
+      await node.apply([tlsSecret(cert, key)]);
+    },
+    stop: async () => {
+      await node.stop();
+      pki?.remove();
+    },
   };
   return suite;
 }

@@ -23,6 +23,10 @@ export interface PackageInputs {
   passwords: { replication: string; controller: string };
   /** ValkeyCluster spec.placement, when the case sets one. */
   placement?: Record<string, unknown>;
+  /** ValkeyCluster spec.tls.secretRef, for a TLS cluster (the suite creates the Secret). */
+  tlsSecret?: string;
+  /** The render config's nodeSpread; `bestEffort` unless a case sets the shipped `required` (see below). */
+  nodeSpread?: 'required' | 'bestEffort';
 }
 
 export interface RenderedPackage {
@@ -67,6 +71,7 @@ export async function renderPackage(p: PackageInputs, dir?: string): Promise<Ren
         shards: p.shards,
         replicasPerShard: p.replicasPerShard,
         ...(p.placement ? { placement: p.placement } : {}),
+        ...(p.tlsSecret ? { tls: { secretRef: p.tlsSecret } } : {}),
         acl: p.users.map((u) => ({
           username: u.username,
           passwordHashes: u.passwords.map(sha256),
@@ -83,7 +88,7 @@ export async function renderPackage(p: PackageInputs, dir?: string): Promise<Ren
         // One Node: the shipped `required` keeps a shard's two pods off one node, so its replica
         // would stay Pending. `bestEffort` is the render config's setting for exactly this (fewer
         // nodes than pods per shard); the rest of the package keeps the shipped defaults.
-        nodeSpread: 'bestEffort',
+        nodeSpread: p.nodeSpread ?? 'bestEffort',
         systemUsers: {
           replication: { passwordHash: sha256(p.passwords.replication), secretName: 'valkey-replication' },
           controller: { passwordHash: sha256(p.passwords.controller), secretName: 'valkey-controller' },

@@ -6,7 +6,7 @@
 // line and exits.
 import { request } from 'node:http';
 import { createInterface } from 'node:readline';
-import { ClusterWriter } from '../controller/cluster-writer.js';
+import { ClusterWriter, type WriterOptions } from '../controller/cluster-writer.js';
 
 export interface WriterMainConfig {
   proxySocket: string;
@@ -16,6 +16,8 @@ export interface WriterMainConfig {
   prefix: string;
   admin: { username: string; password: string };
   app: { username: string; password: string };
+  /** A TLS cluster: ClusterWriter's TLS options. */
+  tls?: WriterOptions['tls'];
 }
 
 const cfg = JSON.parse(process.argv[2] ?? '{}') as WriterMainConfig;
@@ -40,7 +42,14 @@ const podIps = (): Promise<string[]> =>
     req.end();
   });
 
-const writer = new ClusterWriter({ seeds: podIps, admin: cfg.admin, app: cfg.app, shards: cfg.shards, prefix: cfg.prefix });
+const writer = new ClusterWriter({
+  seeds: podIps,
+  admin: cfg.admin,
+  app: cfg.app,
+  shards: cfg.shards,
+  prefix: cfg.prefix,
+  ...(cfg.tls ? { tls: cfg.tls } : {}),
+});
 writer.start();
 process.stdout.write('started\n');
 const rl = createInterface({ input: process.stdin });
