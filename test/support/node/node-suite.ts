@@ -75,7 +75,7 @@ export interface NodeSuiteOptions {
   tls?: boolean;
 }
 
-export const TLS_SECRET = 'cache-tls';
+const TLS_SECRET = 'cache-tls';
 
 export async function startNodeSuite(o: NodeSuiteOptions): Promise<NodeSuite> {
   const images = await nodeImages(o.extraImages);
