@@ -96,7 +96,8 @@ describe('a cluster on a real node, with the shipped controller Deployment', () 
       const replica = before.nodes?.find((n) => n.role === 'replica' && n.shard === 1);
       expect(primary && replica).toBeTruthy();
       const old = (await readyPods()).find((p) => p.metadata.name === primary?.pod) as Pod;
-      const replicaIp = (await readyPods()).find((p) => p.metadata.name === replica?.pod)?.status?.podIP as string;
+      const replicaPod = (await readyPods()).find((p) => p.metadata.name === replica?.pod) as Pod;
+      const replicaIp = replicaPod.status?.podIP as string;
       const t = Date.now();
       await s.node.json('DELETE', `/api/v1/namespaces/${s.pkg.namespace}/pods/${old.metadata.name}`);
       // The replica is primary while the old pod is still terminating: the handover came from the
@@ -104,6 +105,9 @@ describe('a cluster on a real node, with the shipped controller Deployment', () 
       await waitFor('the replica promoted', async () => /^master/.test(await s.cli(replicaIp, ['role'])), {
         timeoutMs: 10_000,
         intervalMs: 100,
+      }).catch((e: Error) => {
+        // What the two servers said about the handover, so a failure here can be read without a re-run.
+        throw new Error(`${e.message}\nthe deleted primary's log:\n${s.podLog(old)}\nthe replica's log:\n${s.podLog(replicaPod)}`);
       });
       figure(`primary pod deleted: ${replica?.pod} primary ${secondsSince(t)} after the delete`);
       const healed = async (): Promise<boolean> => {

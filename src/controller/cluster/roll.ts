@@ -24,6 +24,8 @@ export interface RollPod {
   terminating: boolean;
   /** Why its container is not running (from the pod's container statuses), when it is not. */
   containerProblem?: string;
+  /** What the scheduler said when it refused to place the pod (PodScheduled False, Unschedulable). */
+  unschedulable?: string;
   node: RollNode;
 }
 
@@ -61,8 +63,12 @@ export type RollStep =
   | { kind: 'none' }
   | { kind: 'wait'; reason: string; progress: RollProgress }
   | { kind: 'held'; reason: string; pod?: string; progress: RollProgress }
-  /** `broken`: a pod of an older revision that cannot run it, replaced first (it serves nothing). */
-  | { kind: 'evict'; pod: string; role: 'primary' | 'replica' | 'broken'; progress: RollProgress }
+  /**
+   * `broken`: a pod of an older revision that cannot run it, or that the scheduler cannot place,
+   * replaced first (it serves nothing); `why` says which.
+   */
+  | { kind: 'evict'; pod: string; role: 'primary' | 'replica'; progress: RollProgress }
+  | { kind: 'evict'; pod: string; role: 'broken'; why: string; progress: RollProgress }
   | { kind: 'failover'; on: string; from: string; progress: RollProgress };
 
 const outdated = (s: RollShard, p: RollPod): boolean => s.updateRevision !== undefined && p.revision !== s.updateRevision;
@@ -105,6 +111,7 @@ function notWhole(input: RollInput): string[] {
     if (s.pods.length < s.replicas) problems.push(`shard ${s.shard} has ${s.pods.length} of ${s.replicas} pods`);
     for (const p of s.pods) {
       if (p.terminating) problems.push(`pod ${p.pod} is terminating`);
+      else if (p.unschedulable !== undefined) problems.push(`pod ${p.pod} cannot be scheduled: ${p.unschedulable}`);
       else if (!p.ready) problems.push(`pod ${p.pod} is not ready`);
       else if (p.node.state === 'absent') problems.push(`pod ${p.pod} ${p.node.reason}`);
       else if (p.node.state === 'answered' && p.node.role === 'replica' && !p.node.inSync)
@@ -161,13 +168,18 @@ export function planRoll(input: RollInput): RollStep {
   }
 
   // A pod of an older revision that cannot run it (its container exits at start-up, or its binary
-  // is refused) serves nothing, and waiting for the cluster to be whole would wait on it for ever:
-  // it is replaced first. This is how a bad image's one pod goes once git reverts the image or
-  // fixes it forward.
+  // is refused) or that the scheduler cannot place serves nothing, and waiting for the cluster to
+  // be whole would wait on it for ever: it is replaced first. This is how a bad image's one pod
+  // goes once git reverts the image or fixes it forward, and how the one Pending pod of a
+  // placement no node satisfies (e.g. nodeSpread `required` on too few nodes) goes once git
+  // reverts the placement. Such a pod never ran there, so it holds no data.
   for (const { s, p } of all) {
     if (!outdated(s, p) || p.terminating) continue;
-    if (p.node.state === 'rejected' || p.containerProblem !== undefined)
-      return { kind: 'evict', pod: p.pod, role: 'broken', progress: progress(p.pod) };
+    const why =
+      p.node.state === 'rejected'
+        ? `it runs ${p.node.found}`
+        : (p.containerProblem ?? (p.unschedulable !== undefined ? `the scheduler cannot place it: ${p.unschedulable}` : undefined));
+    if (why !== undefined) return { kind: 'evict', pod: p.pod, role: 'broken', why, progress: progress(p.pod) };
   }
 
   if (!rollUnderWay(shards) && !input.mayStart)

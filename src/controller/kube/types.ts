@@ -64,7 +64,7 @@ export interface Pod extends ApiObject {
   status?: {
     phase?: string;
     podIP?: string;
-    conditions?: { type: string; status: string }[];
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
     containerStatuses?: ContainerStatus[];
   };
 }

@@ -10,6 +10,7 @@ import { isMyself, isPrimary } from '../cluster/cluster-view.js';
 import { primaryOffsetOf, type Answered, type NodeObservation } from '../cluster/observation.js';
 import { startupProblemMessage, type RollNode, type RollPod, type RollShard } from '../cluster/roll.js';
 import type { Pod, StatefulSet } from '../kube/types.js';
+import { schedulerRefusal } from '../valkey/observe-node.js';
 
 const ready = (p: Pod): boolean => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 
@@ -71,6 +72,7 @@ export function rollShards(f: RollFacts): RollShard[] {
         const ordinal = ordinalOf(p.metadata.name);
         if (ordinal === undefined) return [];
         const problem = containerProblem(p);
+        const refused = schedulerRefusal(p);
         const revision = p.metadata.labels?.[STATEFULSET_REVISION_LABEL];
         return [
           {
@@ -81,6 +83,7 @@ export function rollShards(f: RollFacts): RollShard[] {
             ready: ready(p),
             terminating: p.metadata.deletionTimestamp !== undefined,
             ...(problem ? { containerProblem: problem } : {}),
+            ...(refused !== undefined ? { unschedulable: refused } : {}),
             node: rollNode(byPod.get(p.metadata.name), answered),
           },
         ];

@@ -38,7 +38,7 @@ export async function executeRollStep(
       'Normal',
       EVENT.evicted,
       step.role === 'broken'
-        ? `Evicted ${step.pod}, which cannot run its older revision and serves nothing, to replace it at the new revision (${describeProgress(step.progress)})`
+        ? `Evicted ${step.pod}, an older revision that serves nothing (${step.why}), to replace it at the new revision (${describeProgress(step.progress)})`
         : `Evicted ${step.role} ${step.pod} to roll it to the new revision (${describeProgress(step.progress)})`,
     );
     deps.log.info('roll: evicted', { pod: step.pod, role: step.role });

@@ -34,8 +34,22 @@ export function podPlace(pod: Pod): PodPlace | undefined {
   return { pod: pod.metadata.name, shard, ordinal, ...(pod.status?.podIP ? { ip: pod.status.podIP } : {}) };
 }
 
+/**
+ * What the scheduler said when it could not place a pod (its PodScheduled condition False with
+ * reason Unschedulable, e.g. "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity
+ * rules"); undefined for a placed pod or one the scheduler has not refused.
+ */
+export function schedulerRefusal(pod: Pod): string | undefined {
+  if (pod.spec?.nodeName) return undefined;
+  const c = pod.status?.conditions?.find((x) => x.type === 'PodScheduled');
+  if (c?.status !== 'False' || c.reason !== 'Unschedulable') return undefined;
+  return c.message?.trim() || 'the scheduler found no node for it';
+}
+
 function pendingReason(pod: Pod): string | undefined {
   if (pod.metadata.deletionTimestamp) return 'is terminating';
+  const refused = schedulerRefusal(pod);
+  if (refused !== undefined) return `cannot be scheduled: ${refused}`;
   if (!pod.spec?.nodeName) return 'is not scheduled on a node yet';
   const phase = pod.status?.phase ?? 'Pending';
   if (phase !== 'Running') return `is ${phase}`;

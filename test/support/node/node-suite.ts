@@ -3,14 +3,14 @@
 // kustomize `images:` entry, built by the kustomize the tools script builds), the system users'
 // Secrets, and the questions the cases ask (pods, ValkeyCluster status, CONFIG GET on a pod).
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import { ensureTools } from '../apiserver.js';
 import { run } from '../exec.js';
 import { CRD_DIR, repoPath } from '../paths.js';
-import { waitFor } from '../process.js';
+import { tailFile, waitFor } from '../process.js';
 import { makePki, type TestPki } from '../tls.js';
 import { valkeyCliPath } from '../valkey.js';
 import { nodeImages, type NodeImages } from './images.js';
@@ -58,6 +58,8 @@ export interface NodeSuite {
   cli(ip: string, args: readonly string[]): Promise<string>;
   writer(label: string, shards?: number): Promise<NetnsWriter>;
   controllerPods(): Promise<Pod[]>;
+  /** The last lines the kubelet kept of a pod's Valkey container (any of its restarts), for a failure's message. */
+  podLog(pod: Pod, lines?: number): string;
   /** A TLS suite's CA and first certificate (a wildcard for the cluster's pods and its Service). */
   pki?: TestPki;
   /** A TLS suite: the cluster's TLS Secret applied with this certificate and key (and the CA). */
@@ -232,6 +234,15 @@ async function prepare(node: RealNode, images: NodeImages, o: NodeSuiteOptions):
         ...(pki ? { tls: { ca: pki.ca, cert: pki.cert, key: pki.key, seedServername: service } } : {}),
       }),
     controllerPods,
+    podLog(pod, lines = 40) {
+      const dir = join(node.layout.logs, 'pods', `${pkg.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
+      if (!existsSync(dir)) return `(no logs kept for ${pod.metadata.name}: ${dir} is missing)`;
+      return readdirSync(dir)
+        .flatMap((c) => readdirSync(join(dir, c)).map((f) => join(dir, c, f)))
+        .sort()
+        .map((f) => `----- ${relative(dir, f)} -----\n${tailFile(f, lines)}`)
+        .join('\n');
+    },
     ...(pki ? { pki } : {}),
     async applyTlsSecret(cert, key) {
       if (!pki) throw new Error('applyTlsSecret: this suite was started without tls');
