@@ -2,16 +2,7 @@ import type { CST, Document, Node } from 'yaml';
 import { emitYaml } from './yaml/emitter.js';
 import { fastParse } from './yaml/fast-reader.js';
 import { isStackOverflow, MAX_NESTING, nestsDeeperThan, TOO_DEEP } from './yaml/nesting.js';
-import {
-  documentErrors,
-  fieldOffset,
-  lineIndex,
-  parseStream,
-  toJS,
-  withoutSource,
-  yamlLib,
-  type TextPosition,
-} from './yaml/yaml-package.js';
+import { streamErrors, fieldOffset, lineIndex, parseStream, toJS, withoutSource, yamlLib, type TextPosition } from './yaml/yaml-package.js';
 
 /** An item as it arrived: its exact source text (kept for byte-identical pass-through) and its value. */
 export interface SourceItem {
@@ -95,7 +86,7 @@ function crossItemAlias(node: unknown, index: number): SourceError | undefined {
 function parseFullResourceList(text: string): { list?: ParsedResourceList; errors: SourceError[] } {
   const { CST, isMap, isSeq } = yamlLib();
   const { tokens, docs } = parseStream(text);
-  const errors = docs.flatMap((d, i) => documentErrors(text, d, docs.length > 1 ? `input document ${i + 1}` : 'input'));
+  const errors = streamErrors(text, docs, (i) => (docs.length > 1 ? `input document ${i + 1}` : 'input'));
   if (errors.some(isStackOverflow)) return { errors: [{ message: `input: ${TOO_DEEP}` }] };
   if (errors.length) return { errors };
   const real = docs.filter((d) => d.contents !== null).length;
@@ -234,7 +225,7 @@ export function parseDocuments(text: string, where: string): { docs: SourceItem[
 
 function parseFullDocuments(text: string, where: string): { docs: SourceItem[]; errors: SourceError[] } {
   const { tokens, docs } = parseStream(text);
-  const errors = docs.flatMap((d) => documentErrors(text, d, where));
+  const errors = streamErrors(text, docs, () => where);
   if (errors.some(isStackOverflow)) return { docs: [], errors: [{ message: `${where}: ${TOO_DEEP}` }] };
   if (errors.length) return { docs: [], errors };
   const out: SourceItem[] = [];

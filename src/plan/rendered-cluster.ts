@@ -9,8 +9,21 @@ export interface RenderedShard {
   /** Pods: one primary (ordinal 0) and its replicas. */
   pods: number;
   template: Record<string, unknown>;
-  /** The template as JSON: equal texts, equal templates (the renderer's bytes are deterministic). */
-  templateText: string;
+}
+
+const templateTexts = new WeakMap<RenderedShard, string>();
+
+/**
+ * A shard's pod template as JSON: equal texts, equal templates (the renderer's bytes are
+ * deterministic). Made when first asked: a cluster whose objects did not change never asks.
+ */
+export function templateTextOf(shard: RenderedShard): string {
+  let text = templateTexts.get(shard);
+  if (text === undefined) {
+    text = JSON.stringify(shard.template);
+    templateTexts.set(shard, text);
+  }
+  return text;
 }
 
 /** One cluster's render, read back into the facts the plan compares. */
@@ -77,7 +90,6 @@ export function readRenderedCluster(
         statefulSet: sts.metadata.name,
         pods: sts.spec.replicas,
         template: sts.spec.template,
-        templateText: JSON.stringify(sts.spec.template),
       });
     }
   }

@@ -1,6 +1,6 @@
 import type { PlanContext } from './plan-context.js';
 import { podName } from '../api/index.js';
-import type { RenderedCluster } from './rendered-cluster.js';
+import { templateTextOf, type RenderedCluster } from './rendered-cluster.js';
 import { rollCauses } from './roll-causes.js';
 import { differingPaths } from './template-diff.js';
 import type { ShardRollPlan, SettingChange } from './plan-schema.js';
@@ -24,12 +24,14 @@ export function predictRoll(
   settings: readonly SettingChange[],
   ctx: PlanContext,
 ): RollPlan | undefined {
+  // Equal objects, equal pod templates: nothing restarts (most clusters of a menu edit).
+  if (base.objectsText === change.objectsText) return undefined;
   const shards: ShardRollPlan[] = [];
   const paths: string[] = [];
   let pods = 0;
   for (const after of change.shards) {
     const before = base.shards.find((s) => s.index === after.index);
-    if (!before || before.templateText === after.templateText) continue;
+    if (!before || templateTextOf(before) === templateTextOf(after)) continue;
     if (paths.length < 64) paths.push(...differingPaths(before.template, after.template).filter((p) => !paths.includes(p)));
     // Pods added by a scale-up start on the new template; pods removed by a scale-down just go.
     const restarting = Math.min(before.pods, after.pods);

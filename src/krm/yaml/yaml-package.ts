@@ -101,7 +101,6 @@ const MAYBE_SURROGATE_ESCAPE = /\\(u[dD][89a-fA-F]|U0000[dD][89a-fA-F])/;
  * values alike: one error at the backslash of the first such escape in each scalar.
  */
 function surrogateEscapeErrors(text: string, doc: Document): Array<{ pos: readonly [number, ...number[]]; message: string }> {
-  if (!MAYBE_SURROGATE_ESCAPE.test(text)) return [];
   const { isScalar, visit } = yamlLib();
   const out: Array<{ pos: readonly [number, ...number[]]; message: string }> = [];
   visit(doc, (_key, node) => {
@@ -122,14 +121,26 @@ function surrogateEscapeErrors(text: string, doc: Document): Array<{ pos: readon
   return out;
 }
 
-/** A document's syntax errors, each named by `where` and its line and column. */
-export function documentErrors(text: string, doc: Document, where: string): Array<{ message: string }> {
-  const errors = [...doc.errors.filter((e) => !goYamlAccepts(e)), ...duplicateKeyErrors(doc), ...surrogateEscapeErrors(text, doc)].sort(
-    (a, b) => a.pos[0] - b.pos[0],
-  );
-  if (errors.length === 0) return [];
-  const lineColumn = lineColumns(text);
-  return errors.map((e) => ({ message: `${where}: invalid YAML at ${lineColumn(e.pos[0])}: ${withoutSource(e.message)}` }));
+/**
+ * The syntax errors of a stream's documents, each named by `whereOf(index)` and its line and
+ * column. The text is searched for a surrogate escape once, not once per document: a stream of a
+ * thousand documents would otherwise be read a thousand times.
+ */
+export function streamErrors(text: string, docs: readonly Document[], whereOf: (index: number) => string): Array<{ message: string }> {
+  const maySurrogate = MAYBE_SURROGATE_ESCAPE.test(text);
+  let lineColumn: ((offset: number) => string) | undefined;
+  return docs.flatMap((doc, index) => {
+    const errors = [
+      ...doc.errors.filter((e) => !goYamlAccepts(e)),
+      ...duplicateKeyErrors(doc),
+      ...(maySurrogate ? surrogateEscapeErrors(text, doc) : []),
+    ].sort((a, b) => a.pos[0] - b.pos[0]);
+    if (errors.length === 0) return [];
+    lineColumn ??= lineColumns(text);
+    const at = lineColumn;
+    const where = whereOf(index);
+    return errors.map((e) => ({ message: `${where}: invalid YAML at ${at(e.pos[0])}: ${withoutSource(e.message)}` }));
+  });
 }
 
 /**
