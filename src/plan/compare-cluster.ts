@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { optInCovers, readDataLossOptIn } from '../api/contract/data-loss-opt-in.js';
 import { ANNOTATIONS, compareVersions, parseVersion } from '../api/index.js';
 import { lookupSetting } from '../api/valkey-table.js';
@@ -27,11 +28,13 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
   }
   const settings = diffSettings(base, change, ctx);
   const users = diffUsers(base, change, ctx);
-  const roll = predictRoll(base, change, settings, ctx);
+  // Compared as JSON values (the renderer's objects are plain data), without making their text.
+  const objectsChanged = !isDeepStrictEqual(base.objects, change.objects);
+  const roll = predictRoll(base, change, settings, ctx, objectsChanged);
   const scale = planScale(base, change);
   const risks = risksOf(base, change, settings, roll);
   const autoscalingChanged = rangeText(base.autoscaling) !== rangeText(change.autoscaling);
-  const otherChange = base.objectsText !== change.objectsText || autoscalingChanged;
+  const otherChange = objectsChanged || autoscalingChanged;
 
   const verdict: ClusterPlan['verdict'] = risks.some((r) => r.level === 'held')
     ? 'held'

@@ -43,8 +43,8 @@ export interface RenderedCluster {
   restartHash: string | undefined;
   /** The reviewer's opt-in to roll zero-replica shards: "true" or one restart hash. */
   dataLossOptIn: string | undefined;
-  /** Every object as JSON, to notice a change no rule below names. */
-  objectsText: string;
+  /** Every object as rendered, to notice a change no rule below names (compared as JSON values). */
+  objects: readonly KubeObject[];
   /** Who set each value, from chain resolution. */
   provenance: ClusterProvenance;
   /** spec.autoscaling's range: the controller proposes counts within it, git's count applies. */
@@ -108,7 +108,7 @@ export function readRenderedCluster(
     tlsSecret: annotations[ANNOTATIONS.tls],
     restartHash: templateAnnotations[ANNOTATIONS.restartHash],
     dataLossOptIn: annotations[ANNOTATIONS.allowDataLossRoll],
-    objectsText: JSON.stringify(objects),
+    objects,
     provenance,
     autoscaling,
   };

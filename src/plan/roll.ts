@@ -23,9 +23,10 @@ export function predictRoll(
   change: RenderedCluster,
   settings: readonly SettingChange[],
   ctx: PlanContext,
+  objectsChanged: boolean,
 ): RollPlan | undefined {
   // Equal objects, equal pod templates: nothing restarts (most clusters of a menu edit).
-  if (base.objectsText === change.objectsText) return undefined;
+  if (!objectsChanged) return undefined;
   const shards: ShardRollPlan[] = [];
   const paths: string[] = [];
   let pods = 0;
