@@ -106,6 +106,7 @@ export class Controller {
       scalingTotals: new Map(),
       atomicFailures: new Map(),
       autoscale: { windows: new Map(), records: new Map() },
+      writtenStatus: new Map(),
     };
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));

@@ -1,8 +1,8 @@
-import { isDeepStrictEqual } from 'node:util';
 import { optInCovers, readDataLossOptIn } from '../api/contract/data-loss-opt-in.js';
 import { ANNOTATIONS, compareVersions, parseVersion } from '../api/index.js';
 import { lookupSetting } from '../api/valkey-table.js';
 import { diffUsers } from './acl-diff.js';
+import { jsonEqual } from './json-equal.js';
 import type { PlanContext } from './plan-context.js';
 import type { ClusterPlan, ClusterShape, Risk, SettingChange, UserChange } from './plan-schema.js';
 import type { RenderedCluster } from './rendered-cluster.js';
@@ -29,7 +29,7 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
   const settings = diffSettings(base, change, ctx);
   const users = diffUsers(base, change, ctx);
   // Compared as JSON values (the renderer's objects are plain data), without making their text.
-  const objectsChanged = !isDeepStrictEqual(base.objects, change.objects);
+  const objectsChanged = !jsonEqual(base.objects, change.objects);
   const roll = predictRoll(base, change, settings, ctx, objectsChanged);
   const scale = planScale(base, change);
   const risks = risksOf(base, change, settings, roll);

@@ -71,6 +71,24 @@ export interface PassMemory {
    * A window is lost with the process, and no decision is made until a new one is full.
    */
   autoscale: AutoscaleMemory;
+  /** The status this process last wrote on each cluster (by key, with the object's uid): see previousStatus. */
+  writtenStatus: Map<string, { uid: string; status: ValkeyClusterStatus }>;
+}
+
+/**
+ * The status the pass starts from. The watch that brings this process's own write back can come
+ * after the next pass has begun: a cluster that shows no status at all, although this process
+ * wrote one on the same object (same uid), is read with what was written. Otherwise a cluster
+ * formed by the first pass would look adopted in the second (no status, every slot assigned),
+ * and a creation that failed would be reported as a running cluster gone Invalid.
+ */
+export function previousStatus(
+  shown: unknown,
+  uid: string | undefined,
+  written: { uid: string; status: ValkeyClusterStatus } | undefined,
+): ValkeyClusterStatus | undefined {
+  if (shown !== undefined) return valkeyClusterStatus().safeParse(shown).data;
+  return uid !== undefined && written?.uid === uid ? written.status : undefined;
 }
 
 export interface ClusterReconcilerDeps {
@@ -200,6 +218,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     deps.metrics.setClusterVersions(key, undefined);
     deps.memory.autoscale.windows.delete(key);
     deps.memory.autoscale.records.delete(key);
+    deps.memory.writtenStatus.delete(key);
     return {};
   }
   const parsed = valkeyCluster().safeParse(raw);
@@ -210,8 +229,10 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   const cluster = parsed.data;
   const namespace = cluster.metadata.namespace as string;
   const log = deps.log.child({ cluster: key });
-  // Read for the condition transitions and the roll metrics only: no decision reads it.
-  const previous = cluster.status === undefined ? undefined : valkeyClusterStatus().safeParse(cluster.status).data;
+  // Read for the condition transitions, the roll metrics and whether the cluster ever ran
+  // (Failed at creation, Invalid later); no operation's decision reads it.
+  const uid = typeof cluster.metadata.uid === 'string' ? cluster.metadata.uid : undefined;
+  const previous = previousStatus(cluster.status, uid, deps.memory.writtenStatus.get(key));
 
   const seen = await observeCluster(cluster, deps.api, deps.nodes, deps.clock.now());
   // Only the StatefulSets' own pods are dialled; any other pod with the cluster's labels is named
@@ -299,6 +320,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     countFinishedRoll(previous, status, deps);
     if (!statusEquals(previous, status)) {
       await deps.api.patchStatus(namespace, cluster.metadata.name, status);
+      if (uid !== undefined) deps.memory.writtenStatus.set(key, { uid, status });
       deps.metrics.statusWrites.inc();
       log.info('status written', { state: status.state, message: status.message });
     }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValkeyClusterStatus } from '../../../src/api/index.js';
 import type { PassPlan } from '../../../src/controller/cluster/pass-planner.js';
 import type { RollStep } from '../../../src/controller/cluster/roll.js';
-import { requeue, rollStatus } from '../../../src/controller/reconcile/reconcile-cluster.js';
+import { previousStatus, requeue, rollStatus } from '../../../src/controller/reconcile/reconcile-cluster.js';
 
 const timing = { progressMs: 100, resyncMs: 10_000, failedResyncMs: 60_000 };
 const progress = { shard: 0, shards: 3, pod: 'c-0-1', podsDone: 0, podsTotal: 6 };
@@ -87,5 +87,20 @@ describe('rollStatus: the roll line status shows', () => {
 
   it('no roll due: nothing', () => {
     expect(rollStatus(plan(), {})).toBeUndefined();
+  });
+});
+
+describe('previousStatus: the status a pass starts from', () => {
+  const failed = status('Failed');
+  it("is the object's status when it shows one", () => {
+    expect(previousStatus({ ...status('Creating') }, 'u1', { uid: 'u1', status: failed })).toMatchObject({ state: 'Creating' });
+  });
+  it('is what this process wrote when the object does not show its write yet (the watch is behind)', () => {
+    expect(previousStatus(undefined, 'u1', { uid: 'u1', status: failed })).toBe(failed);
+  });
+  it('is nothing for a cluster re-created under the same name, or one this process never wrote', () => {
+    expect(previousStatus(undefined, 'u2', { uid: 'u1', status: failed })).toBeUndefined();
+    expect(previousStatus(undefined, 'u1', undefined)).toBeUndefined();
+    expect(previousStatus(undefined, undefined, { uid: 'u1', status: failed })).toBeUndefined();
   });
 });
