@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { optInCovers, readDataLossOptIn } from '../../../src/api/contract/data-loss-opt-in.js';
 import { ANNOTATIONS, LABELS, STATEFULSET_REVISION_LABEL } from '../../../src/api/index.js';
-import type { Answered } from '../../../src/controller/cluster/observation.js';
 import type { Pod, StatefulSet } from '../../../src/controller/kube/types.js';
 import { planRoll } from '../../../src/controller/cluster/roll.js';
 import { rollShards } from '../../../src/controller/reconcile/roll-facts.js';
-import { parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { lonePrimary } from '../../support/controller/observations.js';
 
 const HASH = 'a'.repeat(64);
 const OTHER = 'b'.repeat(64);
@@ -41,14 +40,7 @@ function loneShardRoll(stsAnnotations: Record<string, string>) {
     metadata: { name: 'c-0-0', namespace: 'ns', labels: { [LABELS.shard]: '0', [STATEFULSET_REVISION_LABEL]: 'c-0-old' } },
     status: { conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [{ state: { running: {} } }] },
   } as unknown as Pod;
-  const node = {
-    pod: 'c-0-0',
-    shard: 0,
-    ordinal: 0,
-    state: 'answered',
-    view: parseClusterNodes(`${'1'.repeat(40)} 10.0.0.1:6379@16379 myself,master - 0 0 1 connected 0-16383\n`),
-    replication: { role: 'primary', linkUp: false, syncing: false, offset: 10 },
-  } as unknown as Answered;
+  const node = lonePrimary();
   return planRoll({ shards: rollShards({ statefulSets: [sts], pods: [pod], observations: [node] }), clusterProblems: [], mayStart: true })
     .kind;
 }

@@ -3,13 +3,13 @@
 // (the real-node day-2 suite's nodeSpread `required` → `bestEffort` revert found that wait).
 import { describe, expect, it } from 'vitest';
 import { LABELS, STATEFULSET_REVISION_LABEL } from '../../../src/api/index.js';
-import type { Answered, NodeObservation } from '../../../src/controller/cluster/observation.js';
+import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
 import { planRoll } from '../../../src/controller/cluster/roll.js';
 import type { VersionPolicy } from '../../../src/controller/cluster/version-gate.js';
 import type { Pod, StatefulSet } from '../../../src/controller/kube/types.js';
 import { rollShards } from '../../../src/controller/reconcile/roll-facts.js';
-import { parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 import { observeNode, podPlace, schedulerRefusal } from '../../../src/controller/valkey/observe-node.js';
+import { lonePrimary } from '../../support/controller/observations.js';
 
 const REFUSED = "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. preemption: 0/1 nodes are available";
 
@@ -39,14 +39,7 @@ const unplaced = (name: string, revision: string, scheduled?: Record<string, str
     status: { phase: 'Pending', conditions: scheduled ? [{ type: 'PodScheduled', ...scheduled }] : [] },
   }) as unknown as Pod;
 
-const primary: Answered = {
-  pod: 'c-0-0',
-  shard: 0,
-  ordinal: 0,
-  state: 'answered',
-  view: parseClusterNodes(`${'1'.repeat(40)} 10.0.0.1:6379@16379 myself,master - 0 0 1 connected 0-16383\n`),
-  replication: { role: 'primary', linkUp: false, syncing: false, offset: 10 },
-} as unknown as Answered;
+const primary = lonePrimary();
 
 /** What the controller observes of a pod that is not placed: no session is opened for it. */
 async function observed(pod: Pod): Promise<NodeObservation> {
