@@ -1,8 +1,8 @@
 /**
- * Whether two JSON values (the renderer's plain objects) are equal: the same scalars, arrays of
- * equal items in order, objects with the same keys (in any order) and equal values, as
- * their JSON texts would be. Stops at the
- * first difference and makes no text, so comparing a thousand unchanged clusters costs no garbage.
+ * Whether two JSON values (the renderer's plain objects) are equal, as their JSON texts would be:
+ * the same scalars, arrays of equal items in order, objects with the same keys (in any order) and
+ * equal values. Stops at the first difference and makes no text, so comparing a thousand
+ * unchanged clusters costs no garbage.
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

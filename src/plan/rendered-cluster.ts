@@ -11,21 +11,6 @@ export interface RenderedShard {
   template: Record<string, unknown>;
 }
 
-const templateTexts = new WeakMap<RenderedShard, string>();
-
-/**
- * A shard's pod template as JSON: equal texts, equal templates (the renderer's bytes are
- * deterministic). Made when first asked: a cluster whose objects did not change never asks.
- */
-export function templateTextOf(shard: RenderedShard): string {
-  let text = templateTexts.get(shard);
-  if (text === undefined) {
-    text = JSON.stringify(shard.template);
-    templateTexts.set(shard, text);
-  }
-  return text;
-}
-
 /** One cluster's render, read back into the facts the plan compares. */
 export interface RenderedCluster {
   namespace: string;

@@ -1,6 +1,7 @@
 import type { PlanContext } from './plan-context.js';
 import { podName } from '../api/index.js';
-import { templateTextOf, type RenderedCluster } from './rendered-cluster.js';
+import { jsonEqual } from './json-equal.js';
+import type { RenderedCluster } from './rendered-cluster.js';
 import { rollCauses } from './roll-causes.js';
 import { differingPaths } from './template-diff.js';
 import type { ShardRollPlan, SettingChange } from './plan-schema.js';
@@ -32,7 +33,7 @@ export function predictRoll(
   let pods = 0;
   for (const after of change.shards) {
     const before = base.shards.find((s) => s.index === after.index);
-    if (!before || templateTextOf(before) === templateTextOf(after)) continue;
+    if (!before || jsonEqual(before.template, after.template)) continue;
     if (paths.length < 64) paths.push(...differingPaths(before.template, after.template).filter((p) => !paths.includes(p)));
     // Pods added by a scale-up start on the new template; pods removed by a scale-down just go.
     const restarting = Math.min(before.pods, after.pods);
