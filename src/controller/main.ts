@@ -23,7 +23,8 @@ Usage: valkey-status-sync [options]
                              each is all it needs (deploy/controller-namespaced/); repeatable (default: all)
   --credentials-dir DIR      the controller's Secret, mounted: key (per-namespace passwords are derived from it),
                              previous-key (during a rotation), password (the fleet-wide password of earlier
-                             releases) (default: /etc/valkey-krm/controller; docs/security.md)
+                             releases) and fleet-namespaces (the namespaces it may still be offered to while
+                             migrating) (default: /etc/valkey-krm/controller; docs/security.md)
   --password-file PATH       read the fleet-wide password from PATH instead of DIR/password
   --cluster-domain DOMAIN    cluster DNS domain, for TLS names of pods (default: cluster.local)
   --http-address HOST:PORT   /healthz, /readyz and /metrics (default: 0.0.0.0:8080)

@@ -77,9 +77,14 @@ describe('the controller password of a namespace', () => {
     expect(parse({ namespaces: { 'Not A Namespace': [CONTROLLER_HASH] } }).success).toBe(false);
   });
 
-  it('is tried first, then the previous key, then the fleet-wide password', () => {
-    const tried = candidateCredentials({ key: KEY, previousKey: NEXT_KEY, password: LEGACY }, 'team-a').map((c) => c.password);
+  it('is tried first, then the previous key, then the fleet-wide password where it is in scope (fleet-namespaces)', () => {
+    const secrets = { key: KEY, previousKey: NEXT_KEY, password: LEGACY, fleetNamespaces: ['team-a'] };
+    const tried = candidateCredentials(secrets, 'team-a').map((c) => c.password);
     expect(tried).toEqual([namespacePassword(KEY, 'team-a'), namespacePassword(NEXT_KEY, 'team-a'), LEGACY]);
+    expect(candidateCredentials(secrets, 'team-b').map((c) => c.password)).toEqual([
+      namespacePassword(KEY, 'team-b'),
+      namespacePassword(NEXT_KEY, 'team-b'),
+    ]);
     expect(candidateCredentials({ key: KEY }, undefined)).toEqual([]);
   });
 });

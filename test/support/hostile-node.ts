@@ -9,6 +9,10 @@ export interface HostileNodeScript {
   /** The CLUSTER NODES text (default: one myself line holding all 16384 slots). */
   clusterNodes?: string;
   clusterInfo?: string;
+  /** Answer every AUTH with WRONGPASS, as a node fishing for the controller's next credential would. */
+  refuseAuth?: boolean;
+  /** The error text sent for every command but AUTH and INFO server (a node's words reaching status). */
+  errorText?: string;
 }
 
 export interface HostileNode {
@@ -28,7 +32,9 @@ export async function startHostileNode(script: HostileNodeScript = {}, host = '1
   const sockets = new Set<Socket>();
   const answer = (args: string[]): string => {
     const [cmd = '', sub = ''] = args.map((a) => a.toUpperCase());
+    if (cmd === 'AUTH' && script.refuseAuth) return '-WRONGPASS invalid username-password pair or user is disabled.\r\n';
     if (cmd === 'AUTH' || cmd === 'PING') return '+OK\r\n';
+    if (script.errorText !== undefined && !(cmd === 'INFO' && sub === 'SERVER')) return `-${script.errorText}\r\n`;
     if (cmd === 'INFO' && sub === 'SERVER') return bulk('# Server\r\nvalkey_version:9.1.2\r\nserver_mode:cluster\r\n');
     if (cmd === 'INFO') return bulk('# Replication\r\nrole:master\r\nmaster_repl_offset:0\r\n');
     if (cmd === 'CLUSTER' && sub === 'NODES') return bulk(script.clusterNodes ?? `${ALL_SLOTS_LINE}\n`);
