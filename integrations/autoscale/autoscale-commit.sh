@@ -22,8 +22,12 @@
 #                    runs after each push, with AUTOSCALE_BRANCH, AUTOSCALE_TITLE and
 #                    AUTOSCALE_BODY in its environment
 #
-# A cluster git already has at the desired count (the commit is made, the sync has not run yet)
-# is skipped. A failure (the file cannot be found, the commit fails) is reported and the job goes
+# The edit is a compare-and-swap: spec.shards in git changes only while it still says the count the
+# decision was made from (status.autoscaling.lastDecisionFromShards, else the running spec.shards).
+# A file that says another count has moved on since (a newer commit, not synced yet): the stale
+# decision is reported and skipped, never written over it; the controller decides again once the
+# newer count runs. A cluster git already has at the desired count (the commit is made, the sync
+# has not run yet) is skipped. A failure (the file cannot be found, the commit fails) is reported and the job goes
 # on with the next cluster; it exits 1 if any failed, and the next run tries again.
 # KUBECTL and RENDER_VALKEY override the commands (default: kubectl and render-valkey on PATH).
 set -eu
@@ -63,7 +67,8 @@ trap 'rm -f "$list"' EXIT
 $kubectl get valkeyclusters --all-namespaces -o json | jq -r '
   .items[]
   | select(.status.autoscaling.desiredShards != null and .status.autoscaling.desiredShards != .spec.shards)
-  | [.metadata.namespace, .metadata.name, (.spec.shards | tostring), (.status.autoscaling.desiredShards | tostring),
+  | [.metadata.namespace, .metadata.name, ((.status.autoscaling.lastDecisionFromShards // .spec.shards) | tostring),
+     (.status.autoscaling.desiredShards | tostring),
      (.status.autoscaling.lastDecision // "Scale"), (.status.autoscaling.lastDecisionReason // "")]
   | @tsv' >"$list"
 
@@ -82,7 +87,15 @@ while IFS=$tab read -r ns name from to direction reason; do
       continue
     fi
   fi
-  if ! file=$($render set-shards "$ns/$name" "$to" "$@"); then
+  set +e
+  file=$($render set-shards --from "$from" "$ns/$name" "$to" "$@")
+  status=$?
+  set -e
+  if [ "$status" = 3 ]; then
+    echo "$ns/$name: $direction $from -> $to is stale (see above); not committed" >&2
+    continue
+  fi
+  if [ "$status" != 0 ]; then
     echo "autoscale-commit.sh: $ns/$name: cannot set $to shard(s) (see above)" >&2
     failed=1
     continue

@@ -3,7 +3,7 @@
 // what the controller decided, and a real git repository holding the packages. Each decision
 // becomes one commit that changes one line, with the reason and render-valkey plan's words in its
 // message; a decision git already has makes no commit; --dry-run changes nothing.
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTools, type ApiServer } from '../support/apiserver.js';
@@ -133,14 +133,45 @@ describe('autoscale-commit.sh against a kube-apiserver and a git repository', ()
     expect(
       (await api.kubectl(['patch', 'valkeycluster', 'suggest', '-n', 'search', '--type=merge', '-p', '{"spec":{"shards":3}}'])).code,
     ).toBe(0);
-    expect((await patchStatus('search', 'suggest', { desiredShards: 2, lastDecision: 'ScaleIn', lastDecisionReason: 'quiet' })).code).toBe(
-      0,
-    );
+    expect(
+      (
+        await patchStatus('search', 'suggest', {
+          desiredShards: 2,
+          lastDecision: 'ScaleIn',
+          lastDecisionReason: 'quiet',
+          lastDecisionFromShards: 3,
+        })
+      ).code,
+    ).toBe(0);
     const r = await job();
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no file defines ValkeyCluster orphans/elsewhere');
     expect(r.stdout).toContain('search/suggest: committed 3 -> 2 shard(s)');
     expect((await git(['log', '-1', '--format=%s'])).stdout.trim()).toBe('autoscale search/suggest: ScaleIn, shards 3 -> 2');
+  });
+
+  it('a stale decision over a newer count in git (ScaleOut 3 -> 4, git says 10): refused, nothing committed, the file as it was', async () => {
+    expect((await patchStatus('orphans', 'elsewhere', { desiredShards: 1 })).code).toBe(0);
+    const newer = readFileSync(join(repo, SEARCH), 'utf8').replace('  shards: 2\n', '  shards: 10\n');
+    writeFileSync(join(repo, SEARCH), newer);
+    expect((await git(['commit', '--quiet', '-am', 'search/suggest: 10 shards for the sale'])).code).toBe(0);
+    const head = (await git(['rev-parse', 'HEAD'])).stdout;
+    const set = await patchStatus('search', 'suggest', {
+      desiredShards: 4,
+      lastDecision: 'ScaleOut',
+      lastDecisionReason: REASON,
+      lastDecisionTime: '2026-01-01T00:00:00Z',
+      lastDecisionFromShards: 3,
+    });
+    expect(set.code, show(set)).toBe(0);
+    const r = await job();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('has spec.shards 10 in git, not 3, the count the decision to go to 4 was made from');
+    expect(r.stderr).toContain('search/suggest: ScaleOut 3 -> 4 is stale');
+    expect((await git(['rev-parse', 'HEAD'])).stdout).toBe(head);
+    expect(readFileSync(join(repo, SEARCH), 'utf8')).toBe(newer);
+    expect((await git(['status', '--porcelain'])).stdout).toBe('');
+    await git(['reset', '--quiet', '--hard', 'HEAD~1']);
   });
 
   it('--branch --push: the decision on its own branch, pushed, AUTOSCALE_OPEN_PR called once; main left alone; run again, skipped', async () => {
@@ -149,9 +180,20 @@ describe('autoscale-commit.sh against a kube-apiserver and a git repository', ()
     expect((await git(['remote', 'add', 'origin', remote])).code).toBe(0);
     expect((await git(['push', '--quiet', 'origin', 'main'])).code).toBe(0);
     expect((await patchStatus('orphans', 'elsewhere', { desiredShards: 1 })).code).toBe(0);
-    expect((await patchStatus('search', 'suggest', { desiredShards: 4, lastDecision: 'ScaleOut', lastDecisionReason: REASON })).code).toBe(
-      0,
-    );
+    // The 3 -> 2 commit is synced; the controller proposes 2 -> 3.
+    expect(
+      (await api.kubectl(['patch', 'valkeycluster', 'suggest', '-n', 'search', '--type=merge', '-p', '{"spec":{"shards":2}}'])).code,
+    ).toBe(0);
+    expect(
+      (
+        await patchStatus('search', 'suggest', {
+          desiredShards: 3,
+          lastDecision: 'ScaleOut',
+          lastDecisionReason: REASON,
+          lastDecisionFromShards: 2,
+        })
+      ).code,
+    ).toBe(0);
     const head = (await git(['rev-parse', 'main'])).stdout;
     const opened = join(tmp.make('opened'), 'calls');
     // What a forge's CLI (gh pr create, glab mr create) would be given; no forge is reachable here.
@@ -163,23 +205,23 @@ describe('autoscale-commit.sh against a kube-apiserver and a git repository', ()
     const r = await branchJob();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(
-      /^search\/suggest: committed 3 -> 4 shard\(s\) in \S*valkey\/teams\/search\.yaml on branch autoscale\/search-suggest-4$/m,
+      /^search\/suggest: committed 2 -> 3 shard\(s\) in \S*valkey\/teams\/search\.yaml on branch autoscale\/search-suggest-3$/m,
     );
     // main and the working tree as they were; the branch on origin holds one commit of one line.
     expect((await git(['symbolic-ref', '--short', 'HEAD'])).stdout.trim()).toBe('main');
     expect((await git(['rev-parse', 'main'])).stdout).toBe(head);
     expect((await git(['status', '--porcelain'])).stdout).toBe('');
-    const onRemote = await run('git', ['--git-dir', remote, 'log', '--format=%s', 'main..autoscale/search-suggest-4'], { env });
-    expect(onRemote.stdout.trim()).toBe('autoscale search/suggest: ScaleOut, shards 3 -> 4');
-    const diff = await run('git', ['--git-dir', remote, 'show', '--format=', '--unified=0', 'autoscale/search-suggest-4'], { env });
-    expect(diff.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual(['-  shards: 2', '+  shards: 4']);
-    expect(readFileSync(opened, 'utf8')).toBe(`autoscale/search-suggest-4|autoscale search/suggest: ScaleOut, shards 3 -> 4|${REASON}\n`);
+    const onRemote = await run('git', ['--git-dir', remote, 'log', '--format=%s', 'main..autoscale/search-suggest-3'], { env });
+    expect(onRemote.stdout.trim()).toBe('autoscale search/suggest: ScaleOut, shards 2 -> 3');
+    const diff = await run('git', ['--git-dir', remote, 'show', '--format=', '--unified=0', 'autoscale/search-suggest-3'], { env });
+    expect(diff.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual(['-  shards: 2', '+  shards: 3']);
+    expect(readFileSync(opened, 'utf8')).toBe(`autoscale/search-suggest-3|autoscale search/suggest: ScaleOut, shards 2 -> 3|${REASON}\n`);
 
     // The next scheduled run: the proposal is open (its branch is on origin), nothing new.
-    await git(['branch', '--quiet', '-D', 'autoscale/search-suggest-4']);
+    await git(['branch', '--quiet', '-D', 'autoscale/search-suggest-3']);
     const again = await branchJob();
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toContain('search/suggest: 3 -> 4 shard(s) is proposed on branch autoscale/search-suggest-4 already');
+    expect(again.stdout).toContain('search/suggest: 2 -> 3 shard(s) is proposed on branch autoscale/search-suggest-3 already');
     expect(readFileSync(opened, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
     expect((await git(['status', '--porcelain'])).stdout).toBe('');
   });

@@ -17,7 +17,9 @@ import type { NodeRates } from './load-window.js';
  *   scaleOutCooldownSeconds of the last scale-out.
  * - In: every node's peak over the window is below every scale-in threshold (a metric a node cannot
  *   measure counts as not below); above minShards; not within scaleInCooldownSeconds of the last
- *   scale-in, nor within scaleOutCooldownSeconds of the last scale-out; the shrink fits.
+ *   scale-in, nor within scaleOutCooldownSeconds of the last scale-out; the shrink fits; and it is
+ *   predicted to land below every scale-out threshold with a margin (landsBelowScaleOut), or the
+ *   load that let it scale in would make it scale out again: a steady load would flap.
  * - Nothing from a window that is not full, or while the cluster is not steady.
  * - A decision git has not carried out yet stands (desiredShards stays) until spec.shards moves, or
  *   its own cooldown has passed, when it is decided afresh from the window.
@@ -108,6 +110,41 @@ function quiet(a: AutoscalingSpec, peaks: readonly NodeRates[]): { quiet: true; 
   return closest ? { quiet: true, closest: closest.text } : { quiet: false, why: 'no node was sampled' };
 }
 
+/**
+ * How far below a scale-out threshold a scale-in must be predicted to land, as a fraction of the
+ * threshold: the prediction assumes the load spreads evenly, which it does only roughly (slots are
+ * whole, keys are not all alike), so a landing just under the threshold would still flap.
+ */
+export const SCALE_IN_MARGIN = 0.1;
+
+/**
+ * Where one shard less would put each node: the load of `shards` shards over `shards - 1` (data,
+ * commands and traffic alike follow the slots), from each node's peak over the window. Undefined
+ * when every metric a scale-out threshold watches lands below that threshold less the margin; the
+ * reason otherwise, naming the node, the predicted figure and the limit.
+ */
+export function scaleInOvershoot(a: AutoscalingSpec, peaks: readonly NodeRates[], shards: number): string | undefined {
+  if (shards < 2) return undefined;
+  const factor = shards / (shards - 1);
+  let worst: { ratio: number; text: string } | undefined;
+  for (const n of peaks)
+    for (const m of AUTOSCALING_METRICS) {
+      const threshold = a.scaleOut[m];
+      const v = n[m];
+      if (threshold === undefined || v === undefined) continue;
+      const predicted = v * factor;
+      const limit = threshold * (1 - SCALE_IN_MARGIN);
+      if (predicted < limit) continue;
+      const ratio = predicted / limit;
+      if (!worst || ratio > worst.ratio)
+        worst = {
+          ratio,
+          text: `with ${shards - 1} shard(s) ${n.pod} would be at about ${figure(m, predicted)} ${WHAT[m]} (its peak ${figure(m, v)} × ${shards}/${shards - 1}), not below ${figure(m, limit)} (scaleOut.${m} ${threshold} less a ${Math.round(SCALE_IN_MARGIN * 100)}% margin), so it would scale out again`,
+        };
+    }
+  return worst?.text;
+}
+
 export function planAutoscale(f: AutoscaleFacts): AutoscaleOutcome {
   const a = f.spec;
   const t = autoscalingTimings(a);
@@ -154,5 +191,7 @@ export function planAutoscale(f: AutoscaleFacts): AutoscaleOutcome {
   const outLeft = t.outCooldownMs - since(r?.lastOutMs);
   if (outLeft > 0) return hold(`no scale-in within the scale-out cooldown, until ${at(f.nowMs + outLeft)}: ${q.closest}`);
   if (f.scaleInHold) return hold(`no scale-in: ${f.scaleInHold}`);
+  const overshoot = scaleInOvershoot(a, f.window.peaks, f.shards);
+  if (overshoot) return hold(`no scale-in: ${overshoot}`);
   return decide('ScaleIn', f.shards - 1, `every node's peak over the window is below the scale-in thresholds (${q.closest})`);
 }

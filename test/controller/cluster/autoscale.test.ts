@@ -4,7 +4,7 @@
 // not full or while another operation is due, and a decision git has not carried out yet stands.
 import { describe, expect, it } from 'vitest';
 import type { AutoscalingSpec } from '../../../src/api/autoscaling.js';
-import { planAutoscale, type AutoscaleFacts, type AutoscaleRecord } from '../../../src/controller/cluster/autoscale.js';
+import { planAutoscale, SCALE_IN_MARGIN, type AutoscaleFacts, type AutoscaleRecord } from '../../../src/controller/cluster/autoscale.js';
 import type { NodeRates } from '../../../src/controller/cluster/load-window.js';
 
 const NOW = 10_000_000;
@@ -247,5 +247,98 @@ describe('planAutoscale', () => {
     expect(directions.size, JSON.stringify(decisions)).toBeLessThanOrEqual(1);
     for (let k = 1; k < decisions.length; k++)
       expect((decisions[k] as { i: number }).i - (decisions[k - 1] as { i: number }).i).toBeGreaterThanOrEqual(6);
+  });
+});
+
+// Issue 32: a scale-in must land below every scale-out threshold, with a margin, or a steady load
+// scales in and straight out again (4 shards at 65% -> 3 shards at 86.7% > 80%).
+describe('a scale-in is predicted to land below every scale-out threshold (SCALE_IN_MARGIN)', () => {
+  /** `shards` shards of a primary and a replica, every node at `load` of one metric. */
+  const shape = (shards: number, m: 'memoryPercent' | 'cpuPercent', load: number): NodeRates[] =>
+    Array.from({ length: shards }, (_, s) =>
+      [0, 1].map((i) => ({ pod: `c-${s}-${i}`, shard: s, primary: i === 0, memoryPercent: 1, cpuPercent: 1, [m]: load })),
+    ).flat();
+
+  it('4 shards at 65% of maxmemory, scale-out at 80, scale-in at 70: no scale-in (3 shards would be at 86.7%), with the reason', () => {
+    const spec: AutoscalingSpec = { minShards: 1, maxShards: 8, scaleOut: { memoryPercent: 80 }, scaleIn: { memoryPercent: 70 } };
+    const load = shape(4, 'memoryPercent', 65);
+    const out = planAutoscale({ ...facts({ latest: load }), shards: 4, spec });
+    expect(out.decision).toBeUndefined();
+    expect(out.desiredShards).toBe(4);
+    expect(out.message).toBe(
+      'no scale-in: with 3 shard(s) c-0-0 would be at about 87% of maxmemory (its peak 65% × 4/3), not below 72% (scaleOut.memoryPercent 80 less a 10% margin), so it would scale out again',
+    );
+  });
+
+  const thresholds = [20, 50, 70, 80, 95];
+  const shapes = [2, 3, 4, 8, 16];
+  const loads = [1, 5, 10, 20, 30, 40, 45, 50, 55, 60, 65, 70, 75, 85, 90];
+  const rows = thresholds.flatMap((out) =>
+    shapes.flatMap((shards) => (['memoryPercent', 'cpuPercent'] as const).flatMap((m) => loads.map((load) => ({ out, shards, m, load })))),
+  );
+  it.each([[rows.length]])('%i rows of threshold × shards × metric × load: in only when it lands below, and then always', () => {
+    let ins = 0;
+    let held = 0;
+    for (const { out, shards, m, load } of rows) {
+      // The scale-in threshold just below the scale-out one: only the prediction stands between them.
+      const spec: AutoscalingSpec = { minShards: 1, maxShards: 32, scaleOut: { [m]: out }, scaleIn: { [m]: out - 1 } };
+      const peaks = shape(shards, m, load);
+      const got = planAutoscale({ ...facts({ latest: peaks }), shards, spec });
+      const quiet = load < out - 1;
+      const lands = (load * shards) / (shards - 1) < out * (1 - SCALE_IN_MARGIN);
+      const row = JSON.stringify({ out, shards, m, load, message: got.message });
+      if (got.decision?.direction === 'ScaleIn') {
+        ins++;
+        expect(lands, row).toBe(true);
+        // And the landing itself decides nothing: the load that scaled in does not scale out.
+        const after = shape(shards - 1, m, (load * shards) / (shards - 1));
+        expect(planAutoscale({ ...facts({ latest: after }), shards: shards - 1, spec }).decision?.direction, row).not.toBe('ScaleOut');
+      } else if (quiet && lands && load <= out) expect.unreachable(`no scale-in where it lands below: ${row}`);
+      else if (quiet && !lands) {
+        held++;
+        expect(got.message, row).toMatch(/^no scale-in: with \d+ shard\(s\) c-0-0 would be at about .* so it would scale out again$/);
+      }
+    }
+    expect(ins).toBeGreaterThan(50);
+    expect(held).toBeGreaterThan(50);
+  });
+
+  it('a scale-out metric with no scale-in twin counts too: cpu at 60% of 70 on 2 shards would land at 120%', () => {
+    const spec: AutoscalingSpec = {
+      minShards: 1,
+      maxShards: 8,
+      scaleOut: { memoryPercent: 80, cpuPercent: 70 },
+      scaleIn: { memoryPercent: 40 },
+    };
+    const peaks = shape(2, 'cpuPercent', 60).map((n) => ({ ...n, memoryPercent: 10 }));
+    const out = planAutoscale({ ...facts({ latest: peaks }), shards: 2, spec });
+    expect(out.decision).toBeUndefined();
+    expect(out.message).toContain('would be at about 120% of its CPU limit (its peak 60% × 2/1), not below 63% (scaleOut.cpuPercent 70');
+  });
+
+  it('a steady total load never scales in and out in turn, whatever the thresholds', () => {
+    for (const out of thresholds)
+      for (const total of [30, 100, 150, 200, 260, 333, 400]) {
+        const spec: AutoscalingSpec = {
+          minShards: 1,
+          maxShards: 16,
+          scaleOut: { memoryPercent: out },
+          scaleIn: { memoryPercent: out - 1 },
+        };
+        let shards = 4;
+        let r: AutoscaleRecord | undefined;
+        const directions: string[] = [];
+        for (let i = 0; i < 40; i++) {
+          const load = shape(shards, 'memoryPercent', total / shards);
+          const got = planAutoscale({ ...facts({ latest: load, ...(r ? { record: r } : {}) }), shards, spec, nowMs: NOW + i * 3_600_000 });
+          if (got.decision) {
+            r = got.decision;
+            directions.push(got.decision.direction);
+            shards = got.decision.desiredShards;
+          }
+        }
+        const turns = directions.filter((d, k) => k > 0 && d !== directions[k - 1]).length;
+        expect(turns, JSON.stringify({ out, total, directions })).toBe(0);
+      }
   });
 });
