@@ -19,6 +19,8 @@ export const CONDITION = {
   liveConfigApplied: 'LiveConfigApplied',
   slotMigration: 'SlotMigration',
   primaryFailback: 'PrimaryFailback',
+  /** A cluster being created waits for an object its pods need (a Secret, a ConfigMap): docs/status.md. */
+  waiting: 'Waiting',
   /** kstatus's two (cluster/conditions.ts): present only while True. */
   reconciling: 'Reconciling',
   stalled: 'Stalled',
@@ -53,6 +55,7 @@ export const REASON = {
     balanced: 'Balanced',
   },
   primaryFailback: { failingBack: 'FailingBack', waiting: 'Waiting', atOrdinalZero: 'AtOrdinalZero' },
+  waiting: { secretMissing: 'SecretMissing', configMapMissing: 'ConfigMapMissing', nothingMissing: 'NothingMissing' },
 } as const;
 
 /** Event reasons. */

@@ -53,6 +53,8 @@ export interface ControllerOptions {
 }
 
 const IMAGES_KEY = 'images';
+/** The API server answers a GET with the object's metadata alone. */
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const CLUSTER_PREFIX = 'cluster/';
 const MANAGED_SELECTOR = `${LABELS.managedBy}=${MANAGED_BY}`;
 
@@ -221,6 +223,17 @@ export class Controller {
     }
   }
 
+  /** A Secret's metadata only (PartialObjectMetadata): whether it exists, never what it holds. */
+  private async secretExists(namespace: string, name: string): Promise<boolean> {
+    try {
+      await this.opts.client.request('GET', paths.secret(namespace, name), { accept: METADATA_ONLY });
+      return true;
+    } catch (e) {
+      if (isApiError(e, 404)) return false;
+      throw e;
+    }
+  }
+
   /** The clusters whose status says their roll is in progress (what a controller just started knows). */
   private *rollingInStatus(): Iterable<string> {
     for (const c of this.clusters.list()) {
@@ -238,6 +251,7 @@ export class Controller {
         statefulSets: (ns, name) => this.ofCluster(this.statefulSets, ns, name),
         configMap: (ns, name) => this.configMaps.get(`${ns}/${name}`),
         readSecret: (ns, name) => o.client.request<Secret>('GET', paths.secret(ns, name)),
+        secretExists: (ns, name) => this.secretExists(ns, name),
         patchStatus: async (ns, name, status: ValkeyClusterStatus) => {
           await o.client.request('PATCH', paths.valkeyClusterStatus(ns, name), {
             body: { status },

@@ -1,11 +1,11 @@
 // The TLS Secret verdict (issue 23) with real certificates of both kinds, made by openssl: valid,
 // expiring within 30 days, expired, not yet valid, a key that is not the certificate's, and what
 // status makes of each on a running cluster (Invalid, or Active with CertificateExpiringSoon) and
-// at creation (Failed, terminal).
+// at creation (Failed until the Secret is fixed; a Secret not there yet is a wait).
 import { describe, expect, it } from 'vitest';
 import type { FormationPlan as Plan } from '../../src/controller/cluster/formation.js';
 import type { NodeObservation } from '../../src/controller/cluster/observation.js';
-import { buildStatus, FAILED_RECOVERY, type StatusInput } from '../../src/controller/cluster/status.js';
+import { buildStatus, FAILED_RECOVERY, FAILED_TLS_RECOVERY, type StatusInput } from '../../src/controller/cluster/status.js';
 import { expiringSoonCondition, judgeTlsSecret } from '../../src/controller/cluster/tls-secret.js';
 import { readSecretFacts } from '../../src/controller/valkey/certificate.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
@@ -157,15 +157,30 @@ describe('status from the TLS verdict', () => {
     expect(cond(s, 'CertificateExpiringSoon')).toMatchObject({ status: 'Unknown' });
   });
 
-  it('at creation, a bad Secret is Failed with what to fix and how to recover; Failed then stays', () => {
-    const creating = buildStatus(input({ tls: verdictOf({ ...pair, key: pair.otherKey }), observations: [] }));
+  it('at creation, a bad Secret is Failed with what to fix; fixing the Secret resumes the creation (no delete: issue 33)', () => {
+    const pending: NodeObservation[] = [{ pod: 'c-0-0', shard: 0, ordinal: 0, state: 'pending', reason: 'is Pending' }];
+    const creating = buildStatus(input({ tls: verdictOf({ ...pair, key: pair.otherKey }), observations: pending }));
     expect(creating.state).toBe('Failed');
     expect(creating.message).toContain('tls.key is not the private key of tls.crt');
-    expect(creating.message).toContain(FAILED_RECOVERY);
-    // Terminal: fixing the Secret does not bring the cluster back; deleting and re-creating does.
-    const later = buildStatus(input({ tls: verdictOf(pair), previous: creating }));
-    expect(later.state).toBe('Failed');
-    expect(later.message).toBe(creating.message);
+    expect(creating.message).toContain(FAILED_TLS_RECOVERY);
+    expect(creating.message).not.toContain(FAILED_RECOVERY);
+    // Still wrong: still Failed. Fixed: Creating again, then Active once formed.
+    expect(buildStatus(input({ tls: verdictOf({ ...pair, key: pair.otherKey }), observations: pending, previous: creating })).state).toBe(
+      'Failed',
+    );
+    const resumed = buildStatus(input({ tls: verdictOf(pair), observations: pending, previous: creating }));
+    expect(resumed.state).toBe('Creating');
+    expect(buildStatus(input({ tls: verdictOf(pair), previous: resumed })).state).toBe('Active');
+  });
+
+  it('at creation, a Secret that does not exist yet is a wait (Creating, Waiting SecretMissing), not a failure', () => {
+    const absent = judgeTlsSecret(SECRET, { kind: 'absent' }, NOW);
+    const s = buildStatus(input({ tls: absent, observations: [] }));
+    expect(s.state).toBe('Creating');
+    expect(cond(s, 'Waiting')).toMatchObject({ status: 'True', reason: 'SecretMissing' });
+    expect(s.message).toMatch(/^Waiting for Secret shop\/c-tls \(spec\.tls\.secretRef\) since 2026-06-01T12:00:00Z/);
+    expect(cond(s, 'Stalled')).toBeUndefined();
+    expect(cond(s, 'Reconciling')).toMatchObject({ status: 'True' });
   });
 
   it('never Invalid during creation: a refused users.acl while forming stays Creating', () => {

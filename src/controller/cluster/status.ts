@@ -8,11 +8,20 @@ import { shareProblems, primaryObservations } from './scaling.js';
 import { replicaInSync } from '../../api/contract/replica-sync.js';
 import { TOTAL_SLOTS, countSlots } from '../../api/contract/slots.js';
 import { expiringSoonCondition, type TlsVerdict } from './tls-secret.js';
+import { waitingCondition, type Prerequisite } from './prerequisites.js';
 import { rejectionMessage } from './version-gate.js';
 
 /** How a Failed message ends: Failed is terminal, the controller leaves the cluster alone. */
 export const FAILED_RECOVERY =
   'Failed is terminal: fix this, then delete and re-create the ValkeyCluster (the controller does not retry a failed creation)';
+
+/**
+ * How a Failed message ends when only the TLS Secret is wrong: unlike the model (docs/status.md),
+ * such a creation resumes once the Secret is fixed, with no delete: the pods restart on their own
+ * and nothing was joined.
+ */
+export const FAILED_TLS_RECOVERY =
+  'Fix the Secret (or the Certificate that issues it): creation resumes by itself once it holds a valid pair, no delete needed';
 
 /** What git declared for the pods: from the StatefulSets' annotations. */
 export interface Declared {
@@ -45,6 +54,11 @@ export interface StatusInput {
   tls?: TlsVerdict;
   /** spec.autoscaling is set: the autoscaler's decision (cluster/autoscale.ts); absent: no status.autoscaling. */
   autoscaling?: AutoscalingStatus;
+  /**
+   * Secrets and ConfigMaps the pods need that do not exist (prerequisites.ts), the TLS Secret aside
+   * (that one is `tls`'s SecretMissing). While the cluster is being created they are a wait.
+   */
+  missing?: readonly Prerequisite[];
 }
 
 /** What failing primaries back to ordinal 0 did or waits for in this pass. */
@@ -256,29 +270,45 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     input.scaling !== undefined ||
     input.failback !== undefined;
   const [versionCheck, versionMatch] = versionConditions(input, answered, rejected);
+  // Waiting is not failing: at creation, a Secret or ConfigMap the pods need that does not exist
+  // yet (a GitOps sync's order, cert-manager still issuing) is waited for. Once the cluster ran, a
+  // deleted TLS Secret is a problem a person must fix (Invalid), as before.
+  const tlsMissing = input.tls?.problem?.reason === 'SecretMissing' && !wasFormed;
+  const absent: Prerequisite[] = wasFormed
+    ? []
+    : [
+        ...(tlsMissing ? [{ kind: 'Secret' as const, name: secretName(input.tls?.secret ?? ''), neededBy: 'spec.tls.secretRef' }] : []),
+        ...(input.missing ?? []),
+      ];
+  const tlsProblem = tlsMissing ? undefined : input.tls?.problem;
   // What a person must fix: at creation the cluster cannot come up (Failed); once it ran, its pods
   // keep serving what they loaded and fixing it brings the cluster back (Invalid).
   const blockers = [
-    ...(input.tls?.problem ? [input.tls.problem.message] : []),
+    ...(tlsProblem ? [tlsProblem.message] : []),
     ...(rejected.length ? [versionCheck.message] : []),
     ...(day2?.refused ?? []),
   ];
-  const state =
-    before === STATE.failed
-      ? STATE.failed
-      : blockers.length
-        ? wasFormed
-          ? STATE.invalid
-          : input.tls?.problem || rejected.length
-            ? STATE.failed
-            : STATE.creating
-        : healthy && !day2Busy
-          ? STATE.active
-          : wasFormed || day2Busy
-            ? STATE.updating
-            : STATE.creating;
+  // A creation that failed on its binary stays Failed (the model's rule); one that failed only on
+  // its TLS Secret resumes once the Secret is fixed (docs/status.md says why we depart).
+  const failedOnVersion = previousCondition(input.previous, CONDITION.versionCheck)?.status === 'False';
+  const terminal = before === STATE.failed && (failedOnVersion || blockers.length > 0);
+  const state = terminal
+    ? STATE.failed
+    : blockers.length
+      ? wasFormed
+        ? STATE.invalid
+        : tlsProblem || rejected.length
+          ? STATE.failed
+          : STATE.creating
+      : healthy && !day2Busy && absent.length === 0
+        ? STATE.active
+        : wasFormed || day2Busy
+          ? STATE.updating
+          : STATE.creating;
+  const waiting = waitingCondition(input.namespace, absent, previousCondition(input.previous, CONDITION.waiting), input.now, g);
 
   const reasons = [
+    ...(waiting?.status === 'True' ? [waiting.message] : []),
     ...(input.scaling ? [input.scaling.phase === 'held' ? `scaling held: ${input.scaling.message}` : input.scaling.message] : []),
     ...(day2?.roll ? [rollReason(day2.roll)] : []),
     ...(input.failback ? [input.failback.message] : []),
@@ -295,7 +325,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     state === STATE.failed
       ? blockers.length === 0 && input.previous?.message
         ? input.previous.message
-        : `${summarize(blockers)}. ${FAILED_RECOVERY}`
+        : `${summarize(blockers)}. ${rejected.length || failedOnVersion ? FAILED_RECOVERY : FAILED_TLS_RECOVERY}`
       : state === STATE.invalid
         ? `${summarize(blockers)}. The pods keep serving what they loaded; once this is fixed the cluster returns to Active`
         : state === STATE.active
@@ -345,6 +375,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         ready,
         ...kstatusConditions(state, message, g),
         ...(input.tls ? tlsConditions(input.tls, g) : []),
+        ...(waiting ? [waiting] : []),
         ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : []),
         ...slotMigrationCondition(input.scaling, g, input.previous?.conditions),
         ...failbackCondition(input.failback, g, input.previous?.conditions),
@@ -355,6 +386,11 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
     ...(input.autoscaling ? { autoscaling: input.autoscaling } : {}),
   };
 }
+
+const previousCondition = (s: ValkeyClusterStatus | undefined, type: string) => s?.conditions?.find((c) => c.type === type);
+
+/** `name` of a `namespace/name`. */
+const secretName = (which: string): string => which.slice(which.indexOf('/') + 1);
 
 /** TLSSecretValid and CertificateExpiringSoon, on every pass of a TLS cluster. */
 function tlsConditions(tls: TlsVerdict, g: number): DesiredCondition[] {

@@ -23,6 +23,8 @@ export interface RequestInit {
   body?: unknown;
   contentType?: 'application/json' | 'application/merge-patch+json';
   timeoutMs?: number;
+  /** Accept header (default application/json), e.g. PartialObjectMetadata for a metadata-only GET. */
+  accept?: string;
 }
 
 export interface WatchInit {
@@ -128,10 +130,12 @@ function makeClient(t: Transport): KubeClient {
       const body = init.body === undefined ? undefined : JSON.stringify(init.body);
       // Content-Length always: Node sends no length and no chunking for a DELETE body, so the
       // server would read the body as the start of the next request on the kept-alive socket.
-      const headers: Record<string, string> =
-        body === undefined
+      const headers: Record<string, string> = {
+        ...(body === undefined
           ? {}
-          : { 'Content-Type': init.contentType ?? 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
+          : { 'Content-Type': init.contentType ?? 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }),
+        ...(init.accept ? { Accept: init.accept } : {}),
+      };
       const auth = await t.options();
       return new Promise<T>((resolve, reject) => {
         const req = send(auth, method, full, headers, init.timeoutMs ?? 30_000);

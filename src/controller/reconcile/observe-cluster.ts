@@ -16,6 +16,7 @@ import type { TlsOptions } from '../valkey/resp-connection.js';
 import { readSecretFacts } from '../valkey/certificate.js';
 import { observeRebalance } from './rebalance-cluster.js';
 import { removedShardKeys } from './retire-shards.js';
+import { templatePrerequisites, type Prerequisite } from '../cluster/prerequisites.js';
 
 /**
  * The observing half of a pass: what the API server's caches hold for one cluster (its pods, its
@@ -176,6 +177,32 @@ export async function observeCluster(
     ...(tls?.certificate ? { tls: { certificate: tls.certificate, reopen } } : {}),
     ...(declared ? { declared } : {}),
   };
+}
+
+/** What answers whether a prerequisite exists: the ConfigMap cache, a Secret's metadata. */
+export interface PrerequisiteReads {
+  configMap(namespace: string, name: string): unknown;
+  secretExists(namespace: string, name: string): Promise<boolean>;
+}
+
+/**
+ * The Secrets and ConfigMaps the StatefulSets' pods need that do not exist yet (the TLS Secret
+ * aside: its verdict covers it). ConfigMaps from the cache (the rendered one carries the managed
+ * label the cache selects on), Secrets by their metadata only: the controller never reads what a
+ * Secret holds to know it exists.
+ */
+export async function missingPrerequisites(
+  cluster: ValkeyCluster,
+  statefulSets: readonly StatefulSet[],
+  reads: PrerequisiteReads,
+): Promise<Prerequisite[]> {
+  const namespace = cluster.metadata.namespace as string;
+  const tlsSecret = cluster.spec.tls?.secretRef;
+  const wanted = templatePrerequisites(statefulSets).filter((p) => !(p.kind === 'Secret' && p.name === tlsSecret));
+  const present = await Promise.all(
+    wanted.map((p) => (p.kind === 'ConfigMap' ? reads.configMap(namespace, p.name) !== undefined : reads.secretExists(namespace, p.name))),
+  );
+  return wanted.filter((_, i) => !present[i]);
 }
 
 /**

@@ -17,7 +17,7 @@ import { describeAction, executeActions } from '../valkey/execute-plan.js';
 import type { NodeObservation } from '../cluster/observation.js';
 import { autoscaleFacts, settleAutoscale, type AutoscaleMemory } from './autoscale-step.js';
 import { executeFailback } from './failback-step.js';
-import { observeCluster, passFacts, type ClusterObservation, type NodeAccess } from './observe-cluster.js';
+import { missingPrerequisites, observeCluster, passFacts, type ClusterObservation, type NodeAccess } from './observe-cluster.js';
 import { executeRebalance, rebalanceFinished } from './rebalance-cluster.js';
 import { reloadCluster } from './reload-cluster.js';
 import { executeRetirement } from './retire-shards.js';
@@ -46,6 +46,8 @@ export interface ClusterApi {
   statefulSets(namespace: string, cluster: string): StatefulSet[];
   configMap(namespace: string, name: string): ConfigMap | undefined;
   readSecret(namespace: string, name: string): Promise<Secret>;
+  /** Whether a Secret exists, from its metadata alone (a 404 is false); absent: not looked at. */
+  secretExists?(namespace: string, name: string): Promise<boolean>;
   patchStatus(namespace: string, name: string, status: ValkeyClusterStatus): Promise<void>;
   evict(namespace: string, pod: string): Promise<EvictionResult>;
   /** Deletes a retired shard's StatefulSet and PDB (shards in); absent: drained shards are kept. */
@@ -248,6 +250,14 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       retire: deps.api.deleteShard !== undefined,
       ...(deps.batchSlots ? { batchSlots: deps.batchSlots } : {}),
     });
+    // While the cluster is being created, what its pods wait for (a Secret or ConfigMap not there
+    // yet) is a wait, named in status; a running cluster is not asked (its pods have what they mount).
+    const secretExists = deps.api.secretExists?.bind(deps.api);
+    const creating = previous === undefined || previous.state === STATE.creating || previous.state === STATE.failed;
+    const missing =
+      creating && secretExists
+        ? await missingPrerequisites(cluster, seen.statefulSets, { configMap: (ns, n) => deps.api.configMap(ns, n), secretExists })
+        : [];
     const sampleIntervalMs = deps.sampleIntervalMs ?? DEFAULT_SAMPLE_INTERVAL_MS;
     const autoscale = await autoscaleFacts(key, cluster, seen, {
       memory: deps.memory.autoscale,
@@ -304,6 +314,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       ...(scaling ? { scaling } : {}),
       ...(failback ? { failback } : {}),
       ...(seen.tlsVerdict ? { tls: seen.tlsVerdict } : {}),
+      ...(missing.length ? { missing } : {}),
       ...(seen.declared ? { declared: seen.declared } : {}),
       ...(previous ? { previous } : {}),
       now: rfc3339(deps.clock.now()),
