@@ -4,6 +4,7 @@ import { rfc3339 } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import type { KubeClient } from './client.js';
 import { paths } from './paths.js';
+import { inertStrings } from '../runtime/inert.js';
 
 /** The object an Event is about: the ValkeyCluster, so `kubectl describe` tells its story. */
 export interface InvolvedObject {
@@ -48,7 +49,9 @@ export function eventRecorder(
 ): EventRecorder {
   const seen = new Map<string, Seen & { at: number }>();
   let serial = 0;
-  const write = async (about: InvolvedObject, type: string, reason: string, message: string): Promise<void> => {
+  const write = async (about: InvolvedObject, type: string, reason: string, raw: string): Promise<void> => {
+    // Events are read on terminals (kubectl describe): what a node said in them is inert.
+    const message = inertStrings(raw, 1000);
     const key = `${about.namespace}/${about.name}\u0000${type}\u0000${reason}\u0000${message}`;
     const now = clock.now();
     const stamp = rfc3339(now);
@@ -72,7 +75,7 @@ export function eventRecorder(
         involvedObject: about,
         type,
         reason,
-        message: message.slice(0, 1000),
+        message,
         source: { component },
         reportingComponent: component,
         firstTimestamp: stamp,

@@ -23,6 +23,7 @@ import { reloadCluster } from './reload-cluster.js';
 import { executeRetirement } from './retire-shards.js';
 import { executeRollStep, type EvictionResult } from './roll-step.js';
 import { statusEquals } from './status-equals.js';
+import { inertStrings } from '../runtime/inert.js';
 
 /**
  * One pass over one ValkeyCluster, I/O only: observe (the caches, every pod's node), ask the pass
@@ -301,7 +302,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     const scaling: ScalingStatus | undefined = executed.scaling ? (movedNow as ScalingStatus) : plan.topology;
     const failback = executed.failback ?? (plan.failbackWaiting ? { acted: false, message: plan.failbackWaiting } : undefined);
     const roll = rollStatus(plan, executed);
-    const status = buildStatus({
+    // Every string in status passes one door: what a node said is inert there (runtime/inert.ts).
+    const status = inertStatus({
       day2: { reloads: reloads.reloads, ...(reloads.refused.length ? { refused: reloads.refused } : {}), ...(roll ? { roll } : {}) },
       namespace,
       generation: raw.metadata.generation ?? 0,
@@ -326,7 +328,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       about: involvedCluster(cluster),
       nowMs: deps.clock.now(),
     });
-    if (autoscaling) status.autoscaling = autoscaling;
+    if (autoscaling) status.autoscaling = inertStrings(autoscaling);
     deps.metrics.setClusterVersions(key, versionsOf(observations));
     countFinishedRoll(previous, status, deps);
     if (!statusEquals(previous, status)) {
@@ -343,6 +345,9 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     for (const s of seen.sessions.values()) s.close();
   }
 }
+
+/** The status of a pass with every string made inert: the one door node text passes into status. */
+export const inertStatus = (input: Parameters<typeof buildStatus>[0]): ValkeyClusterStatus => inertStrings(buildStatus(input));
 
 /**
  * When to look again: at once while slots still move (the pass only stopped to write status), soon

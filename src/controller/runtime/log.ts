@@ -1,3 +1,5 @@
+import { inertStrings } from './inert.js';
+
 /** Structured logs: one JSON object per line on stderr, so log pipelines need no parsing rules. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -22,13 +24,16 @@ export interface JsonLoggerOptions {
 
 export const isLogLevel = (s: string): s is LogLevel => s in RANK;
 
-/** Errors become their message (and code), never a stack trace in the middle of a JSON line. */
+/**
+ * Errors become their message (and code), never a stack trace in the middle of a JSON line; every
+ * string is inert (JSON escapes C0 controls, not DEL, C1 or bidi overrides, which a log tail shows).
+ */
 function plain(value: unknown): unknown {
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
-    return code === undefined ? value.message : `${value.message} (${String(code)})`;
+    return inertStrings(code === undefined ? value.message : `${value.message} (${String(code)})`);
   }
-  return value;
+  return inertStrings(value);
 }
 
 export function jsonLogger(opts: JsonLoggerOptions = {}): Logger {
@@ -38,7 +43,7 @@ export function jsonLogger(opts: JsonLoggerOptions = {}): Logger {
   const base = opts.fields ?? {};
   const emit = (level: LogLevel, msg: string, fields: LogFields = {}): void => {
     if (RANK[level] < min) return;
-    const record: LogFields = { ts: new Date(now()).toISOString(), level, msg };
+    const record: LogFields = { ts: new Date(now()).toISOString(), level, msg: inertStrings(msg) };
     for (const [k, v] of Object.entries({ ...base, ...fields })) record[k] = plain(v);
     write(`${JSON.stringify(record)}\n`);
   };

@@ -16,7 +16,7 @@ export function controllerMetrics(registry = new Registry()) {
   const nodesByCluster = new Map<string, readonly string[]>();
   new Gauge<'version'>({
     name: 'valkey_status_sync_nodes',
-    help: 'Nodes of all clusters by the version they run (not-valkey, unknown when unreachable).',
+    help: 'Nodes of all clusters by the version they run (not-valkey, unknown when unreachable, unparseable when not X.Y.Z).',
     labelNames: ['version'],
     registers,
     collect() {
@@ -132,10 +132,18 @@ export function controllerMetrics(registry = new Registry()) {
     },
     /** Remember the versions a cluster's nodes run (or `not-valkey`, `unknown`) for the nodes gauge. */
     setClusterVersions(cluster: string, versions: readonly string[] | undefined): void {
-      if (versions) nodesByCluster.set(cluster, versions);
+      if (versions) nodesByCluster.set(cluster, versions.map(versionLabel));
       else nodesByCluster.delete(cluster);
     },
   };
 }
 
 export type ControllerMetrics = ReturnType<typeof controllerMetrics>;
+
+/**
+ * A version as a metric label: a node says its version (INFO server), and a label is a closed,
+ * inert set, so anything but `X.Y.Z` (or our own words) is `unparseable` — no escape sequence and
+ * no unbounded series from a node that makes up a version per pass.
+ */
+export const versionLabel = (version: string): string =>
+  /^\d{1,5}\.\d{1,5}\.\d{1,5}$/.test(version) || version === 'not-valkey' || version === 'unknown' ? version : 'unparseable';

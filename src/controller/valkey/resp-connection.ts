@@ -1,6 +1,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import { checkServerIdentity, connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { inert } from '../runtime/inert.js';
 import { RespError, RespParser, encodeCommand, type RespValue } from './resp.js';
 
 export interface TlsOptions {
@@ -30,7 +31,8 @@ export class NodeUnavailableError extends Error {
     message: string,
     readonly code?: string,
   ) {
-    super(message);
+    // Often quotes what the node sent: inert and bounded here, where node text becomes our words.
+    super(inert(message, 2048));
   }
 }
 
@@ -40,7 +42,8 @@ export class CommandError extends Error {
     readonly command: string,
     readonly reply: RespError,
   ) {
-    super(`${command}: ${reply.message}`);
+    // The node's own words, inert and bounded (runtime/inert.ts); `reply` keeps them as sent.
+    super(`${command}: ${inert(reply.message, 512)}`);
   }
   get code(): string {
     return this.reply.code;
