@@ -34,7 +34,11 @@ RUN node scripts/build.mjs
 
 # --- runtime: node and the bundles, as a non-root user ---
 FROM ${BASE} AS runtime
+# The release (package.json's version): scripts/build-image.sh and the release workflow pass it.
+ARG VERSION
 LABEL org.opencontainers.image.title="valkey-krm" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.source="https://github.com/valkey-krm/valkey-krm" \
       org.opencontainers.image.description="KRM function that renders Valkey clusters from a menu of images and configs" \
       org.opencontainers.image.licenses="Apache-2.0"
 ENV NODE_ENV=production

@@ -151,7 +151,8 @@ if ! podman image exists "$BASE"; then build_base; fi
 
 if ! podman image exists "$IMAGE"; then
   say "building $IMAGE on $BASE ..."
-  podman build --quiet --layers --build-arg "BASE=$BASE" --label "valkey-krm.inputs=$IMAGE_HASH" -t "$IMAGE" -f Dockerfile . >&3
+  version="$(node -p 'require("./package.json").version')"   # the image label org.opencontainers.image.version
+  podman build --quiet --layers --build-arg "BASE=$BASE" --build-arg "VERSION=$version" --label "valkey-krm.inputs=$IMAGE_HASH" -t "$IMAGE" -f Dockerfile . >&3
   # Older builds of the image (other hashes): untag them; the layer cache stays.
   podman images --format '{{.Repository}}:{{.Tag}}' --filter reference=localhost/valkey-krm |
     { grep -vxF "$IMAGE" || true; } | xargs -r podman rmi --force >/dev/null 2>&1 || true

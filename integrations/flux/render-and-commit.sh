@@ -16,7 +16,7 @@
 #
 # Any render error leaves OUTPUT untouched and exits 1: an empty render would make Flux prune
 # every cluster. RENDER_VALKEY overrides the command (default: render-valkey on PATH), e.g.
-#   RENDER_VALKEY="docker run --rm -i -v $PWD:/src:ro -w /src ghcr.io/example/valkey-krm:0.1.0"
+#   RENDER_VALKEY="docker run --rm -i -v $PWD:/src:ro -w /src ghcr.io/valkey-krm/valkey-krm:0.1.0"
 set -eu
 
 usage() {

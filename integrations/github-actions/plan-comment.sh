@@ -18,7 +18,7 @@
 #
 # Environment:
 #   RENDER_VALKEY      the command (default: render-valkey on PATH), e.g.
-#                      docker run --rm -i -v "$PWD:/src" -w /src ghcr.io/example/valkey-krm:0.1.0
+#                      docker run --rm -i -v "$PWD:/src" -w /src ghcr.io/valkey-krm/valkey-krm:0.1.0
 #   PLAN_COMMENT_SINK  a file: write the comment there instead of calling GitHub (dry runs, tests)
 #   PLAN_COMMENT_AUTHOR  the login that posts (default github-actions[bot], GITHUB_TOKEN's user);
 #                      only its own comment is ever edited

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
-import { BUS_PORT, CLIENT_PORT, VERSION_FLOOR } from '../api/index.js';
+import { BUS_PORT, CLIENT_PORT, PACKAGE_VERSION, VERSION_FLOOR } from '../api/index.js';
 import { startApp, type App } from './app.js';
 import { strictPolicy } from './cluster/version-gate.js';
 import { kubeClientFromConfig } from './kube/client.js';
@@ -40,6 +40,7 @@ Usage: valkey-status-sync [options]
   --lease-name NAME          name of the Lease (default: valkey-status-sync)
   --log-level LEVEL          debug, info, warn or error (default: info)
   -h, --help                 this text
+  --version                  print the version
 
 The version floor (Valkey ${VERSION_FLOOR}) and the version check itself are not configurable.
 `;
@@ -95,6 +96,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
       'lease-name': { type: 'string', default: 'valkey-status-sync' },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', default: false },
     },
   });
   const logLevel = values['log-level'];
@@ -106,6 +108,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
   if (leaderElect !== 'true' && leaderElect !== 'false') throw new UsageError(`--leader-elect must be true or false, got "${leaderElect}"`);
   return {
     help: values.help,
+    version: values.version,
     kubeconfig: values.kubeconfig,
     namespaces: namespaceList(values.namespace ?? []),
     credentialsDir: values['credentials-dir'],
@@ -143,6 +146,10 @@ export async function runStatusSync(argv: readonly string[], env: NodeJS.Process
   }
   if (options.help) {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (options.version) {
+    process.stdout.write(`valkey-status-sync ${PACKAGE_VERSION}\n`);
     return 0;
   }
   const log: Logger = jsonLogger({ level: options.logLevel, fields: { component: 'valkey-status-sync' } });

@@ -30,6 +30,10 @@ Usage:
                                                            with those under PATH (the change)
   render-valkey plan --base-rev REV [options] [PATH...]   compare PATH at git revision REV (e.g.
                                                            origin/main) with PATH as it is now
+  render-valkey plan --base-rendered FILE [options] [PATH...]
+                                                           compare what another release of the
+                                                           function rendered from PATH (FILE: its
+                                                           output) with this release's render
   render-valkey plan --explain NS/NAME [--config FILE] [PATH...]
                                                            show why one cluster renders as it does
 
@@ -39,6 +43,9 @@ JSON files, directories recursively); the package's earlier output is ignored.
 Options:
   --base DIR            the base side as files (repeat for several); the change is PATH...
   --base-rev REV        the base side is PATH... at git revision REV of the repository around it
+  --base-rendered FILE  the base side is FILE, another release's render of PATH... (e.g.
+                        npx -y valkey-krm@0.1.0 render-valkey PATH > FILE): what upgrading the
+                        function does to every cluster (docs/upgrading.md)
   --format FORMAT       text (default), markdown (a pull-request comment) or json (see docs/plan.md)
   --fail-on LEVEL       exit 3 when a cluster is held (held), held or risky (risky), restarts pods
                         or worse (roll), or changes at all (any)
@@ -86,6 +93,7 @@ const usage = (message: string): PlanCommandOutput => ({
 const PLAN_OPTIONS_SPEC = {
   base: { type: 'string', multiple: true },
   'base-rev': { type: 'string' },
+  'base-rendered': { type: 'string' },
   format: { type: 'string', default: 'text' },
   'fail-on': { type: 'string' },
   explain: { type: 'string' },
@@ -110,7 +118,8 @@ export function runPlanCommand(argv: readonly string[], io: PlanCommandIO = { cw
   if (!FORMATS.includes(format)) return usage(`--format must be one of ${FORMATS.join(', ')}`);
   const gate = values['fail-on'];
   if (gate !== undefined && !(gate in GATES)) return usage(`--fail-on must be one of ${Object.keys(GATES).join(', ')}`);
-  if (values.base && values['base-rev']) return usage('give --base DIR or --base-rev REV, not both');
+  if ([values.base, values['base-rev'], values['base-rendered']].filter((v) => v !== undefined).length > 1)
+    return usage('give one of --base DIR, --base-rev REV or --base-rendered FILE');
   const paths = positionals.length > 0 ? positionals : ['.'];
   const at = (p: string) => resolve(io.cwd, p);
   // Paths in reports as the user would write them: relative to where the command runs.
@@ -121,9 +130,14 @@ export function runPlanCommand(argv: readonly string[], io: PlanCommandIO = { cw
   try {
     const change = readSide(paths.map(at), values.config === undefined ? undefined : at(values.config), shown);
     if (values.explain !== undefined) return explain(values.explain, change, format);
-    if (!values.base && !values['base-rev']) return usage('say what to compare with: --base DIR, or --base-rev REV (e.g. origin/main)');
+    if (!values.base && !values['base-rev'] && !values['base-rendered'])
+      return usage('say what to compare with: --base DIR, --base-rev REV (e.g. origin/main) or --base-rendered FILE');
     let plan: Plan;
-    if (values['base-rev'] !== undefined) {
+    if (values['base-rendered'] !== undefined) {
+      const rendered = readRendered(at(values['base-rendered']), shown);
+      if ('problem' in rendered) return { stdout: '', stderr: `render-valkey plan: ${rendered.problem}\n`, exitCode: 1 };
+      plan = planChange({ ...change, rendered: rendered.objects }, change, PLAN_OPTIONS);
+    } else if (values['base-rev'] !== undefined) {
       const snapshot = checkoutPaths(
         values['base-rev'],
         paths.map(at),
@@ -166,6 +180,18 @@ export function runPlanCommand(argv: readonly string[], io: PlanCommandIO = { cw
       exitCode: 1,
     };
   }
+}
+
+/** Another release's output, as multi-document YAML (or JSON) in one file. */
+function readRendered(path: string, display: (path: string) => string): { objects: unknown[] } | { problem: string } {
+  const read = readNamedFile(path);
+  if ('reason' in read) return { problem: `cannot read --base-rendered ${display(read.path)}: ${read.reason}` };
+  const { docs, errors } = parseDocuments(read.text, display(path));
+  if (errors.length) return { problem: errors.map((e) => e.message).join('\n') };
+  const objects = docs.map((d) => d.value);
+  if (objects.length === 0)
+    return { problem: `--base-rendered ${display(path)} holds no objects: give the other release's render-valkey output` };
+  return { objects };
 }
 
 function explain(target: string, change: PlanSide, format: string): PlanCommandOutput {

@@ -1,5 +1,7 @@
-import { describeRef, hasErrors, type ObjectRef, type Problem, type RenderConfig } from '../api/index.js';
+import { ANNOTATIONS, describeRef, hasErrors, type ObjectRef, type Problem, type RenderConfig } from '../api/index.js';
+import { ownPath } from '../menu/own.js';
 import { type RenderConfigCheck, validateRenderConfig } from '../menu/render-config.js';
+import type { KubeObject } from '../render/object.js';
 import { renderAll } from '../render/render-all.js';
 import { compareCluster } from './compare-cluster.js';
 import { liveSettingFromTable as defaultLiveSetting, type LiveSettingLookup } from './live-settings.js';
@@ -19,6 +21,12 @@ export interface PlanSide {
   /** Where an object was read from, for the report. */
   /** Where an object was read from, and where the field is in that file when it is known. */
   fileOf?: (ref: ObjectRef, field?: string) => { path: string; line?: number; column?: number } | undefined;
+  /**
+   * What another release of the function rendered from these same objects (`plan --base-rendered`):
+   * each cluster's objects are taken from here, grouped by their rendered-for annotation, instead
+   * of this release's render. The menu, provenance and warnings still come from `objects`.
+   */
+  rendered?: readonly unknown[];
 }
 
 export interface PlanOptions {
@@ -110,10 +118,28 @@ function renderSide(side: PlanSide, readRenderConfig: (value: unknown) => Render
   problems.push(...rendered.problems);
   const clusters = new Map<string, RenderedCluster>();
   if (!hasErrors(problems)) {
-    for (const c of rendered.clusters)
-      clusters.set(`${c.namespace}/${c.name}`, readRenderedCluster(c.namespace, c.name, c.objects, c.provenance, c.autoscaling));
+    const other = side.rendered ? objectsByCluster(side.rendered) : undefined;
+    for (const c of rendered.clusters) {
+      const key = `${c.namespace}/${c.name}`;
+      const objects = other ? other.get(key) : c.objects;
+      // A cluster the other release did not render is new to it: the plan says "new".
+      if (objects) clusters.set(key, readRenderedCluster(c.namespace, c.name, objects, c.provenance, c.autoscaling));
+    }
   }
   return parsed.config ? { render: parsed.config, clusters, problems } : { clusters, problems };
+}
+
+/** Rendered objects by the cluster they were rendered for (`<namespace>/<name>`, the rendered-for annotation). */
+function objectsByCluster(objects: readonly unknown[]): Map<string, KubeObject[]> {
+  const byCluster = new Map<string, KubeObject[]>();
+  for (const object of objects) {
+    const owner = ownPath(object, 'metadata', 'annotations', ANNOTATIONS.renderedFor);
+    if (typeof owner !== 'string' || !owner.includes('/')) continue;
+    const list = byCluster.get(owner) ?? [];
+    list.push(object as KubeObject);
+    byCluster.set(owner, list);
+  }
+  return byCluster;
 }
 
 function toPlanProblems(problems: readonly Problem[], fileOf: PlanSide['fileOf']): PlanProblem[] {

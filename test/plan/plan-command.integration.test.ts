@@ -23,7 +23,7 @@ describe('render-valkey plan: arguments', () => {
     [['--bogus'], "Unknown option '--bogus'"],
     [['--base', 'a', '--format', 'yaml'], '--format must be one of text, markdown, json'],
     [['--base', 'a', '--fail-on', 'sometimes'], '--fail-on must be one of held, risky, roll, any'],
-    [['--base', 'a', '--base-rev', 'HEAD'], 'not both'],
+    [['--base', 'a', '--base-rev', 'HEAD'], 'give one of --base DIR, --base-rev REV or --base-rendered FILE'],
     [[], 'say what to compare with'],
     [['--explain', 'no-slash'], '--explain takes NAMESPACE/NAME'],
   ])('refuses %j with exit 2', (argv, message) => {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PACKAGE_VERSION } from '../../api/index.js';
 import { compareStrings } from '../../api/order.js';
 
 /**
@@ -26,6 +27,13 @@ export function controllerMetrics(registry = new Registry()) {
       for (const [version, n] of [...counts].sort(([a], [b]) => compareStrings(a, b))) this.set({ version }, n);
     },
   });
+
+  new Gauge<'version'>({
+    name: 'valkey_status_sync_build_info',
+    help: 'Always 1; the version label is the release this controller was built from (package.json, the image label, --version).',
+    labelNames: ['version'],
+    registers,
+  }).set({ version: PACKAGE_VERSION }, 1);
 
   const nodeCommandSeconds = new Histogram<'command'>({
     name: 'valkey_status_sync_node_command_duration_seconds',

@@ -1,5 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { PACKAGE_VERSION } from '../../../src/api/index.js';
 import { controllerMetrics } from '../../../src/controller/runtime/metrics.js';
 import { startHealthServer } from '../../../src/controller/runtime/health-server.js';
 import { jsonLogger } from '../../../src/controller/runtime/log.js';
@@ -36,6 +37,11 @@ describe('metrics', () => {
     expect(text).not.toContain('8.0.0');
     expect(text).toContain('# TYPE valkey_status_sync_leader gauge\nvalkey_status_sync_leader 1\n');
     expect(text).toContain('valkey_status_sync_watch_errors_total{phase="watch \\"x\\"\\n",resource="pods"} 1');
+  });
+
+  it('says which release it is: build_info carries package.json’s version', async () => {
+    const text = await controllerMetrics().registry.metrics();
+    expect(text).toContain(`valkey_status_sync_build_info{version="${PACKAGE_VERSION}"} 1\n`);
   });
 
   it("adds prom-client's process, heap, GC and event-loop metrics", async () => {
