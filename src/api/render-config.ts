@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { API_VERSION } from './group.js';
-import { DNS1123_SUBDOMAIN, isNamespaceName, objectMeta } from './common.js';
+import { DNS1123_SUBDOMAIN, LABEL_VALUE_PATTERN, isNamespaceName, isQualifiedName, objectMeta } from './common.js';
 import { passwordHash } from './acl.js';
 import { zoneSpread } from './valkey-cluster.js';
 
@@ -44,6 +44,66 @@ const controllerUser = () =>
       }),
     );
 
+const labelKey = () => z.string().check(z.refine(isQualifiedName, { error: 'must be a label key such as kubernetes.io/metadata.name' }));
+const LABEL_VALUE = new RegExp(LABEL_VALUE_PATTERN);
+const labelValue = () =>
+  z
+    .string()
+    .check(
+      z.maxLength(63, { error: 'must be a label value (63 characters at most)' }),
+      z.regex(LABEL_VALUE, { error: 'must be a label value: letters, digits, -, _ and ., starting and ending with a letter or digit' }),
+    );
+const labelMap = () => z.record(labelKey(), labelValue());
+
+/** A Kubernetes label selector (metav1.LabelSelector), as a NetworkPolicy's namespaceSelector takes it. */
+const labelSelector = () =>
+  z.strictObject({
+    matchLabels: z.optional(labelMap()),
+    matchExpressions: z.optional(
+      z.array(
+        z
+          .strictObject({
+            key: labelKey(),
+            operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist'], { error: 'must be In, NotIn, Exists or DoesNotExist' }),
+            values: z.optional(z.array(labelValue())),
+          })
+          .check(
+            z.refine((e) => (e.operator === 'In' || e.operator === 'NotIn') === (e.values ?? []).length > 0, {
+              error: 'In and NotIn need values; Exists and DoesNotExist take none',
+            }),
+          ),
+      ),
+    ),
+  });
+
+export const CONTROLLER_NAMESPACE_DEFAULT = 'valkey-system';
+export const CONTROLLER_POD_LABELS_DEFAULT: Readonly<Record<string, string>> = { 'app.kubernetes.io/name': 'valkey-status-sync' };
+
+/**
+ * The NetworkPolicy rendered per cluster (docs/operations.md, "NetworkPolicy"): the cluster bus from
+ * the cluster's own pods only, the client port from its own namespace (and the namespaces
+ * `clientNamespaces` selects), both ports from the controller. `enabled: false` renders none.
+ */
+const networkPolicy = () =>
+  z.strictObject({
+    enabled: z._default(z.boolean({ error: 'must be true or false' }), true),
+    /** Namespaces (by label) whose pods may reach the client port too; the cluster's own namespace always may. */
+    clientNamespaces: z.optional(labelSelector()),
+    controller: z.prefault(
+      z.strictObject({
+        namespace: z._default(
+          z.string().check(z.refine(isNamespaceName, { error: 'must be a namespace name' })),
+          CONTROLLER_NAMESPACE_DEFAULT,
+        ),
+        podLabels: z._default(
+          labelMap().check(z.refine((m) => Object.keys(m).length > 0, { error: 'needs at least one label of the controller pods' })),
+          { ...CONTROLLER_POD_LABELS_DEFAULT },
+        ),
+      }),
+      {},
+    ),
+  });
+
 export const renderConfigSpec = lazy(() =>
   z.strictObject({
     outputDir: z._default(
@@ -69,6 +129,7 @@ export const renderConfigSpec = lazy(() =>
      * small dev clusters with fewer nodes than pods per shard; the render warns).
      */
     nodeSpread: z._default(z.enum(['required', 'bestEffort'], { error: 'must be required or bestEffort' }), 'required'),
+    networkPolicy: z.prefault(networkPolicy(), {}),
     systemUsers: z.strictObject(
       {
         replication: systemUser('valkey-replication'),

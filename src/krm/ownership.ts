@@ -8,11 +8,12 @@ export const wearsOurLabel = (value: unknown): boolean => ownPath(value, 'metada
 
 /**
  * The ValkeyCluster name whose rendered objects include one of this kind and name: ConfigMap
- * `C-config`, Service `C`, StatefulSet and PodDisruptionBudget `C-<shard>`.
+ * `C-config`, Service and NetworkPolicy `C`, StatefulSet and PodDisruptionBudget `C-<shard>`.
  */
 export function renderedNameMatches(apiVersion: unknown, kind: unknown, name: string, cluster: string): boolean {
   if (kind === 'ConfigMap' && apiVersion === 'v1') return name === configMapName(cluster);
   if (kind === 'Service' && apiVersion === 'v1') return name === cluster;
+  if (kind === 'NetworkPolicy' && apiVersion === 'networking.k8s.io/v1') return name === cluster;
   if ((kind === 'StatefulSet' && apiVersion === 'apps/v1') || (kind === 'PodDisruptionBudget' && apiVersion === 'policy/v1')) {
     const shard = name.startsWith(`${cluster}-`) ? name.slice(cluster.length + 1) : '';
     return /^(0|[1-9][0-9]{0,3})$/.test(shard) && name === shardName(cluster, Number(shard));
@@ -23,7 +24,7 @@ export function renderedNameMatches(apiVersion: unknown, kind: unknown, name: st
 /** The cluster names an object of this kind and name could have been rendered for (at most two readings). */
 function clustersNamedBy(kind: unknown, name: string): string[] {
   if (kind === 'ConfigMap') return name.endsWith('-config') ? [name.slice(0, -'-config'.length)] : [];
-  if (kind === 'Service') return [name];
+  if (kind === 'Service' || kind === 'NetworkPolicy') return [name];
   const dash = name.lastIndexOf('-');
   return dash > 0 ? [name.slice(0, dash)] : [];
 }

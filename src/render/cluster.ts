@@ -21,12 +21,13 @@ import { renderProbeScript } from './probes.js';
 import { renderService } from './service.js';
 import { renderShardPodTemplate, renderShardStatefulSet } from './statefulset.js';
 import { renderShardPodDisruptionBudget } from './pdb.js';
+import { renderNetworkPolicy } from './network-policy.js';
 import type { PreviousCluster } from './previous.js';
 import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
 import { rolloutFindings } from './rollout-warnings.js';
 
 export interface ClusterRender {
-  /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget. */
+  /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget, then the NetworkPolicy (unless switched off). */
   objects: KubeObject[];
   problems: Problem[];
 }
@@ -105,6 +106,7 @@ export function renderCluster(
   for (let shard = 0; shard < cluster.spec.shards; shard++) {
     objects.push(renderShardPodDisruptionBudget(name, namespace, shard));
   }
+  if (render.networkPolicy.enabled) objects.push(renderNetworkPolicy(name, namespace, render));
   return { objects: objects.map((o) => withOwner(o, `${namespace}/${name}`)), problems };
 }
 

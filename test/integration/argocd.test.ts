@@ -142,7 +142,13 @@ describe('generate, as the CMP server runs it', () => {
     expect(r.code, r.stderr).toBe(0);
     const objects = manifests(r.stdout);
     expect(objects).toEqual(expected);
-    expect(countKinds(objects.filter(isGenerated))).toEqual({ ConfigMap: 2, Service: 2, StatefulSet: 5, PodDisruptionBudget: 5 });
+    expect(countKinds(objects.filter(isGenerated))).toEqual({
+      ConfigMap: 2,
+      Service: 2,
+      StatefulSet: 5,
+      PodDisruptionBudget: 5,
+      NetworkPolicy: 2,
+    });
     // Local config is read, never applied.
     expect(objects.map((o) => o.kind)).not.toEqual(expect.arrayContaining(['Kptfile']));
     expect(objects.map((o) => o.kind)).not.toContain('ValkeyRenderConfig');

@@ -185,7 +185,13 @@ describe('the sample workflow and render-and-commit.sh, on a real git repository
     const objects = parseObjects(r.stdout);
     expect(objects.map((o) => o.kind)).not.toContain('Kptfile');
     expect(objects.map((o) => o.kind)).not.toContain('ValkeyRenderConfig');
-    expect(countKinds(objects.filter(isGenerated))).toEqual({ ConfigMap: 2, Service: 2, StatefulSet: 6, PodDisruptionBudget: 6 });
+    expect(countKinds(objects.filter(isGenerated))).toEqual({
+      ConfigMap: 2,
+      Service: 2,
+      StatefulSet: 6,
+      PodDisruptionBudget: 6,
+      NetworkPolicy: 2,
+    });
     for (const s of objects.filter((o: KubeObject) => o.kind === 'StatefulSet')) {
       expect(s.metadata.annotations?.['kustomize.toolkit.fluxcd.io/prune']).toBe('disabled');
     }

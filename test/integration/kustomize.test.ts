@@ -68,7 +68,14 @@ describe('KRM exec function: kustomize build --enable-alpha-plugins --enable-exe
     const r = await standalone(['build', '--enable-alpha-plugins', '--enable-exec', join(KUSTOMIZE_DIR, 'krm-exec')]);
     expect(r.code, r.stderr).toBe(0);
     const objects = await expectRendered(r.stdout);
-    expect(countKinds(objects)).toMatchObject({ ValkeyCluster: 2, StatefulSet: 3, PodDisruptionBudget: 3, Service: 2, ConfigMap: 2 });
+    expect(countKinds(objects)).toMatchObject({
+      ValkeyCluster: 2,
+      StatefulSet: 3,
+      PodDisruptionBudget: 3,
+      Service: 2,
+      ConfigMap: 2,
+      NetworkPolicy: 2,
+    });
   });
 
   it("an overlay's labels and annotations reach the generated objects", async () => {

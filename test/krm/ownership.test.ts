@@ -40,7 +40,8 @@ describe('earlier output is recognised by what the renderer writes, not by our l
   });
 
   it.each([
-    ['a NetworkPolicy that copied our labels', owned('networking.k8s.io/v1', 'NetworkPolicy', 'cache', 'team-a/cache')],
+    ['a Role that copied our labels', owned('rbac.authorization.k8s.io/v1', 'Role', 'cache', 'team-a/cache')],
+    ['a NetworkPolicy not named for its cluster', owned('networking.k8s.io/v1', 'NetworkPolicy', 'cache-extra', 'team-a/cache')],
     ['a ConfigMap named like ours without the annotation', owned('v1', 'ConfigMap', 'cache-config', undefined)],
     ['a ConfigMap whose name is not what we render for its cluster', owned('v1', 'ConfigMap', 'other', 'team-a/cache')],
     ['a StatefulSet in another namespace than its cluster', owned('apps/v1', 'StatefulSet', 'cache-0', 'team-b/cache')],
@@ -60,8 +61,9 @@ describe('earlier output is recognised by what the renderer writes, not by our l
     const r = run([
       owned('apps/v1', 'StatefulSet', 'gone-2', 'team-a/gone'),
       owned('policy/v1', 'PodDisruptionBudget', 'gone-0', 'team-a/gone'),
+      owned('networking.k8s.io/v1', 'NetworkPolicy', 'gone', 'team-a/gone'),
     ]);
-    expect(r.previous).toHaveLength(2);
+    expect(r.previous).toHaveLength(3);
     expect(kinds(r.passthrough)).not.toContain('StatefulSet/gone-2');
   });
 

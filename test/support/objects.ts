@@ -73,7 +73,7 @@ export const isGenerated = (o: KubeObject): boolean => o.metadata?.labels?.[MANA
 
 /** Objects generated for one cluster, by kind: what render-valkey promises per ValkeyCluster. */
 export function expectedKinds(shards: number): Record<string, number> {
-  return { ConfigMap: 1, Service: 1, StatefulSet: shards, PodDisruptionBudget: shards };
+  return { ConfigMap: 1, Service: 1, StatefulSet: shards, PodDisruptionBudget: shards, NetworkPolicy: 1 };
 }
 
 export function countKinds(objects: readonly KubeObject[]): Record<string, number> {

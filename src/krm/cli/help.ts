@@ -3,7 +3,7 @@ import type { Tool } from '../tool.js';
 
 /** What `--help` prints for each executable. */
 export const HELP: Record<Tool, string> = {
-  'render-valkey': `render-valkey: render ValkeyClusters into StatefulSets, Services, ConfigMaps and PodDisruptionBudgets.
+  'render-valkey': `render-valkey: render ValkeyClusters into StatefulSets, Services, ConfigMaps, PodDisruptionBudgets and NetworkPolicies.
 
 Usage:
   render-valkey < resource-list.yaml          KRM function: ResourceList (YAML or JSON) on stdin,
