@@ -48,7 +48,12 @@ describe('status is documented once, from src/api/status-names.ts', () => {
     for (const page of pages.filter((p) => !MAPS.includes(p))) {
       const at = [...text(page).matchAll(mention)].map((m) => ({ state: m[1], index: m.index }));
       for (const [i, first] of at.entries()) {
-        const near = new Set(at.slice(i).filter((m) => m.index - first.index < 250).map((m) => m.state));
+        const near = new Set(
+          at
+            .slice(i)
+            .filter((m) => m.index - first.index < 250)
+            .map((m) => m.state),
+        );
         if (near.size >= 3) {
           own.push(`${page}: ${[...near].join(', ')}`);
           break;
