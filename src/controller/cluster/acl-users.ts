@@ -26,3 +26,43 @@ export function aclDifferences(file: AclSignatures, node: AclSignatures): string
   const names = new Set([...file.keys(), ...node.keys()]);
   return [...names].filter((n) => file.get(n) !== node.get(n)).sort();
 }
+
+/** A credential as the lockout check needs it: the user and the hash of the password. */
+export interface HeldCredential {
+  username: string;
+  passwordHash: string;
+}
+
+/**
+ * Why loading `file` would cut the controller or the replicas off, or undefined when it would not.
+ * Once loaded, a file that accepts none of the controller's passwords refuses every later AUTH,
+ * so not even the revert can be loaded (only restarting every pod recovers); one that drops the
+ * password the replicas run with (`masterauth`, fixed when they started) breaks replication until
+ * each restarts. So before `ACL LOAD` the file must still accept, with the user enabled, a
+ * credential the controller holds and the one each replica authenticates with.
+ */
+export function aclLockout(
+  file: readonly AclUserLine[],
+  held: { controller: readonly HeldCredential[]; replication?: HeldCredential },
+  sha256: PasswordHasher,
+): string | undefined {
+  const users = new Map(file.map((u) => [u.name, aclCredentials(u.rules, sha256)]));
+  const accepts = (c: HeldCredential): boolean => {
+    const u = users.get(c.username);
+    return u?.enabled === true && u.hashes.includes(c.passwordHash.toLowerCase());
+  };
+  const controller = held.controller;
+  if (controller.length > 0 && !controller.some(accepts)) {
+    const name = controller[0]?.username as string;
+    const u = users.get(name);
+    const why = u === undefined ? 'has no such user' : !u.enabled ? 'turns the user off' : 'lists none of their hashes';
+    return `it would lock the controller out: user ${name} ${why}, and the controller holds ${controller.length === 1 ? 'one password' : `${controller.length} passwords`} for this namespace (add the hash of the namespace's password from the controller's key, docs/security.md, or put the key the file's hash comes from in the controller's Secret)`;
+  }
+  const r = held.replication;
+  if (r && !accepts(r)) {
+    const u = users.get(r.username);
+    const why = u === undefined ? 'has no such user' : !u.enabled ? 'turns the user off' : 'no longer lists the hash of their password';
+    return `it would cut the replicas off: user ${r.username}, as whom they authenticate with the password they started with (masterauth), ${why} (keep the old hash next to the new one until every pod has restarted with the new Secret)`;
+  }
+  return undefined;
+}

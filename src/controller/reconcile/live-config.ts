@@ -1,6 +1,6 @@
 import { readAclLines, readUsersAcl } from '../../api/contract/users-acl.js';
 import { directivesByName, readValkeyConf } from '../../api/contract/valkey-conf.js';
-import { aclDifferences, aclSignatures } from '../cluster/acl-users.js';
+import { aclDifferences, aclLockout, aclSignatures, type HeldCredential } from '../cluster/acl-users.js';
 import { desiredLiveSettings, planLiveSettings, type ConfigSetChange } from '../cluster/live-settings.js';
 import type { ControllerMetrics } from '../runtime/metrics.js';
 import { aclPasswordHash } from '../valkey/digests.js';
@@ -17,6 +17,8 @@ import type { NodeSession } from '../valkey/node-session.js';
 export interface LiveConfigInput {
   valkeyConf?: string;
   usersAcl?: string;
+  /** Where users.acl comes from, for messages: `ConfigMap <ns>/<name>, key users.acl`. */
+  usersAclSource?: string;
   /** Settings the container's arguments set: their file values are not what runs. */
   overridden: ReadonlySet<string>;
   sessions: ReadonlyMap<string, NodeSession>;
@@ -83,6 +85,21 @@ async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out:
       out.aclHeld.push(pod);
       return;
     }
+    const lockout = aclLockout(
+      readUsersAcl(input.usersAcl),
+      { controller: s.heldCredentials(), ...(await replicationCredential(s)) },
+      aclPasswordHash,
+    );
+    if (lockout) {
+      input.metrics.reloadFailures.inc({ kind: 'acl' });
+      const source = input.usersAclSource ?? 'users.acl';
+      out.failures.push({
+        pod,
+        kind: 'acl',
+        message: `ACL LOAD of ${source} on ${pod} refused by the controller (the node keeps its users): ${lockout}`,
+      });
+      return;
+    }
     try {
       await s.aclLoad();
     } catch (e) {
@@ -101,6 +118,14 @@ async function loadAcl(pod: string, s: NodeSession, input: LiveConfigInput, out:
   } finally {
     timer();
   }
+}
+
+/** The user and password hash a node authenticates to its primary with (CONFIG GET primaryuser primaryauth). */
+async function replicationCredential(s: NodeSession): Promise<{ replication?: HeldCredential }> {
+  const got = await s.configGet(['primaryuser', 'primaryauth', 'masteruser', 'masterauth']);
+  const username = got.get('primaryuser') ?? got.get('masteruser');
+  const password = got.get('primaryauth') ?? got.get('masterauth');
+  return username && password ? { replication: { username, passwordHash: aclPasswordHash(password) } } : {};
 }
 
 export async function applyLiveConfig(input: LiveConfigInput): Promise<LiveConfigOutcome> {

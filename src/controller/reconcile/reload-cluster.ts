@@ -76,7 +76,9 @@ export async function reloadCluster(input: ReloadInput, deps: ReloadDeps): Promi
   const aclKey = (pod: string): string => `${about.namespace}/${pod}`;
   const live = await applyLiveConfig({
     ...(cm?.data?.['valkey.conf'] !== undefined ? { valkeyConf: cm.data['valkey.conf'] } : {}),
-    ...(cm?.data?.['users.acl'] !== undefined ? { usersAcl: cm.data['users.acl'] } : {}),
+    ...(cm?.data?.['users.acl'] !== undefined
+      ? { usersAcl: cm.data['users.acl'], usersAclSource: `users.acl of ConfigMap ${about.namespace}/${cmName}` }
+      : {}),
     overridden: overriddenSettings(input.statefulSets),
     sessions: input.sessions,
     aclBackoff: (pod) => deps.aclRetry.blocked(aclKey(pod)),

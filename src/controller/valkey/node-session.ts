@@ -1,6 +1,7 @@
 import type { Endpoint } from '../cluster/observation.js';
 import type { SlotRange } from '../../api/contract/slots.js';
 import type { RespValue } from './resp.js';
+import { aclPasswordHash } from './digests.js';
 import { CommandError, connectResp, NodeUnavailableError, type TlsOptions } from './resp-connection.js';
 
 export interface Credentials {
@@ -32,6 +33,11 @@ export interface NodeSession {
   configSet(name: string, value: string): Promise<void>;
   aclLoad(): Promise<void>;
   aclList(): Promise<string[]>;
+  /**
+   * The controller's credentials for this node (the one that opened it and the others it held for
+   * the node's namespace), as user and password hash: what a users.acl must keep accepting.
+   */
+  heldCredentials(): readonly { username: string; passwordHash: string }[];
   /** The server certificate's SHA-256 fingerprint seen in this session's TLS handshake. */
   peerFingerprint(): string | undefined;
   /** That certificate has expired (let through so the node can be reloaded: resp-connection.ts). */
@@ -209,8 +215,13 @@ export function sessionOpener(credentials: CredentialSource, timeouts: NodeTimeo
       }
     };
     let auth: Credentials;
+    const given = await credentials(namespace);
+    const held = (Array.isArray(given) ? given : [given as Credentials]).map((c) => ({
+      username: c.username,
+      passwordHash: aclPasswordHash(c.password),
+    }));
     try {
-      auth = await authenticate(await credentials(namespace), (c) => call('AUTH', ['AUTH', c.username, c.password]));
+      auth = await authenticate(given, (c) => call('AUTH', ['AUTH', c.username, c.password]));
     } catch (e) {
       conn.close();
       throw e;
@@ -234,6 +245,7 @@ export function sessionOpener(credentials: CredentialSource, timeouts: NodeTimeo
       configSet: (name, value) => ok('CONFIG SET', ['CONFIG', 'SET', name, value]),
       aclLoad: () => ok('ACL LOAD', ['ACL', 'LOAD']),
       aclList: async () => strings(await call('ACL LIST', ['ACL', 'LIST']), 'ACL LIST'),
+      heldCredentials: () => held,
       peerFingerprint: () => conn.peerFingerprint(),
       peerCertificateExpired: () => conn.peerCertificateExpired(),
       setSlot: (slot, state) => ok('CLUSTER SETSLOT', setSlotArgs(slot, state)),
