@@ -7,8 +7,11 @@ import { SYSTEM_USERNAMES, type AclBinding, type AclPermission, type ValkeyRole 
  */
 export const DEFAULT_USER_LINE = 'user default on nopass resetchannels -@all +ping';
 
-/** What replicas need to sync, plus what Valkey 9's atomic slot migration asks of the primary user. */
-export const REPLICATION_RULES = '-@all +psync +sync +replconf +ping +cluster|syncslots +select +@write ~*';
+/**
+ * What replicas need to sync, plus what Valkey 9's atomic slot migration asks of the primary user,
+ * plus `role` and `cluster|nodes` for the readiness probe (probes.ts), which asks as this user.
+ */
+export const REPLICATION_RULES = '-@all +psync +sync +replconf +ping +role +cluster|nodes +cluster|syncslots +select +@write ~*';
 
 /**
  * The controller administers the cluster and reaches keys only to move them between shards. Slot

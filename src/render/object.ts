@@ -24,3 +24,6 @@ export const DATA_DIR = '/data';
 export const VALKEY_UID = 999;
 
 export const configMapName = (cluster: string) => `${cluster}-config`;
+
+/** The container's env var holding the replication user's password (`masterauth`, and the readiness probe). */
+export const REPLICATION_PASSWORD_ENV = 'VALKEY_REPLICATION_PASSWORD';

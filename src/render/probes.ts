@@ -1,23 +1,63 @@
-import { CLIENT_PORT } from '../api/index.js';
-import { CONF_DIR, TLS_DIR } from './object.js';
+import { CLIENT_PORT, SYSTEM_USERNAMES } from '../api/index.js';
+import { CONF_DIR, REPLICATION_PASSWORD_ENV, TLS_DIR } from './object.js';
 
 /**
- * One script for all three probes. PING is the only command the `default` user may run, so the
- * probes never need credentials. Liveness accepts LOADING and MASTERDOWN: a node that is loading
- * its dataset or has lost its primary is alive, and restarting it would only make things worse.
- * Liveness never looks at cluster state; the controller reports that in status.
+ * One script for all three probes (DESIGN §6.2, docs/operations.md "Kubernetes maintenance").
+ *
+ * Startup and liveness ask PING as `default`, which may run nothing else, so they need no
+ * credentials. Liveness accepts LOADING and MASTERDOWN: a node that is loading its dataset or has
+ * lost its primary is alive, and restarting it would only make things worse. Liveness never looks
+ * at cluster state; the controller reports that in status.
+ *
+ * Readiness means "holds a full copy of its shard's data", because the shard's PodDisruptionBudget
+ * counts Ready pods: a replica whose link to its primary is up and not syncing (ROLE says
+ * `connected`), or a primary that owns slots (its `myself` line in CLUSTER NODES lists some). An
+ * empty node (a re-created pod not yet attached, a replica still loading its copy) is not Ready,
+ * so a drain waits for it instead of evicting the shard's last copy. It asks as the replication
+ * user, whose password the container has already (for `masterauth`), with the pure shell of any
+ * image (no awk, sed or grep). A node whose users.acl predates `+role` (the window between the
+ * kubelet projecting the new files and the controller's ACL LOAD) answers NOPERM: the probe then
+ * falls back to PING, as before.
  */
 export function renderProbeScript(tls: boolean): string {
   const tlsFlags = tls ? ` --tls --cacert ${TLS_DIR}/ca.crt --cert ${TLS_DIR}/tls.crt --key ${TLS_DIR}/tls.key` : '';
+  const cli = `valkey-cli${tlsFlags} -h 127.0.0.1 -p ${CLIENT_PORT}`;
+  const user = SYSTEM_USERNAMES.replication;
   return [
     '#!/bin/sh',
     '# valkey-krm probe: sh probe.sh startup|live|ready',
-    `reply=$(valkey-cli${tlsFlags} -h 127.0.0.1 -p ${CLIENT_PORT} ping 2>&1)`,
+    `reply=$(${cli} ping 2>&1)`,
     'case "$1:$reply" in',
+    '  ready:PONG) ;;',
     '  *:PONG) exit 0 ;;',
     '  startup:LOADING*|startup:MASTERDOWN*|live:LOADING*|live:MASTERDOWN*) exit 0 ;;',
+    '  *) echo "valkey-krm probe $1: $reply" >&2; exit 1 ;;',
     'esac',
-    'echo "valkey-krm probe $1: $reply" >&2',
+    '# Ready = holds a full copy of the shard: the PodDisruptionBudget counts only such pods.',
+    `out=$(printf 'ROLE\\nCLUSTER NODES\\n' | VALKEYCLI_AUTH="$${REPLICATION_PASSWORD_ENV}" ${cli} --user ${user} 2>&1)`,
+    'set -f',
+    'n=0 role= primary= state= slots=no',
+    'while IFS= read -r line; do',
+    '  n=$((n + 1))',
+    '  case $n in 1) role=$line ;; 2) primary=$line ;; 3) primary=$primary:$line ;; 4) state=$line ;; esac',
+    '  case $line in *" myself,master"* | *" myself,primary"*) set -- $line; [ $# -gt 8 ] && slots=yes ;; esac',
+    'done <<EOF',
+    '$out',
+    'EOF',
+    'why=',
+    'case $role:$state:$slots in',
+    '  slave:connected:* | replica:connected:* | master:*:yes | primary:*:yes) exit 0 ;;',
+    '  slave:* | replica:*)',
+    '    why="a replica of $primary whose link is $state (not connected and in sync): it does not hold a full copy yet" ;;',
+    '  master:* | primary:*)',
+    '    why="a primary that owns no slots (an empty node: a cluster not formed yet, a re-created pod not yet attached as a replica, or a new shard before it gets slots)" ;;',
+    'esac',
+    'case $out in',
+    `  *"NOPERM User ${user} "*) exit 0 ;;`,
+    `  *"AUTH failed"*) why="cannot authenticate as ${user}: $out" ;;`,
+    'esac',
+    '[ -n "$why" ] || why="unexpected reply: $out"',
+    'echo "valkey-krm probe ready: not ready: $why; the shard\'s PodDisruptionBudget does not count this pod until it holds a full copy of the shard\'s data" >&2',
     'exit 1',
     '',
   ].join('\n');

@@ -9,7 +9,7 @@ import {
   type ValkeyCluster,
 } from '../api/index.js';
 import type { ResolvedConfig } from '../menu/resolve-menu.js';
-import { CONF_DIR, DATA_DIR, TLS_DIR, VALKEY_UID, configMapName, type KubeObject } from './object.js';
+import { CONF_DIR, DATA_DIR, REPLICATION_PASSWORD_ENV, TLS_DIR, VALKEY_UID, configMapName, type KubeObject } from './object.js';
 import { shardLabels, shardSelector } from './labels.js';
 import { renderPlacement } from './placement.js';
 import { renderProbes } from './probes.js';
@@ -21,7 +21,7 @@ export const PRUNE_PROTECTION = {
   'kustomize.toolkit.fluxcd.io/prune': 'disabled',
 } as const;
 
-export const REPLICATION_PASSWORD_ENV = 'VALKEY_REPLICATION_PASSWORD';
+export { REPLICATION_PASSWORD_ENV };
 
 export interface ShardInput {
   cluster: ValkeyCluster;

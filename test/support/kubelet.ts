@@ -26,6 +26,7 @@ import type { ApiServer } from './apiserver.js';
 import { watchCollection, type Watch, type WatchEventType } from './kube-watch.js';
 import { containerCommand, type ContainerCommand, type Mount } from './kubelet/container-command.js';
 import { ConfigError, containerEnv, expand } from './kubelet/container-env.js';
+import { runExecProbe } from './kubelet/exec-probe.js';
 import { ping, isPong, isStarted } from './kubelet/ping.js';
 import { PodIps } from './kubelet/pod-ips.js';
 import { ConditionClock, podStatus, type ContainerState, type TerminatedState } from './kubelet/pod-status.js';
@@ -66,6 +67,12 @@ export interface KubeletOptions {
   configSyncDelayMs?: number;
   /** Probe period (default 500 ms; the rendered probes say 5 s). */
   probePeriodMs?: number;
+  /**
+   * What makes a started pod Ready: `ping` (default) a PING answered PONG; `script` the
+   * container's readinessProbe command itself, the rendered probe script run by BusyBox `sh` with
+   * the pod's environment (kubelet/exec-probe.ts), so Ready means what it means on a real node.
+   */
+  readiness?: 'ping' | 'script';
   /** First restart back-off after a container exits (default 1 000 ms, doubling up to 32x). */
   restartBackoffMs?: number;
   /** Keep the pod dirs and logs after stop() (also: env VALKEY_KRM_HARNESS_KEEP=1). */
@@ -84,6 +91,8 @@ export interface PodHandle {
   readonly logPath: string;
   /** Process id of the running container, if any. */
   readonly pid: number | undefined;
+  /** The last failed exec readiness probe's output (readiness 'script'), until one passes. */
+  readonly readinessOutput: string | undefined;
 }
 
 interface VolumeSource {
@@ -107,6 +116,11 @@ interface PodRuntime {
   volumes: Map<string, string>;
   sources: VolumeSource[];
   command?: ContainerCommand;
+  /** The container's environment and mounts (for an exec probe). */
+  env?: Map<string, string>;
+  mounts?: Mount[];
+  /** The last exec readiness probe's output when it failed (what the kubelet's Unhealthy event says). */
+  readinessOutput?: string;
   process?: Daemon;
   logPath: string;
   containerID?: string;
@@ -191,6 +205,7 @@ export class Kubelet {
       node: rt.node,
       logPath: rt.logPath,
       pid: rt.process?.hasExited() === false ? rt.process.pid : undefined,
+      readinessOutput: rt.readinessOutput,
       volumeDir: (volume) => {
         const d = rt.volumes.get(volume);
         if (d === undefined) throw new Error(`pod ${ns}/${name} has no volume ${volume}`);
@@ -437,6 +452,8 @@ export class Kubelet {
       this.retrySetUp(rt);
       return;
     }
+    rt.env = env;
+    rt.mounts = mounts;
     rt.command = await containerCommand({
       command: (rt.container.command ?? []).map((a) => expand(a, env)),
       args: (rt.container.args ?? []).map((a) => expand(a, env)),
@@ -606,7 +623,24 @@ export class Kubelet {
     const wasReady = rt.ready;
     const wasStarted = rt.started;
     if (!rt.started) rt.started = isStarted(reply);
-    if (isPong(reply)) {
+    const exec = this.opts.readiness === 'script' ? rt.container.readinessProbe?.exec : undefined;
+    if (exec !== undefined && rt.started && rt.env !== undefined && rt.mounts !== undefined && rt.ip !== undefined) {
+      const r = await runExecProbe(
+        {
+          command: exec.command,
+          ...(rt.container.readinessProbe?.timeoutSeconds ? { timeoutSeconds: rt.container.readinessProbe.timeoutSeconds } : {}),
+        },
+        { mounts: rt.mounts, env: rt.env, binDir: dirname(rt.command.binary), podIp: rt.ip, scratchDir: join(rt.dir, 'probe') },
+      );
+      if (r.ok) {
+        rt.probeFailures = 0;
+        rt.readinessOutput = undefined;
+        rt.ready = true;
+      } else {
+        rt.readinessOutput = r.output;
+        if (++rt.probeFailures >= threshold) rt.ready = false;
+      }
+    } else if (isPong(reply)) {
       rt.probeFailures = 0;
       rt.ready = rt.started;
       if (rt.ready) rt.backoffMs = this.opts.restartBackoffMs ?? 1_000;

@@ -32,6 +32,8 @@ export interface Day2WorldOptions {
   replicationPassword: string;
   /** Other objects applied with the replication Secret (a TLS Secret, for instance). */
   secrets?: readonly unknown[];
+  /** What makes a pod Ready (KubeletOptions.readiness; default a PING). */
+  readiness?: KubeletOptions['readiness'];
 }
 
 /**
@@ -39,7 +41,12 @@ export interface Day2WorldOptions {
  * read; stopped again if any of that fails.
  */
 export async function startDay2World(o: Day2WorldOptions): Promise<KubeWorld> {
-  const world = await startKubeWorld({ images: o.images, configSyncDelayMs: o.configSyncDelayMs, probePeriodMs: 300 });
+  const world = await startKubeWorld({
+    images: o.images,
+    configSyncDelayMs: o.configSyncDelayMs,
+    probePeriodMs: 300,
+    ...(o.readiness ? { readiness: o.readiness } : {}),
+  });
   try {
     await world.createNamespace(o.namespace);
     await world.apply([

@@ -13,7 +13,9 @@ export interface EnvVar {
 }
 
 export interface Probe {
+  exec?: { command: string[] };
   periodSeconds?: number;
+  timeoutSeconds?: number;
   failureThreshold?: number;
 }
 
