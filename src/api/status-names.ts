@@ -21,6 +21,14 @@ export const CONDITION = {
   primaryFailback: 'PrimaryFailback',
   /** A cluster being created waits for an object its pods need (a Secret, a ConfigMap): docs/status.md. */
   waiting: 'Waiting',
+  /** No node or zone holds half of the slot-owning primaries or more (cluster/leader-placement.ts). */
+  primariesSpread: 'PrimariesSpread',
+  /** Fewer than a majority of the slot-owning primaries answer: Valkey cannot vote a failover (cluster/lost-primaries.ts). */
+  majorityLost: 'MajorityLost',
+  /** Pods of the cluster are on a Node Kubernetes holds lost, and wait for a person (cluster/lost-nodes.ts). */
+  nodeLost: 'NodeLost',
+  /** Slots were given to a node holding none of their keys: kept until acknowledged (cluster/data-loss.ts). */
+  dataLost: 'DataLost',
   /** kstatus's two (cluster/conditions.ts): present only while True. */
   reconciling: 'Reconciling',
   stalled: 'Stalled',
@@ -54,7 +62,23 @@ export const REASON = {
     retiring: 'Retiring',
     balanced: 'Balanced',
   },
-  primaryFailback: { failingBack: 'FailingBack', waiting: 'Waiting', atOrdinalZero: 'AtOrdinalZero' },
+  primaryFailback: {
+    failingBack: 'FailingBack',
+    waiting: 'Waiting',
+    atOrdinalZero: 'AtOrdinalZero',
+    /** Some primary leads from another ordinal, chosen to keep the primaries spread over nodes and zones. */
+    atChosenPods: 'AtChosenPods',
+  },
+  primariesSpread: { spread: 'Spread', tooFewShards: 'TooFewShards', tooFewNodes: 'TooFewNodes', tooFewZones: 'TooFewZones' },
+  majorityLost: {
+    /** Kubernetes holds the lost primaries' pods gone: their replicas take over without the vote. */
+    takingOver: 'TakingOver',
+    /** A lost primary's pod may still run (a partition, or Nodes unreadable): a person decides. */
+    waitingForKubernetes: 'WaitingForKubernetes',
+    majorityBack: 'MajorityBack',
+  },
+  nodeLost: { podsOnLostNode: 'PodsOnLostNode', noLostNode: 'NoLostNode' },
+  dataLost: { slotsLost: 'SlotsLost', acknowledged: 'Acknowledged' },
   waiting: { secretMissing: 'SecretMissing', configMapMissing: 'ConfigMapMissing', nothingMissing: 'NothingMissing' },
 } as const;
 
@@ -77,6 +101,12 @@ export const EVENT = {
   nodesForgotten: 'NodesForgotten',
   shardRetired: 'ShardRetired',
   shardRetireFailed: 'ShardRetireFailed',
+  /** A replica promoted without the vote (CLUSTER FAILOVER TAKEOVER): its shard's primary is gone, and so is the majority. */
+  takeoverWithoutVote: 'TakeoverWithoutVote',
+  /** Pods of the cluster on a Node Kubernetes holds lost; names the command that lets them be replaced. */
+  nodeLost: 'NodeLost',
+  /** A shard's slots given to a node holding none of their keys (Warning). */
+  dataLost: 'DataLost',
   /** The autoscaler proposes one shard more or less (status.autoscaling.desiredShards); git carries it out. */
   scaleOut: 'ScaleOut',
   scaleIn: 'ScaleIn',

@@ -1,4 +1,5 @@
-import { LABELS, MANAGED_BY, type ValkeyClusterStatus } from '../api/index.js';
+import { ANNOTATIONS, LABELS, MANAGED_BY, type ValkeyClusterStatus } from '../api/index.js';
+import { nodeFacts, type Node } from './reconcile/kube-facts.js';
 import type { VersionPolicy } from './cluster/version-gate.js';
 import type { KubeClient } from './kube/client.js';
 import { Informer, type InformerError, type InformerEvent } from './kube/informer.js';
@@ -75,6 +76,11 @@ export class Controller {
   /** What --max-concurrent-rolls counts: the clusters whose roll is in progress. */
   private readonly rollSlots: RollSlots;
   private readonly images: Informer<ApiObject>;
+  /**
+   * Nodes, in a cluster-wide install only (a namespaced one has no Node access). Not waited for:
+   * until it is filled, nothing is decided from where pods run (reconcile/kube-facts.ts).
+   */
+  private readonly nodes: Informer<Node> | undefined;
   private readonly queue: WorkQueue;
 
   constructor(private readonly opts: ControllerOptions) {
@@ -112,6 +118,7 @@ export class Controller {
     };
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
+    this.nodes = opts.namespaces?.length ? undefined : informer<Node>('nodes', paths.nodes(), (e) => this.onNodeEvent(e));
     this.queue = new WorkQueue({
       concurrency: opts.concurrency,
       clock: opts.clock,
@@ -126,10 +133,11 @@ export class Controller {
 
   start(): void {
     for (const i of this.informers()) i.start();
+    this.nodes?.start();
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.informers().map((i) => i.stop()));
+    await Promise.all([...this.informers(), ...(this.nodes ? [this.nodes] : [])].map((i) => i.stop()));
     await this.queue.shutdown();
   }
 
@@ -155,8 +163,29 @@ export class Controller {
 
   /** Status writes (ours) do not change the generation; only spec changes and arrivals matter. */
   private onClusterEvent(e: InformerEvent<ApiObject>): void {
-    if (e.type === 'modified' && e.old?.metadata.generation === e.object.metadata.generation) return;
+    // A person acknowledging lost data (an annotation) changes no generation, and is looked at at once.
+    const ack = (o: ApiObject | undefined) => o?.metadata.annotations?.[ANNOTATIONS.dataLossAcknowledged];
+    if (e.type === 'modified' && e.old?.metadata.generation === e.object.metadata.generation && ack(e.old) === ack(e.object)) return;
     this.queue.add(CLUSTER_PREFIX + objectKey(e.object));
+  }
+
+  /** A Node that went (Not)Ready, got or lost the out-of-service taint, or was deleted: the clusters with pods on it. */
+  private onNodeEvent(e: InformerEvent<Node>): void {
+    if (e.type === 'modified' && e.old) {
+      const before = nodeFacts(e.old);
+      const after = nodeFacts(e.object);
+      if (before.ready === after.ready && before.outOfService === after.outOfService && before.zone === after.zone) return;
+    }
+    const seen = new Set<string>();
+    for (const pod of this.pods.list()) {
+      if (pod.spec?.nodeName !== e.object.metadata.name) continue;
+      const cluster = pod.metadata.labels?.[LABELS.cluster];
+      const key = `${pod.metadata.namespace}/${cluster}`;
+      if (cluster && !seen.has(key)) {
+        seen.add(key);
+        this.queue.add(CLUSTER_PREFIX + key);
+      }
+    }
   }
 
   private enqueueOwner(o: ApiObject): void {
@@ -260,6 +289,7 @@ export class Controller {
         },
         evict: (ns, pod) => this.evict(ns, pod),
         deleteShard: (ns, cluster, shard) => deleteRetiredShard(this.opts.client, ns, cluster, shard),
+        ...(this.nodes?.hasSynced() ? { node: (name: string) => this.nodes?.get(name) } : {}),
         events: this.events,
       },
       nodes: { open: o.open, policy: o.policy, endpointOf: o.endpointOf, clusterDomain: o.clusterDomain },

@@ -58,6 +58,8 @@ describe('cluster formation against a real API server and real servers', () => {
         'VersionMatchesImage=False/DeclaredVersionDiffers',
         'ClusterFormed=True/Formed',
         'Ready=True/Active',
+        // Every pod of this world runs on the one Node node-a: losing it would lose every primary.
+        'PrimariesSpread=False/TooFewNodes',
       ]);
       const nodes = formed.status?.nodes ?? [];
       expect(nodes.map((n) => `${n.pod}:${n.shard}:${n.role}:${n.health}:${n.version}`)).toEqual([

@@ -33,6 +33,11 @@ export const ANNOTATIONS = {
    * hash of one revision, lets the controller roll a shard with no replica, losing its data.
    */
   allowDataLossRoll: `${GROUP}/allow-data-loss-roll`,
+  /**
+   * Set by a person on a ValkeyCluster to the DataLost condition's lastTransitionTime: the loss it
+   * reports is acknowledged, and the condition goes False (docs/status.md).
+   */
+  dataLossAcknowledged: `${GROUP}/data-loss-acknowledged`,
   /** On every rendered object: `<namespace>/<name>` of the ValkeyCluster it was rendered for (how a re-render knows its own output). */
   renderedFor: `${GROUP}/rendered-for`,
   configChain: `${GROUP}/config-chain`,

@@ -30,10 +30,14 @@ const RECONCILING_STATES: readonly string[] = ['Creating', 'Updating'];
  * only while True: `Reconciling` while Creating or Updating (InProgress; `Ready` alone would not
  * do, since a cluster rolling its pods still serves and is Ready), `Stalled` while Failed or
  * Invalid (Failed). Without either, an Active cluster at its observedGeneration reads Current.
- * Checked against the real kstatus in test/integration/gitops-readers.test.ts.
+ * Checked against the real kstatus in test/integration/gitops-readers.test.ts. Unacknowledged lost
+ * data (the DataLost condition True) is Stalled too, whatever the state: a person must look.
  */
-export function kstatusConditions(state: string, message: string, observedGeneration: number): DesiredCondition[] {
+export function kstatusConditions(state: string, message: string, observedGeneration: number, dataLost?: string): DesiredCondition[] {
   if (STALLED_STATES.includes(state)) return [{ type: CONDITION.stalled, status: 'True', reason: state, message, observedGeneration }];
+  // Lost data waits for a person's acknowledgement (cluster/data-loss.ts): kstatus reads Failed, Flux's health check fails.
+  if (dataLost !== undefined)
+    return [{ type: CONDITION.stalled, status: 'True', reason: CONDITION.dataLost, message: dataLost, observedGeneration }];
   if (RECONCILING_STATES.includes(state))
     return [{ type: CONDITION.reconciling, status: 'True', reason: state, message, observedGeneration }];
   return [];

@@ -6,6 +6,10 @@ import type { Answered } from './observation.js';
  * Replicas down: the StatefulSet controller removes the highest ordinals, so each shard's primary
  * is kept at ordinal 0. After a failover moved it (a node restart, a roll), ordinal 0 takes it back
  * with a graceful `CLUSTER FAILOVER` once it is in sync. Pure; one failback per pass.
+ *
+ * Where the pods' Nodes are known, the pod each shard is led from is chosen by where it runs
+ * (leader-placement.ts: no node or zone with half the primaries or more), ordinal 0 whenever that
+ * keeps the spread; `leaders` carries that choice, and a shard it does not name goes to ordinal 0.
  */
 
 export type FailbackDecision =
@@ -13,7 +17,7 @@ export type FailbackDecision =
   | { kind: 'wait'; reason: string }
   | { kind: 'failover'; on: string; from: string; shard: number };
 
-export function planFailback(shards: number, answered: readonly Answered[]): FailbackDecision {
+export function planFailback(shards: number, answered: readonly Answered[], leaders?: ReadonlyMap<number, string>): FailbackDecision {
   const waits: string[] = [];
   for (let s = 0; s < shards; s++) {
     const inShard = answered.filter((o) => o.shard === s);
@@ -21,15 +25,20 @@ export function planFailback(shards: number, answered: readonly Answered[]): Fai
       const self = o.view.find(isMyself);
       return self !== undefined && isPrimary(self) && self.slots.length > 0;
     });
-    if (!primary || primary.ordinal === 0) continue;
+    const chosen = leaders?.get(s);
+    const atTarget = (o: Answered): boolean => (chosen === undefined ? o.ordinal === 0 : o.pod === chosen);
+    if (!primary || atTarget(primary)) continue;
     const primaryId = primary.view.find(isMyself)?.id;
-    const first = inShard.find((o) => o.ordinal === 0);
+    const first = inShard.find(atTarget);
+    const where = chosen === undefined || first?.ordinal === 0 ? 'ordinal 0' : `${chosen} (primaries spread over nodes and zones)`;
     const firstSelf = first?.view.find(isMyself);
     // Ordinal 0 not answering (starting, unreachable, refused by the version gate) is formation's
     // to report; failback has nothing to add until it answers.
     if (!first || !firstSelf) continue;
     if (firstSelf.primaryId !== primaryId) {
-      waits.push(`shard ${s}: primary ${primary.pod} is not at ordinal 0, and ordinal 0 does not replicate it yet`);
+      waits.push(
+        `shard ${s}: primary ${primary.pod} is not at ${where}, and ${where === 'ordinal 0' ? 'ordinal 0' : chosen} does not replicate it yet`,
+      );
       continue;
     }
     // The primary ignores a manual failover from a node it does not know as its replica, and the

@@ -10,6 +10,11 @@ export interface PlanInput {
    * behind a partition, so nothing that could collide with it (slots, forgetting) happens.
    */
   allPodsObserved: boolean;
+  /**
+   * Dead primaries whose replica may take over without the vote (lost-primaries.ts: the cluster
+   * lost its majority and Kubernetes holds the pods gone), by dead primary id.
+   */
+  takeovers?: ReadonlyMap<string, { replica: string; why: string }>;
 }
 
 export type FormationAction =
@@ -129,6 +134,7 @@ interface Formation {
   byId: ReadonlyMap<string, Member>;
   foreign: ReadonlyMap<string, ForeignNode>;
   allPodsObserved: boolean;
+  takeovers?: PlanInput['takeovers'];
 }
 
 /** What one phase decided: its commands, and why it could not do more yet. */
@@ -154,8 +160,14 @@ function choosePrimaries(f: Formation): Step & { primaries: Map<number, Member> 
     } else if (found.kind === 'failover') {
       const dead = f.foreign.get(found.deadId);
       const seenFailed = found.replica.view.some((n) => n.id === found.deadId && isFailed(n));
+      const lost = f.takeovers?.get(found.deadId);
       if (dead?.failed && seenFailed && f.allPodsObserved) {
         takeover.push({ kind: 'takeover', on: found.replica.pod, deadPrimaryId: found.deadId });
+      } else if (lost) {
+        // No majority left to vote, and Kubernetes holds the old primary's pod gone.
+        takeover.push({ kind: 'takeover', on: lost.replica, deadPrimaryId: found.deadId });
+        waiting.push(`shard ${s}: primary ${found.deadId} is gone (${lost.why}); replica ${lost.replica} takes over without the vote`);
+        continue;
       }
       waiting.push(`shard ${s}: primary ${found.deadId} is gone; waiting for replica ${found.replica.pod} to take over`);
     } else {
@@ -257,10 +269,17 @@ function replicatePrimaries(f: Formation, primaries: ReadonlyMap<number, Member>
  * missing, never resets a node, never assigns a slot someone owns, and forgets only nodes the
  * cluster itself marked failed. Run it again after the actions to make the next step.
  */
-export function planFormation({ shards, members: unsorted, allPodsObserved }: PlanInput): FormationPlan {
+export function planFormation({ shards, members: unsorted, allPodsObserved, takeovers }: PlanInput): FormationPlan {
   const members = [...unsorted].sort(byPosition);
   const byId = new Map(members.map((m) => [selfOf(m).id, m]));
-  const formation: Formation = { shards, members, byId, foreign: foreignNodes(members, new Set(byId.keys())), allPodsObserved };
+  const formation: Formation = {
+    shards,
+    members,
+    byId,
+    foreign: foreignNodes(members, new Set(byId.keys())),
+    allPodsObserved,
+    ...(takeovers ? { takeovers } : {}),
+  };
 
   const primaries = choosePrimaries(formation);
   const forget = forgetFailed(formation);

@@ -3,7 +3,11 @@ import type { AutoscalingSpec } from '../../api/autoscaling.js';
 import { planAutoscale, type AutoscaleFacts, type AutoscaleOutcome, type AutoscaleRecord } from './autoscale.js';
 import { planFailback, type FailbackDecision } from './failback.js';
 import { planFormation, type FormationAction, type FormationPlan } from './formation.js';
-import { isAnswered, type NodeObservation, type PodPlace } from './observation.js';
+import type { KubeFacts } from './kube-facts.js';
+import { planLeaders, type LeaderCandidate, type LeaderPlan } from './leader-placement.js';
+import { judgeLostPrimaries, type LastSight, type LostPrimaries } from './lost-primaries.js';
+import { isMyself, isPrimary } from './cluster-view.js';
+import { isAnswered, type Answered, type NodeObservation, type PodPlace } from './observation.js';
 import { planRebalance, shrinkWouldNotFit, type PrimaryObservation, type RebalanceDecision, type RebalanceOptions } from './rebalance.js';
 import { planRetirement, type RetireDecision } from './retire.js';
 import { planRoll, rollUnderWay, type RollShard, type RollStep } from './roll.js';
@@ -76,6 +80,13 @@ export interface PassFacts {
   rollProblems?: readonly string[];
   /** Why the primaries' key counts or memory could not be read in this pass: topology waits. */
   topologyUnreadable?: string;
+  /**
+   * What Kubernetes says about where the pods run (kube-facts.ts); absent: nothing is decided from
+   * it (each shard is led from ordinal 0, a cluster without a majority waits for a person).
+   */
+  kube?: KubeFacts;
+  /** Each replica's last sight (lost-primaries.ts), kept by this process. */
+  lastSight?: ReadonlyMap<string, LastSight>;
   /** spec.autoscaling is set: the window and the autoscaler's own record (PassMemory). */
   autoscale?: {
     spec: AutoscalingSpec;
@@ -125,6 +136,33 @@ export interface PassPlan {
   slotsBalanced: boolean;
   /** spec.autoscaling is set: what the autoscaler decided, and whether the cluster was steady (its window is kept only then). */
   autoscale?: AutoscaleOutcome & { steady: boolean };
+  /** The Nodes are known: which pod leads each shard, and whether no node or zone holds half the primaries. */
+  leaders?: LeaderPlan;
+  /** The Nodes are known: the slot-owning primaries that answer, and the takeovers without the vote. */
+  lost?: LostPrimaries;
+}
+
+/** Each shard's primary and the pods that follow it, where Kubernetes says they run. */
+export function leaderCandidates(shards: number, answered: readonly Answered[], kube: KubeFacts): LeaderCandidate[] {
+  const nodes = kube.nodes;
+  if (!nodes) return [];
+  const out: LeaderCandidate[] = [];
+  for (let s = 0; s < shards; s++) {
+    const inShard = answered.filter((o) => o.shard === s);
+    const primary = inShard.find((o) => {
+      const self = o.view.find(isMyself);
+      return self !== undefined && isPrimary(self) && self.slots.length > 0;
+    });
+    const primaryId = primary?.view.find(isMyself)?.id;
+    if (!primary || !primaryId) continue;
+    for (const o of inShard) {
+      if (o !== primary && o.view.find(isMyself)?.primaryId !== primaryId) continue;
+      const node = kube.pods.get(o.pod)?.node;
+      const zone = node ? nodes.get(node)?.zone : undefined;
+      if (node) out.push({ pod: o.pod, shard: s, ordinal: o.ordinal, node, ...(zone ? { zone } : {}), primary: o === primary });
+    }
+  }
+  return out;
 }
 
 /** What keeps the cluster from being whole apart from its pods: the roll waits for these. */
@@ -212,7 +250,15 @@ const DONE: Record<Exclude<Operation['kind'], 'none' | 'failover'>, string> = {
 export function planPass(f: PassFacts): PassPlan {
   const answered = f.observations.filter(isAnswered);
   const allPodsObserved = f.observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
-  const formation = planFormation({ shards: f.shards, members: answered, allPodsObserved });
+  const lost = f.kube?.nodes
+    ? judgeLostPrimaries({ observations: f.observations, kube: f.kube, lastSight: f.lastSight ?? new Map() })
+    : undefined;
+  const formation = planFormation({
+    shards: f.shards,
+    members: answered,
+    allPodsObserved,
+    ...(lost?.takeovers.size ? { takeovers: lost.takeovers } : {}),
+  });
   const formationBusy = formation.actions.length > 0 || formation.waiting.length > 0 || !allPodsObserved;
   const step = planRoll({
     shards: f.roll,
@@ -247,7 +293,8 @@ export function planPass(f: PassFacts): PassPlan {
   const roll = rollStateOf(step, underWay, now.kind === 'roll', rollBlocker, revision);
 
   // Cleanup, once nothing above is due: a primary away from ordinal 0 goes back.
-  const failback = formationBusy ? ({ kind: 'none' } as const) : planFailback(f.shards, answered);
+  const leaders = f.kube?.nodes && !formationBusy ? planLeaders(leaderCandidates(f.shards, answered, f.kube)) : undefined;
+  const failback = formationBusy ? ({ kind: 'none' } as const) : planFailback(f.shards, answered, leaders?.leaders);
   let failbackWaiting: string | undefined;
   if (failback.kind !== 'none') {
     const blocker =
@@ -260,7 +307,7 @@ export function planPass(f: PassFacts): PassPlan {
           : step.kind !== 'none'
             ? `${DONE.roll} (it moves primaries itself)`
             : undefined;
-    if (blocker) failbackWaiting = `primaries fail back to ordinal 0 once ${blocker}`;
+    if (blocker) failbackWaiting = `primaries fail back to ${leaders ? 'the pods chosen to lead' : 'ordinal 0'} once ${blocker}`;
     else if (failback.kind === 'failover') now = failback;
     else failbackWaiting = failback.reason;
   }
@@ -288,6 +335,8 @@ export function planPass(f: PassFacts): PassPlan {
     ...(autoscale ? { autoscale } : {}),
     ...(topologyState ? { topology: topologyState } : {}),
     ...(failbackWaiting ? { failbackWaiting } : {}),
+    ...(leaders ? { leaders } : {}),
+    ...(lost ? { lost } : {}),
   };
 }
 

@@ -10,6 +10,9 @@ import { TOTAL_SLOTS, countSlots } from '../../api/contract/slots.js';
 import { expiringSoonCondition, type TlsVerdict } from './tls-secret.js';
 import { waitingCondition, type Prerequisite } from './prerequisites.js';
 import { rejectionMessage } from './version-gate.js';
+import type { SpreadVerdict } from './leader-placement.js';
+import type { LostPrimaries } from './lost-primaries.js';
+import { lostNodeMessage, type LostNode } from './lost-nodes.js';
 
 /** How a Failed message ends: Failed is terminal, the controller leaves the cluster alone. */
 export const FAILED_RECOVERY =
@@ -59,6 +62,21 @@ export interface StatusInput {
    * (that one is `tls`'s SecretMissing). While the cluster is being created they are a wait.
    */
   missing?: readonly Prerequisite[];
+  /** What Kubernetes' view of the nodes adds (PrimariesSpread, MajorityLost, NodeLost, DataLost); absent: nothing. */
+  kube?: KubeStatus;
+}
+
+/** The conditions that come from where the pods run and what was lost. */
+export interface KubeStatus {
+  /** The Nodes are known: the verdict on the primaries' spread (leader-placement.ts). */
+  spread?: SpreadVerdict;
+  /** Each shard's chosen pod, where the Nodes are known (a primary there is not away from where it should be). */
+  leaders?: ReadonlyMap<number, string>;
+  /** The Nodes are known: the lost majority and its takeovers (lost-primaries.ts). */
+  lost?: LostPrimaries;
+  lostNodes?: readonly LostNode[];
+  /** The DataLost condition (data-loss.ts), computed with the previous one and the acknowledgement. */
+  dataLost?: DesiredCondition;
 }
 
 /** What failing primaries back to ordinal 0 did or waits for in this pass. */
@@ -307,8 +325,13 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
           : STATE.creating;
   const waiting = waitingCondition(input.namespace, absent, previousCondition(input.previous, CONDITION.waiting), input.now, g);
 
+  const dataLost = input.kube?.dataLost;
+  // Lost data is never reported as healthy: said first, in every state but Failed and Invalid.
+  const dataLossNote = dataLost?.status === 'True' ? `DATA LOST (see condition DataLost): ${dataLost.message}. ` : '';
   const reasons = [
     ...(waiting?.status === 'True' ? [waiting.message] : []),
+    ...lostMajorityReasons(input.kube?.lost),
+    ...(input.kube?.lostNodes ?? []).map(lostNodeMessage),
     ...(input.scaling ? [input.scaling.phase === 'held' ? `scaling held: ${input.scaling.message}` : input.scaling.message] : []),
     ...(day2?.roll ? [rollReason(day2.roll)] : []),
     ...(input.failback ? [input.failback.message] : []),
@@ -329,8 +352,8 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
       : state === STATE.invalid
         ? `${summarize(blockers)}. The pods keep serving what they loaded; once this is fixed the cluster returns to Active`
         : state === STATE.active
-          ? `${input.shards} shard(s) with ${input.replicasPerShard} replica(s) each serve all ${TOTAL_SLOTS} slots; cluster_state ok`
-          : summarize(reasons);
+          ? `${dataLossNote}${input.shards} shard(s) with ${input.replicasPerShard} replica(s) each serve all ${TOTAL_SLOTS} slots; cluster_state ok`
+          : dataLossNote + summarize(reasons);
 
   const formedCondition: DesiredCondition = formed
     ? {
@@ -373,12 +396,13 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         versionMatch,
         formedCondition,
         ready,
-        ...kstatusConditions(state, message, g),
+        ...kstatusConditions(state, message, g, dataLost?.status === 'True' ? dataLost.message : undefined),
         ...(input.tls ? tlsConditions(input.tls, g) : []),
         ...(waiting ? [waiting] : []),
         ...(day2 ? day2Conditions(day2, g, input.previous?.conditions) : []),
         ...slotMigrationCondition(input.scaling, g, input.previous?.conditions),
-        ...failbackCondition(input.failback, g, input.previous?.conditions),
+        ...failbackCondition(input.failback, g, input.previous?.conditions, awayFromOrdinalZero(input, answered)),
+        ...kubeConditions(input.kube, g, input.previous?.conditions),
       ],
       input.previous?.conditions,
       input.now,
@@ -530,7 +554,31 @@ function failbackCondition(
   failback: FailbackStatus | undefined,
   g: number,
   previous: readonly { type: string }[] | undefined,
+  away: readonly { line: string; chosen: boolean }[],
 ): DesiredCondition[] {
+  if (!failback && away.some((a) => !a.chosen)) {
+    // A primary away from ordinal 0 whose ordinal 0 cannot take it back (it does not answer): due, not done.
+    return [
+      {
+        type: CONDITION.primaryFailback,
+        status: 'True',
+        reason: REASON.primaryFailback.waiting,
+        message: away.map((a) => a.line).join('; '),
+        observedGeneration: g,
+      },
+    ];
+  }
+  if (!failback && away.length) {
+    return [
+      {
+        type: CONDITION.primaryFailback,
+        status: 'False',
+        reason: REASON.primaryFailback.atChosenPods,
+        message: `Every shard's primary is where the controller chose: ${away.map((a) => a.line).join('; ')}`,
+        observedGeneration: g,
+      },
+    ];
+  }
   if (!failback) {
     if (!previous?.some((p) => p.type === CONDITION.primaryFailback)) return [];
     return [
@@ -553,3 +601,128 @@ function failbackCondition(
     },
   ];
 }
+
+/** Shards whose primary is not at ordinal 0, each with why: chosen for the spread, or ordinal 0 cannot take it back. */
+function awayFromOrdinalZero(input: StatusInput, answered: readonly Answered[]): { line: string; chosen: boolean }[] {
+  const away: { line: string; chosen: boolean }[] = [];
+  for (const [shard, pod] of [...input.plan.primaries].sort(([a], [b]) => a - b)) {
+    const primary = answered.find((o) => o.pod === pod);
+    if (!primary || primary.ordinal === 0) continue;
+    if (input.kube?.leaders?.get(shard) === pod) {
+      away.push({ line: `shard ${shard} leads from ${pod}, to keep the primaries spread over nodes and zones`, chosen: true });
+      continue;
+    }
+    const first = input.observations.find((o) => o.shard === shard && o.ordinal === 0);
+    const why = !first
+      ? 'its ordinal 0 pod does not exist'
+      : first.state === 'answered'
+        ? `${first.pod} does not replicate it in sync yet`
+        : `${first.pod} does not answer`;
+    away.push({ line: `shard ${shard}: primary ${pod} is not at ordinal 0: ${why}`, chosen: false });
+  }
+  return away;
+}
+
+function lostMajorityReasons(lost: LostPrimaries | undefined): string[] {
+  if (!lost || lost.primaries === 0 || lost.alive * 2 > lost.primaries) return [];
+  return [
+    ...[...lost.takeovers.values()].map((t) => `shard ${t.shard}: ${t.replica} takes over without the vote (${t.why})`),
+    ...lost.refused,
+  ];
+}
+
+/** A condition that appears once it has something to say and stays, at rest, afterwards. */
+function appearing(
+  now: DesiredCondition | undefined,
+  atRest: DesiredCondition,
+  previous: readonly { type: string }[] | undefined,
+): DesiredCondition[] {
+  if (now) return [now];
+  return previous?.some((p) => p.type === atRest.type) ? [atRest] : [];
+}
+
+function kubeConditions(kube: KubeStatus | undefined, g: number, previous: readonly { type: string }[] | undefined): DesiredCondition[] {
+  if (!kube) return [];
+  const out: DesiredCondition[] = [];
+  if (kube.spread) {
+    const v = kube.spread;
+    out.push(
+      ...appearing(
+        v.holds
+          ? undefined
+          : {
+              type: CONDITION.primariesSpread,
+              status: 'False',
+              reason: REASON.primariesSpread[reasonKey(v.reason)],
+              message: v.message,
+              observedGeneration: g,
+            },
+        {
+          type: CONDITION.primariesSpread,
+          status: 'True',
+          reason: REASON.primariesSpread.spread,
+          message: v.message,
+          observedGeneration: g,
+        },
+        previous,
+      ),
+    );
+  }
+  const lost = kube.lost;
+  const down = lost !== undefined && lost.primaries > 0 && lost.alive * 2 <= lost.primaries;
+  out.push(
+    ...appearing(
+      down && lost
+        ? {
+            type: CONDITION.majorityLost,
+            status: 'True',
+            reason:
+              lost.refused.length === 0 && lost.takeovers.size > 0
+                ? REASON.majorityLost.takingOver
+                : REASON.majorityLost.waitingForKubernetes,
+            message: `${lost.alive} of ${lost.primaries} slot-owning primaries answer, not a majority, so Valkey cannot vote a failover: ${summarize(lostMajorityReasons(lost))}${
+              lost.refused.length
+                ? '. If the node is really down, tell Kubernetes (kubectl taint node <node> node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, or kubectl delete node <node>) and the controller promotes the replica'
+                : ''
+            }`,
+            observedGeneration: g,
+          }
+        : undefined,
+      {
+        type: CONDITION.majorityLost,
+        status: 'False',
+        reason: REASON.majorityLost.majorityBack,
+        message: 'A majority of the slot-owning primaries answer',
+        observedGeneration: g,
+      },
+      previous,
+    ),
+  );
+  const nodes = kube.lostNodes ?? [];
+  out.push(
+    ...appearing(
+      nodes.length
+        ? {
+            type: CONDITION.nodeLost,
+            status: 'True',
+            reason: REASON.nodeLost.podsOnLostNode,
+            message: nodes.map(lostNodeMessage).join('; '),
+            observedGeneration: g,
+          }
+        : undefined,
+      {
+        type: CONDITION.nodeLost,
+        status: 'False',
+        reason: REASON.nodeLost.noLostNode,
+        message: 'No pod of the cluster is on a lost node',
+        observedGeneration: g,
+      },
+      previous,
+    ),
+  );
+  if (kube.dataLost) out.push(kube.dataLost);
+  return out;
+}
+
+const reasonKey = (r: 'TooFewShards' | 'TooFewNodes' | 'TooFewZones') =>
+  (({ TooFewShards: 'tooFewShards', TooFewNodes: 'tooFewNodes', TooFewZones: 'tooFewZones' }) as const)[r];

@@ -10,6 +10,7 @@ export const paths = {
   valkeyConfigs: () => crd('valkeyconfigs'),
   valkeyImages: () => crd('valkeyimages'),
   valkeyImage: (name: string) => `${crd('valkeyimages')}/${name}`,
+  nodes: () => '/api/v1/nodes',
   pods: (namespace?: string) => `/api/v1${ns(namespace)}/pods`,
   statefulSets: (namespace?: string) => `/apis/apps/v1${ns(namespace)}/statefulsets`,
   podDisruptionBudgets: (namespace: string) => `/apis/policy/v1${ns(namespace)}/poddisruptionbudgets`,

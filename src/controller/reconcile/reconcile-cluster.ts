@@ -24,6 +24,12 @@ import { executeRetirement } from './retire-shards.js';
 import { executeRollStep, type EvictionResult } from './roll-step.js';
 import { statusEquals } from './status-equals.js';
 import { inertStrings } from '../runtime/inert.js';
+import { gatherKubeFacts, type Node } from './kube-facts.js';
+import { recordSight, type LastSight } from '../cluster/lost-primaries.js';
+import { podsOnLostNodes, lostNodeMessage } from '../cluster/lost-nodes.js';
+import { dataLostCondition, describeLoss, slotsGivenEmpty } from '../cluster/data-loss.js';
+import { countSlots } from '../../api/contract/slots.js';
+import { ANNOTATIONS } from '../../api/contract/annotations.js';
 
 /**
  * One pass over one ValkeyCluster, I/O only: observe (the caches, every pod's node), ask the pass
@@ -53,6 +59,8 @@ export interface ClusterApi {
   evict(namespace: string, pod: string): Promise<EvictionResult>;
   /** Deletes a retired shard's StatefulSet and PDB (shards in); absent: drained shards are kept. */
   deleteShard?(namespace: string, cluster: string, shard: number): Promise<void>;
+  /** A Node from the cache; absent: Nodes cannot be read (a namespaced install) or the cache is not filled yet. */
+  node?(name: string): Node | undefined;
   events: EventRecorder;
 }
 
@@ -74,6 +82,8 @@ export interface PassMemory {
    * A window is lost with the process, and no decision is made until a new one is full.
    */
   autoscale: AutoscaleMemory;
+  /** Each cluster's replicas as last seen in sync or not (cluster/lost-primaries.ts), by cluster key. */
+  lastSight?: Map<string, ReadonlyMap<string, LastSight>>;
   /** The status this process last wrote on each cluster (by key, with the object's uid): see previousStatus. */
   writtenStatus: Map<string, { uid: string; status: ValkeyClusterStatus }>;
 }
@@ -222,6 +232,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     deps.memory.autoscale.windows.delete(key);
     deps.memory.autoscale.records.delete(key);
     deps.memory.writtenStatus.delete(key);
+    deps.memory.lastSight?.delete(key);
+    deps.metrics.setDataLost(key, false);
     return {};
   }
   const parsed = valkeyCluster().safeParse(raw);
@@ -266,7 +278,15 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       intervalMs: sampleIntervalMs,
       ...(previous ? { previous } : {}),
     });
-    const passInput: PassFacts = autoscale ? { ...facts, autoscale } : facts;
+    const kube = gatherKubeFacts(
+      seen.pods.map((p) => p.pod),
+      deps.nodes.endpointOf,
+      deps.api.node ? (name) => deps.api.node?.(name) : undefined,
+    );
+    deps.memory.lastSight ??= new Map();
+    const sights = deps.memory.lastSight;
+    const withKube: PassFacts = { ...facts, kube, lastSight: sights.get(key) ?? new Map() };
+    const passInput: PassFacts = autoscale ? { ...withKube, autoscale } : withKube;
     let plan = planPass(passInput);
     // The slot was only checked when the facts were gathered, and other passes ran since: take it
     // now, in the same synchronous stretch as the decision, or plan again without it.
@@ -291,6 +311,21 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     // (a node formation just attached gets them in the same pass).
     const reloadsFirst = plan.now.kind === 'roll' ? await reload() : undefined;
     const executed = await execute(plan.now, key, cluster, seen, facts, deps, log);
+    sights.set(key, recordSight(sights.get(key) ?? new Map(), observations));
+    const nowText = rfc3339(deps.clock.now());
+    const lossFacts = recordLossAndTakeovers(cluster, plan, executed, previous?.state, nowText, deps, log);
+    const lostNodes = kube.nodes ? podsOnLostNodes(observations, kube) : [];
+    for (const n of lostNodes) deps.api.events.record(involvedCluster(cluster), 'Warning', EVENT.nodeLost, lostNodeMessage(n));
+    const dataLost = dataLostCondition({
+      lost: lossFacts,
+      previous: previous?.conditions?.find((c) => c.type === CONDITION.dataLost),
+      acknowledged: cluster.metadata.annotations?.[ANNOTATIONS.dataLossAcknowledged],
+      now: nowText,
+      namespace,
+      name: cluster.metadata.name,
+      generation: raw.metadata.generation ?? 0,
+    });
+    deps.metrics.setDataLost(key, dataLost?.status === 'True');
     const reloads = reloadsFirst ?? (await reload());
     if (plan.slotsBalanced)
       rebalanceFinished(
@@ -319,7 +354,13 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       ...(missing.length ? { missing } : {}),
       ...(seen.declared ? { declared: seen.declared } : {}),
       ...(previous ? { previous } : {}),
-      now: rfc3339(deps.clock.now()),
+      kube: {
+        ...(plan.leaders ? { spread: plan.leaders.verdict, leaders: plan.leaders.leaders } : {}),
+        ...(plan.lost ? { lost: plan.lost } : {}),
+        lostNodes,
+        ...(dataLost ? { dataLost } : {}),
+      },
+      now: nowText,
     });
     const autoscaling = settleAutoscale(key, plan.autoscale, status.state, {
       memory: deps.memory.autoscale,
@@ -369,6 +410,42 @@ export function requeue(
   if (plan.topology?.phase === 'held') return { requeueAfterMs: timing.failedResyncMs };
   if (status.state === STATE.active && plan.formation.actions.length === 0) return { requeueAfterMs: timing.resyncMs };
   return { requeueAfterMs: timing.progressMs };
+}
+
+/**
+ * The Events and metrics of what formation did that a person must know: a takeover without the
+ * vote (which shard, which replica, which dead primary, why it is held gone), and slots given to an
+ * empty primary on a cluster that ran (its data is lost). Returns the slots lost in this pass.
+ */
+function recordLossAndTakeovers(
+  cluster: ValkeyCluster,
+  plan: PassPlan,
+  executed: Pick<Executed, 'actionErrors'>,
+  previousState: string | undefined,
+  now: string,
+  deps: ClusterReconcilerDeps,
+  log: Logger,
+) {
+  if (plan.now.kind !== 'formation' || executed.actionErrors.length) return [];
+  const about = involvedCluster(cluster);
+  for (const a of plan.now.actions) {
+    if (a.kind !== 'takeover') continue;
+    const t = plan.lost?.takeovers.get(a.deadPrimaryId);
+    if (!t || t.replica !== a.on) continue;
+    const message =
+      `shard ${t.shard}: replica ${t.replica} took over from primary ${t.deadPrimaryId} (${t.deadAddress}${t.deadPod ? `, pod ${t.deadPod}` : ''}) ` +
+      `without the vote (CLUSTER FAILOVER TAKEOVER): ${plan.lost?.alive ?? 0} of ${plan.lost?.primaries ?? 0} slot-owning primaries answered, not a majority, and ${t.why}`;
+    deps.api.events.record(about, 'Warning', EVENT.takeoverWithoutVote, message);
+    deps.metrics.takeoversWithoutVote.inc();
+    log.warn('takeover without the vote', { shard: t.shard, replica: t.replica, deadPrimary: t.deadPrimaryId, why: t.why });
+  }
+  const lost = slotsGivenEmpty(plan.now.actions, plan.formation.primaries, previousState);
+  for (const l of lost) {
+    deps.api.events.record(about, 'Warning', EVENT.dataLost, describeLoss(l, now));
+    deps.metrics.slotsLost.inc(countSlots(l.ranges));
+    log.warn('slots given to an empty primary: their data is lost', { shard: l.shard, pod: l.pod, slots: countSlots(l.ranges) });
+  }
+  return lost;
 }
 
 /** A Warning Event (aggregated by the recorder) and a log line per foreign pod, every pass it is there. */

@@ -43,8 +43,31 @@ export function controllerMetrics(registry = new Registry()) {
     registers,
   });
 
+  const dataLost = new Set<string>();
+  new Gauge({
+    name: 'valkey_status_sync_data_lost_clusters',
+    help: 'ValkeyClusters whose DataLost condition is True: slots were given to a node holding none of their keys, not acknowledged yet.',
+    registers,
+    collect() {
+      this.set(dataLost.size);
+    },
+  });
+
   return {
     registry,
+    /** Whether a cluster's DataLost condition is True now (the gauge counts those clusters). */
+    setDataLost(cluster: string, lost: boolean): void {
+      if (lost) dataLost.add(cluster);
+      else dataLost.delete(cluster);
+    },
+    slotsLost: counter(
+      'valkey_status_sync_slots_lost_total',
+      'Slots given to a node that holds none of their keys on a cluster that had run (every copy of them was lost).',
+    ),
+    takeoversWithoutVote: counter(
+      'valkey_status_sync_takeovers_without_vote_total',
+      'CLUSTER FAILOVER TAKEOVER sent because a majority of the primaries was lost and Kubernetes held the dead primary gone.',
+    ),
     reconciles: counter('valkey_status_sync_reconciles_total', 'Reconcile passes, by kind (cluster, images) and result (ok, error).', [
       'kind',
       'result',

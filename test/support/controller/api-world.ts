@@ -16,6 +16,7 @@ import { cluster } from '../objects.js';
 import { REPO_ROOT as REPO } from '../paths.js';
 import { waitFor } from '../process.js';
 import { aclForPre9Builds } from '../valkey.js';
+import { registerNodes } from '../kubelet/nodes.js';
 
 export const CONTROLLER_PASSWORD = 'controller-password-for-tests';
 /** An application user with full key access, to put data in a cluster and read it back. */
@@ -23,6 +24,8 @@ export const APP_USER = 'app';
 export const APP_PASSWORD = 'app-password-for-tests';
 export const REPLICATION_PASSWORD = 'replication-password-for-tests';
 export const CONTROLLER_NAMESPACE = 'valkey-system';
+/** The Node createPod binds pods to; prepareWorld registers it, Ready, in zone-a. */
+export const POD_NODE = 'node-a';
 
 /** The system users as the renderer writes them, plus an application user (Valkey 9.1.2 loads it as is). */
 export function usersAcl(): string {
@@ -82,6 +85,9 @@ export async function prepareWorld(api: ApiServer, o: { install?: 'cluster-wide'
     'crd/valkeyconfigs.valkey.gomomento.com',
     'crd/valkeyimages.valkey.gomomento.com',
   ]);
+  // The Node every createPod pod is bound to, Ready (no node lifecycle controller runs here, so it
+  // stays so): a pod that does not answer on it is cut off, not lost, unless a test says otherwise.
+  await registerNodes(api, [POD_NODE], '127.0.0.1');
   const token = (await kubectl(api, ['create', 'token', 'valkey-status-sync', '-n', CONTROLLER_NAMESPACE, '--duration=2h'])).trim();
   const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-controller-test-'));
   const controllerKubeconfig = join(dir, 'controller.kubeconfig');
@@ -303,7 +309,7 @@ export async function createPod(api: ApiServer, p: PodOptions): Promise<string> 
     },
     spec: {
       automountServiceAccountToken: false,
-      nodeName: 'node-a',
+      nodeName: POD_NODE,
       containers: [{ name: 'valkey', image: 'valkey/valkey:9.0.1' }],
     },
   });
