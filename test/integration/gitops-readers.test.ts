@@ -130,6 +130,29 @@ describe("the ValkeyCluster health check, under Argo CD's Lua sandbox", () => {
   });
 });
 
+describe('lost data is never Healthy or Current (issue 31)', () => {
+  const dataLost = {
+    type: 'DataLost',
+    status: 'True' as const,
+    reason: 'SlotsLost',
+    message: 'shard 0: slots 0-16383 (16384) were given to c-0-0, which holds none of their keys, at 2026-12-01T00:00:00Z',
+    observedGeneration: 3,
+  };
+  const lost = status({ kube: { dataLost } });
+
+  it('an Active cluster whose DataLost condition is True is Degraded for Argo CD, with the status message', () => {
+    expect(lost.state).toBe('Active');
+    expect(argoHealth(healthScript, cluster(lost))).toEqual({ status: 'Degraded', message: lost.message });
+  });
+
+  it('and Failed for kstatus (Stalled, reason DataLost), so a Flux health check fails until acknowledged', () => {
+    expect(kstatus(cluster(lost)).status).toBe('Failed');
+    const acked = status({ kube: { dataLost: { ...dataLost, status: 'False', reason: 'Acknowledged' } } });
+    expect(kstatus(cluster(acked)).status).toBe('Current');
+    expect(argoHealth(healthScript, cluster(acked))).toMatchObject({ status: 'Healthy' });
+  });
+});
+
 describe('the Argo CD install component, built with kubectl kustomize', () => {
   const base = (namespace: boolean) =>
     [

@@ -279,6 +279,8 @@ export interface PodOptions {
   ordinal: number;
   /** Leave out to create a pod with no IP yet. */
   ip?: string;
+  /** The Node it is bound to (default POD_NODE); a test registers any other. */
+  node?: string;
 }
 
 /**
@@ -309,7 +311,7 @@ export async function createPod(api: ApiServer, p: PodOptions): Promise<string> 
     },
     spec: {
       automountServiceAccountToken: false,
-      nodeName: POD_NODE,
+      nodeName: p.node ?? POD_NODE,
       containers: [{ name: 'valkey', image: 'valkey/valkey:9.0.1' }],
     },
   });

@@ -36,6 +36,11 @@ export interface WriterOptions {
    * IP CLUSTER SLOTS gives with them, and checked against the hostname: no DNS is needed.
    */
   tls?: Omit<TlsOptions, 'servername'> & { seedServername: string };
+  /**
+   * Dial each node at the port CLUSTER SLOTS and MOVED give (seeds are then `host:port`), for
+   * worlds whose servers share 127.0.0.1; default: every node on 6379.
+   */
+  announcedPorts?: boolean;
 }
 
 export interface WriterReport {
@@ -44,6 +49,8 @@ export interface WriterReport {
   lost: number;
   /** Longest time, per shard, between a refused write and the next accepted one (ms). */
   longestPauseMs: number[];
+  /** Acknowledged writes not read back, per shard. */
+  lostByShard: number[];
 }
 
 export class ClusterWriter {
@@ -79,17 +86,24 @@ export class ClusterWriter {
     return 0;
   }
 
+  /** `host` or, with announcedPorts, `host:port`: where to dial. */
+  private dialOf(target: string): { host: string; port: number } {
+    if (!this.o.announcedPorts) return { host: target, port: 6379 };
+    const at = target.lastIndexOf(':');
+    return { host: target.slice(0, at), port: Number(target.slice(at + 1)) };
+  }
+
   private async refresh(): Promise<void> {
     for (const ip of await this.o.seeds()) {
       let c: RespConnection | undefined;
       try {
-        c = await connectResp({ host: ip, port: 6379, ...this.tlsFor(ip), connectTimeoutMs: 500, commandTimeoutMs: 1000 });
+        c = await connectResp({ ...this.dialOf(ip), ...this.tlsFor(ip), connectTimeoutMs: 500, commandTimeoutMs: 1000 });
         await c.call(['AUTH', this.o.admin.username, this.o.admin.password]);
         const reply = (await c.call(['CLUSTER', 'SLOTS'])) as [number, number, [string, number, string?, unknown[]?]][];
         if (!Array.isArray(reply) || reply.length === 0) continue;
         this.slots.clear();
-        for (const [a, b, [host, , , meta]] of reply) {
-          for (let s = a; s <= b; s++) this.slots.set(s, host);
+        for (const [a, b, [host, port, , meta]] of reply) {
+          for (let s = a; s <= b; s++) this.slots.set(s, this.o.announcedPorts ? `${host}:${port}` : host);
           // RESP2 metadata: a flat list of names and values, e.g. ["ip", "10.123.0.7"].
           const at = Array.isArray(meta) ? meta.indexOf('ip') : -1;
           if (at >= 0 && typeof meta?.[at + 1] === 'string') this.addresses.set(host, meta[at + 1] as string);
@@ -115,7 +129,7 @@ export class ClusterWriter {
     if (!p) {
       p = (async () => {
         const address = this.addresses.get(host) ?? host;
-        const c = await connectResp({ host: address, port: 6379, ...this.tlsFor(host), connectTimeoutMs: 500, commandTimeoutMs: 1000 });
+        const c = await connectResp({ ...this.dialOf(address), ...this.tlsFor(host), connectTimeoutMs: 500, commandTimeoutMs: 1000 });
         await c.call(['AUTH', this.o.app.username, this.o.app.password]);
         return c;
       })();
@@ -134,7 +148,7 @@ export class ClusterWriter {
       try {
         return await (await this.conn(host)).call(args);
       } catch (e) {
-        const moved = e instanceof Error ? /MOVED \d+ ([^\s:]+):/.exec(e.message) : null;
+        const moved = e instanceof Error ? (this.o.announcedPorts ? /MOVED \d+ (\S+)/ : /MOVED \d+ ([^\s:]+):/).exec(e.message) : null;
         if (moved?.[1]) {
           host = moved[1];
           // A hostname not seen yet (a new node): CLUSTER SLOTS gives its IP.
@@ -190,6 +204,7 @@ export class ClusterWriter {
     await this.loop;
     await this.refresh();
     let lost = 0;
+    const lostByShard = new Array<number>(this.o.shards).fill(0);
     const entries = [...this.acked];
     let next = 0;
     // Several GETs in flight (pipelined on each node's connection): one at a time, reading back a
@@ -206,7 +221,11 @@ export class ClusterWriter {
             await this.refresh();
           }
         }
-        if (got !== value) lost++;
+        if (got !== value) {
+          lost++;
+          const shard = this.shardOf(keySlot(key));
+          lostByShard[shard] = (lostByShard[shard] ?? 0) + 1;
+        }
       }
     };
     await Promise.all(Array.from({ length: READ_BACK_LANES }, lane));
@@ -217,6 +236,6 @@ export class ClusterWriter {
       );
     const now = Date.now();
     const longest = this.longest.map((l, s) => Math.max(l, this.pauseStart[s] !== undefined ? now - (this.pauseStart[s] as number) : 0));
-    return { acknowledged: this.acked.size, failedAttempts: this.failed, lost, longestPauseMs: longest };
+    return { acknowledged: this.acked.size, failedAttempts: this.failed, lost, longestPauseMs: longest, lostByShard };
   }
 }
