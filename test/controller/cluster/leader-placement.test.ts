@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { KubeFacts } from '../../../src/controller/cluster/kube-facts.js';
 import { planLeaders, type LeaderCandidate } from '../../../src/controller/cluster/leader-placement.js';
+import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
+import { planPass } from '../../../src/controller/cluster/pass-planner.js';
+import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
 
 /** Pods `c-<shard>-<ordinal>` on the nodes given per shard (index = ordinal); the primary at `primaryAt` (default 0). */
 function layout(nodesByShard: readonly (readonly string[])[], zones: Record<string, string>, primaryAt: (s: number) => number = () => 0) {
@@ -198,4 +202,60 @@ describe('shards × replicas × nodes × zones: the guarantee holds exactly when
       }
     },
   );
+});
+
+describe('the pass moves a primary to the pod chosen to lead (failback, by where pods run)', () => {
+  // Three shards, two pods each, every replica in sync; shards 0 and 2 lead from node-c.
+  const node = (s: number, o: number) => (o === 0 ? (s === 1 ? 'node-b' : 'node-c') : 'node-a');
+  const id = (s: number, o: number) => `n${s}${o}`.padEnd(40, '0');
+  const SLOTS = ['0-5460', '5461-10922', '10923-16383'];
+  const observations: NodeObservation[] = [];
+  for (let s = 0; s < 3; s++)
+    for (let o = 0; o < 2; o++) {
+      const lines: string[] = [];
+      for (let t = 0; t < 3; t++)
+        for (let u = 0; u < 2; u++) {
+          const flags = `${t === s && u === o ? 'myself,' : ''}${u === 0 ? 'master' : 'slave'}`;
+          lines.push(
+            `${id(t, u)} 10.0.${t}.${u}:6379@16379 ${flags} ${u === 0 ? '-' : id(t, 0)} 0 0 1 connected ${u === 0 ? SLOTS[t] : ''}`.trim(),
+          );
+        }
+      observations.push({
+        pod: `c-${s}-${o}`,
+        shard: s,
+        ordinal: o,
+        ip: `10.0.${s}.${o}`,
+        state: 'answered',
+        identity: { kind: 'valkey', version: '9.1.2' },
+        version: '9.1.2',
+        endpoint: { host: `10.0.${s}.${o}`, port: 6379, busPort: 16379 },
+        view: parseClusterNodes(lines.join('\n')),
+        info: parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n'),
+        replication:
+          o === 0
+            ? { role: 'primary', linkUp: true, syncing: false, offset: 100 }
+            : { role: 'replica', linkUp: true, syncing: false, offset: 100 },
+      });
+    }
+  const kube = (zoneOfC: string): KubeFacts => ({
+    pods: new Map(observations.map((o) => [o.pod, { pod: o.pod, node: node(o.shard, o.ordinal) }])),
+    nodes: new Map(
+      (['node-a', 'node-b', 'node-c'] as const).map((n) => [
+        n,
+        { name: n, zone: n === 'node-c' ? zoneOfC : `zone-${n.slice(-1)}`, ready: 'True' as const, outOfService: false },
+      ]),
+    ),
+  });
+  const facts = { shards: 3, replicasPerShard: 1, observations, primaries: [], roll: [], rollSlotFree: true };
+
+  it('fails one of the two shards led from node-c over to its replica on node-a, so node-c holds one primary of three', () => {
+    const plan = planPass({ ...facts, kube: kube('zone-c') });
+    // Shards 0 and 2 cost the same to move; the choice is deterministic.
+    expect(plan.now).toEqual({ kind: 'failover', on: 'c-2-1', from: 'c-2-0', shard: 2 });
+    expect(plan.leaders?.verdict.holds).toBe(true);
+  });
+
+  it('without Node facts every shard stays at ordinal 0, as before', () => {
+    expect(planPass(facts).now).toEqual({ kind: 'none' });
+  });
 });
