@@ -51,7 +51,8 @@ async function markNodeLost(api: ApiServer, node: string): Promise<void> {
 }
 
 async function events(api: ApiServer, ns: string): Promise<{ reason: string; type: string; message: string }[]> {
-  return (await apiCall<{ items: { reason: string; type: string; message: string }[] }>(api, 'GET', `/api/v1/namespaces/${ns}/events`)).items;
+  return (await apiCall<{ items: { reason: string; type: string; message: string }[] }>(api, 'GET', `/api/v1/namespaces/${ns}/events`))
+    .items;
 }
 
 function writer(live: () => Pod[], shards: number, prefix: string): ClusterWriter {
@@ -119,7 +120,8 @@ describe('node loss', () => {
       expect(condition(partition, 'MajorityLost')?.message).toContain('a partition, not a loss');
       // The decision was taken in the pass that wrote this status: the orphaned replicas are still replicas.
       const orphaned = primariesOnC.map((p) => p.replace(/-0$/, '-1'));
-      for (const r of orphaned) expect((await clusterNodes(pods.get(r)!.port)).find((n) => n.flags.includes('myself'))?.flags).toContain('slave');
+      for (const r of orphaned)
+        expect((await clusterNodes(pods.get(r)!.port)).find((n) => n.flags.includes('myself'))?.flags).toContain('slave');
       expect((await events(api, ns)).filter((e) => e.reason === 'TakeoverWithoutVote')).toEqual([]);
 
       // The node lifecycle controller marks node-c Unknown: now Kubernetes holds its pods gone.
@@ -141,13 +143,17 @@ describe('node loss', () => {
         }
         return true;
       });
-      for (const r of orphaned) expect((await clusterNodes(pods.get(r)!.port)).find((n) => n.flags.includes('myself'))?.flags).toContain('master');
+      for (const r of orphaned)
+        expect((await clusterNodes(pods.get(r)!.port)).find((n) => n.flags.includes('myself'))?.flags).toContain('master');
       expect(condition(healed, 'NodeLost')?.message).toContain(
         'cannot be replaced until Kubernetes knows the node is gone: kubectl taint node node-c node.kubernetes.io/out-of-service=nodeshutdown:NoExecute',
       );
       const takeovers = (await events(api, ns)).filter((e) => e.reason === 'TakeoverWithoutVote');
       expect(takeovers.map((e) => e.type)).toEqual(['Warning', 'Warning']);
-      for (const r of orphaned) expect(takeovers.some((e) => e.message.includes(`replica ${r} took over`) && e.message.includes('Node node-c is Unknown'))).toBe(true);
+      for (const r of orphaned)
+        expect(takeovers.some((e) => e.message.includes(`replica ${r} took over`) && e.message.includes('Node node-c is Unknown'))).toBe(
+          true,
+        );
 
       const report = await w.stop();
       w = undefined;
@@ -225,7 +231,9 @@ describe('node loss', () => {
       expect(condition(acked, 'DataLost')?.reason).toBe('Acknowledged');
       expect(condition(acked, 'Stalled')).toBeUndefined();
       expect(acked.status?.message).toBe('3 shard(s) with 0 replica(s) each serve all 16384 slots; cluster_state ok');
-      await waitFor('the gauge back to 0', async () => /^valkey_status_sync_data_lost_clusters 0$/m.test(controller.metrics.registry.render()));
+      await waitFor('the gauge back to 0', async () =>
+        /^valkey_status_sync_data_lost_clusters 0$/m.test(controller.metrics.registry.render()),
+      );
     } finally {
       await w?.stop();
       await controller.stop();
