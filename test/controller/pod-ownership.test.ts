@@ -139,3 +139,23 @@ describe('provePodOwnership: only the StatefulSets own pods are dialled', () => 
     );
   });
 });
+
+describe('provePodOwnership: a StatefulSet named like a shard the render did not write', () => {
+  const extra = set(7, 'uid-7');
+  it('`<cluster>-7` beyond spec.shards, never seen as a shard (status.nodes): its pods are foreign, never dialled', () => {
+    const out = provePodOwnership('cache', [pod(0, 0), pod(7, 0)], [...SETS, extra], { shards: 2, known: new Set([0, 1]) });
+    expect(out.owned.map((o) => o.pod.metadata.name)).toEqual(['cache-0-0']);
+    expect(out.foreign).toEqual([
+      {
+        pod: 'cache-7-0',
+        reason:
+          'StatefulSet cache-7 is beyond spec.shards (2) and was never a shard of this cluster the controller saw, so the render did not write it',
+      },
+    ]);
+  });
+
+  it('a shard being retired by a scale-in (beyond spec.shards, but one the controller saw) is still the cluster’s', () => {
+    const out = provePodOwnership('cache', [pod(0, 0), pod(1, 0)], SETS, { shards: 1, known: new Set([0, 1]) });
+    expect(out.foreign).toEqual([]);
+  });
+});

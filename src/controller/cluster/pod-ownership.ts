@@ -52,7 +52,24 @@ export interface PodOwnership<P extends PodLike = PodLike> {
 
 const DECIMAL = /^(0|[1-9]\d{0,5})$/;
 
-function verdict<P extends PodLike>(pod: P, cluster: string, sets: ReadonlyMap<string, PodLike>): OwnedPod<P> | string {
+/**
+ * Which shards the cluster has: those below `spec.shards`, and those the controller itself saw
+ * as this cluster's (status.nodes, which only the controller writes) while a scale-in retires them.
+ * A StatefulSet named like a shard beyond both (`<cluster>-7` added by a pull request, with the
+ * cluster's labels) is not one the render wrote for it, and its pods are never dialled.
+ */
+export interface ClusterShards {
+  shards: number;
+  /** Shards status.nodes lists a pod of. */
+  known: ReadonlySet<number>;
+}
+
+function verdict<P extends PodLike>(
+  pod: P,
+  cluster: string,
+  sets: ReadonlyMap<string, PodLike>,
+  shape?: ClusterShards,
+): OwnedPod<P> | string {
   const name = pod.metadata.name;
   const prefix = `${cluster}-`;
   const rest = name.startsWith(prefix) ? name.slice(prefix.length).split('-') : [];
@@ -62,6 +79,8 @@ function verdict<P extends PodLike>(pod: P, cluster: string, sets: ReadonlyMap<s
   const labels = pod.metadata.labels ?? {};
   if (labels[LABELS.shard] !== String(shard)) return `its ${LABELS.shard} label is not ${shard}, as its name says`;
   const setName = `${cluster}-${shard}`;
+  if (shape && shard >= shape.shards && !shape.known.has(shard))
+    return `StatefulSet ${setName} is beyond spec.shards (${shape.shards}) and was never a shard of this cluster the controller saw, so the render did not write it`;
   const set = sets.get(setName);
   if (!set?.metadata.uid) return `StatefulSet ${setName} does not exist`;
   const controllers = (pod.metadata.ownerReferences ?? []).filter((r) => r.controller === true);
@@ -81,12 +100,13 @@ export function provePodOwnership<P extends PodLike>(
   cluster: string,
   pods: readonly P[],
   statefulSets: readonly PodLike[],
+  shape?: ClusterShards,
 ): PodOwnership<P> {
   const sets = new Map(statefulSets.map((s) => [s.metadata.name, s]));
   const owned: OwnedPod<P>[] = [];
   const foreign: ForeignPod[] = [];
   for (const pod of pods) {
-    const v = verdict(pod, cluster, sets);
+    const v = verdict(pod, cluster, sets, shape);
     if (typeof v === 'string') foreign.push({ pod: pod.metadata.name, reason: v });
     else owned.push(v);
   }

@@ -150,7 +150,12 @@ export async function observeCluster(
   const statefulSets = reads.statefulSets(namespace, name);
   const statefulSetShards = renderedShardCounts(statefulSets, name).map((r) => r.shard);
   // Only the StatefulSets' own pods are dialled (the first words to a pod are the credential).
-  const ownership = provePodOwnership(name, reads.pods(namespace, name), statefulSets);
+  // status is the controller's own (the status subresource): the shards it saw pods of.
+  const seenNodes = (cluster.status as { nodes?: unknown } | undefined)?.nodes;
+  const known = new Set<number>(
+    Array.isArray(seenNodes) ? seenNodes.flatMap((n: { shard?: unknown }) => (typeof n?.shard === 'number' ? [n.shard] : [])) : [],
+  );
+  const ownership = provePodOwnership(name, reads.pods(namespace, name), statefulSets, { shards: cluster.spec.shards, known });
   const pods = podsToObserve(
     ownership.owned.map((o) => o.pod),
     cluster.spec.shards,
