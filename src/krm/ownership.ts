@@ -1,5 +1,6 @@
 import { ANNOTATIONS, LABELS, MANAGED_BY, shardName } from '../api/index.js';
 import { configMapName } from '../render/object.js';
+import { connectionConfigMapName } from '../render/connection.js';
 import { own, ownPath } from '../menu/own.js';
 import { fileOf } from './annotations.js';
 
@@ -7,11 +8,11 @@ import { fileOf } from './annotations.js';
 export const wearsOurLabel = (value: unknown): boolean => ownPath(value, 'metadata', 'labels', LABELS.managedBy) === MANAGED_BY;
 
 /**
- * The ValkeyCluster name whose rendered objects include one of this kind and name: ConfigMap
- * `C-config`, Service and NetworkPolicy `C`, StatefulSet and PodDisruptionBudget `C-<shard>`.
+ * The ValkeyCluster name whose rendered objects include one of this kind and name: ConfigMaps
+ * `C-config` and `C-connection`, Service and NetworkPolicy `C`, StatefulSet and PodDisruptionBudget `C-<shard>`.
  */
 export function renderedNameMatches(apiVersion: unknown, kind: unknown, name: string, cluster: string): boolean {
-  if (kind === 'ConfigMap' && apiVersion === 'v1') return name === configMapName(cluster);
+  if (kind === 'ConfigMap' && apiVersion === 'v1') return name === configMapName(cluster) || name === connectionConfigMapName(cluster);
   if (kind === 'Service' && apiVersion === 'v1') return name === cluster;
   if (kind === 'NetworkPolicy' && apiVersion === 'networking.k8s.io/v1') return name === cluster;
   if ((kind === 'StatefulSet' && apiVersion === 'apps/v1') || (kind === 'PodDisruptionBudget' && apiVersion === 'policy/v1')) {
@@ -23,7 +24,10 @@ export function renderedNameMatches(apiVersion: unknown, kind: unknown, name: st
 
 /** The cluster names an object of this kind and name could have been rendered for (at most two readings). */
 function clustersNamedBy(kind: unknown, name: string): string[] {
-  if (kind === 'ConfigMap') return name.endsWith('-config') ? [name.slice(0, -'-config'.length)] : [];
+  if (kind === 'ConfigMap') {
+    for (const suffix of ['-config', '-connection']) if (name.endsWith(suffix)) return [name.slice(0, -suffix.length)];
+    return [];
+  }
   if (kind === 'Service' || kind === 'NetworkPolicy') return [name];
   const dash = name.lastIndexOf('-');
   return dash > 0 ? [name.slice(0, dash)] : [];

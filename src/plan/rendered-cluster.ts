@@ -58,7 +58,8 @@ export function readRenderedCluster(
   let templateAnnotations: Record<string, string> = {};
   let image = '';
   for (const object of objects) {
-    if (object.kind === 'ConfigMap') {
+    // The cluster's own ConfigMap, not its connection document (render/connection.ts).
+    if (object.kind === 'ConfigMap' && (object.data as Record<string, string> | undefined)?.['valkey.conf'] !== undefined) {
       const data = (object.data ?? {}) as Record<string, string>;
       conf = data['valkey.conf'] ?? '';
       acl = data['users.acl'] ?? '';

@@ -19,6 +19,7 @@ import { renderUsersAcl } from './acl.js';
 import { configMapSizeProblem, renderConfigMap, sha256 } from './configmap.js';
 import { renderProbeScript } from './probes.js';
 import { renderService } from './service.js';
+import { renderConnectionConfigMap } from './connection.js';
 import { renderShardPodTemplate, renderShardStatefulSet } from './statefulset.js';
 import { renderShardPodDisruptionBudget } from './pdb.js';
 import { renderNetworkPolicy } from './network-policy.js';
@@ -27,7 +28,7 @@ import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js
 import { rolloutFindings } from './rollout-warnings.js';
 
 export interface ClusterRender {
-  /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget, then the NetworkPolicy (unless switched off). */
+  /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget, then the NetworkPolicy (unless switched off), then the connection ConfigMap. */
   objects: KubeObject[];
   problems: Problem[];
 }
@@ -107,6 +108,16 @@ export function renderCluster(
     objects.push(renderShardPodDisruptionBudget(name, namespace, shard));
   }
   if (render.networkPolicy.enabled) objects.push(renderNetworkPolicy(name, namespace, render));
+  objects.push(
+    renderConnectionConfigMap({
+      cluster: name,
+      namespace,
+      shards: cluster.spec.shards,
+      clusterDomain: render.clusterDomain,
+      ...(cluster.spec.tls ? { tlsSecret: cluster.spec.tls.secretRef } : {}),
+      users: [...config.acl, ...(cluster.spec.acl ?? [])],
+    }),
+  );
   return { objects: objects.map((o) => withOwner(o, `${namespace}/${name}`)), problems };
 }
 

@@ -32,7 +32,7 @@ describe('functions/render-valkey/README.md, "Plain files"', () => {
     const stdin = documents.slice(documents.length / 2);
     expect([...stdin].sort()).toEqual([...files].sort());
     expect(files.join('')).toMatch(/kind: StatefulSet/);
-    expect(r.stderr.match(/rendered 2 clusters into 12 objects/g)).toHaveLength(2);
+    expect(r.stderr.match(/rendered 2 clusters into 14 objects/g)).toHaveLength(2);
   });
 
   it('files joined without `---` fail with a report that says how to join them', async () => {
@@ -89,7 +89,7 @@ describe('README.md, the quickstart', () => {
       env,
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('render-valkey: 0 errors, 0 warnings, 0 infos; rendered 1 cluster into 9 objects');
+    expect(r.stderr).toContain('render-valkey: 0 errors, 0 warnings, 0 infos; rendered 1 cluster into 10 objects');
     expect(r.stderr).toContain('validate-valkey: 0 errors, 0 warnings, 0 infos; valid: 1 image, 2 configs, 1 role, 1 cluster');
     expect(r.stdout).toMatch(/^kind: StatefulSet$/m);
   });

@@ -143,7 +143,7 @@ describe('generate, as the CMP server runs it', () => {
     const objects = manifests(r.stdout);
     expect(objects).toEqual(expected);
     expect(countKinds(objects.filter(isGenerated))).toEqual({
-      ConfigMap: 2,
+      ConfigMap: 4,
       Service: 2,
       StatefulSet: 5,
       PodDisruptionBudget: 5,
@@ -153,7 +153,7 @@ describe('generate, as the CMP server runs it', () => {
     expect(objects.map((o) => o.kind)).not.toEqual(expect.arrayContaining(['Kptfile']));
     expect(objects.map((o) => o.kind)).not.toContain('ValkeyRenderConfig');
     expect(objects.map((o) => o.kind)).not.toContain('ResourceList');
-    expect(r.stderr).toBe('render-valkey: 0 errors, 0 warnings, 0 infos; rendered 2 clusters into 14 objects\n');
+    expect(r.stderr).toBe('render-valkey: 0 errors, 0 warnings, 0 infos; rendered 2 clusters into 18 objects\n');
   });
 
   it("leaves out kpt's inventory (kpt live init's resourcegroup.yaml), which is not the package's to apply", async () => {

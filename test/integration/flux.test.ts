@@ -186,7 +186,7 @@ describe('the sample workflow and render-and-commit.sh, on a real git repository
     expect(objects.map((o) => o.kind)).not.toContain('Kptfile');
     expect(objects.map((o) => o.kind)).not.toContain('ValkeyRenderConfig');
     expect(countKinds(objects.filter(isGenerated))).toEqual({
-      ConfigMap: 2,
+      ConfigMap: 4,
       Service: 2,
       StatefulSet: 6,
       PodDisruptionBudget: 6,

@@ -73,7 +73,7 @@ describe('KRM exec function: kustomize build --enable-alpha-plugins --enable-exe
       StatefulSet: 3,
       PodDisruptionBudget: 3,
       Service: 2,
-      ConfigMap: 2,
+      ConfigMap: 4,
       NetworkPolicy: 2,
     });
   });

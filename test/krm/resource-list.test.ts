@@ -62,7 +62,7 @@ describe('ResourceList mode', () => {
     expect(out.exitCode).toBe(0);
     expect(out.stdout).toMatch(/^apiVersion: config.kubernetes.io\/v1beta1\n/);
     expect(out.stdout).toContain('\n  - apiVersion: apps/v1\n    kind: StatefulSet\n');
-    expect((parse(out.stdout) as { items: unknown[] }).items).toHaveLength(4 + 5);
+    expect((parse(out.stdout) as { items: unknown[] }).items).toHaveLength(4 + 6);
   });
 
   it('reads and writes JSON, keeping item text', () => {
@@ -82,6 +82,7 @@ describe('ResourceList mode', () => {
       'StatefulSet',
       'PodDisruptionBudget',
       'NetworkPolicy',
+      'ConfigMap',
     ]);
     for (const text of raw) expect(out.stdout).toContain(text);
   });

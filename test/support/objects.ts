@@ -73,7 +73,8 @@ export const isGenerated = (o: KubeObject): boolean => o.metadata?.labels?.[MANA
 
 /** Objects generated for one cluster, by kind: what render-valkey promises per ValkeyCluster. */
 export function expectedKinds(shards: number): Record<string, number> {
-  return { ConfigMap: 1, Service: 1, StatefulSet: shards, PodDisruptionBudget: shards, NetworkPolicy: 1 };
+  // Two ConfigMaps: the cluster's own and its connection document (render/connection.ts).
+  return { ConfigMap: 2, Service: 1, StatefulSet: shards, PodDisruptionBudget: shards, NetworkPolicy: 1 };
 }
 
 export function countKinds(objects: readonly KubeObject[]): Record<string, number> {

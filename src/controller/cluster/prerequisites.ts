@@ -1,7 +1,6 @@
 import { CONDITION, REASON } from '../../api/status-names.js';
 import type { Condition } from '../../api/index.js';
 import { compareStrings } from '../../api/order.js';
-import type { StatefulSet } from '../kube/types.js';
 import type { DesiredCondition } from './conditions.js';
 
 /**
@@ -37,6 +36,10 @@ interface TemplateEnv {
 interface TemplateContainer {
   env?: TemplateEnv[];
   envFrom?: { secretRef?: { name?: string; optional?: boolean }; configMapRef?: { name?: string; optional?: boolean } }[];
+}
+/** A StatefulSet as far as this module reads it (cluster/ does not import the kube room). */
+interface StatefulSet {
+  spec?: unknown;
 }
 interface TemplateSpec {
   volumes?: TemplateVolume[];
