@@ -43,7 +43,14 @@ export const REASON = {
     noNodeChecked: 'NoNodeChecked',
     noDeclaredVersion: 'NoDeclaredVersion',
   },
-  clusterFormed: { formed: 'Formed', forming: 'Forming', waitingForNodes: 'WaitingForNodes', formationError: 'FormationError' },
+  clusterFormed: {
+    formed: 'Formed',
+    forming: 'Forming',
+    waitingForNodes: 'WaitingForNodes',
+    formationError: 'FormationError',
+    /** A node of another cluster is in the tables: it is being forgotten (docs/security.md). */
+    foreignNode: 'ForeignNode',
+  },
   ready: { active: 'Active' },
   rollInProgress: {
     rolling: 'Rolling',
@@ -99,6 +106,8 @@ export const EVENT = {
   slotMigrationFailed: 'SlotMigrationFailed',
   slotsBalanced: 'SlotsBalanced',
   nodesForgotten: 'NodesForgotten',
+  /** A node of another cluster in this cluster's tables, forgotten on every node that lists it. */
+  foreignNode: 'ForeignNode',
   shardRetired: 'ShardRetired',
   shardRetireFailed: 'ShardRetireFailed',
   /** A replica promoted without the vote (CLUSTER FAILOVER TAKEOVER): its shard's primary is gone, and so is the majority. */

@@ -1,4 +1,5 @@
 import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-view.js';
+import { classifyNodes, foreignNodeMessage, type ClusterIdentity, type OtherNode } from './foreign-nodes.js';
 import { byPosition, type Endpoint, type Member } from './observation.js';
 import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from '../../api/contract/slots.js';
 
@@ -15,6 +16,12 @@ export interface PlanInput {
    * lost its majority and Kubernetes holds the pods gone), by dead primary id.
    */
   takeovers?: ReadonlyMap<string, { replica: string; why: string }>;
+  /**
+   * Whose nodes these are: with it, a node that announces another cluster's hostname is foreign
+   * (foreign-nodes.ts) and is forgotten at once; without it every node that is no member's is taken
+   * as departed, as before.
+   */
+  identity?: ClusterIdentity;
 }
 
 export type FormationAction =
@@ -31,15 +38,16 @@ export interface FormationPlan {
   waiting: string[];
   /** The pod chosen (or found) as each shard's primary. */
   primaries: ReadonlyMap<number, string>;
+  /** Nodes of another cluster in the members' tables (foreign-nodes.ts), each with its status line; absent when none. */
+  foreign?: readonly ForeignNodeReport[];
 }
 
-interface ForeignNode {
-  id: string;
-  address: string;
-  failed: boolean;
-  slots: SlotRange[];
-  knownBy: Member[];
+export interface ForeignNodeReport {
+  node: OtherNode;
+  message: string;
 }
+
+type ForeignNode = Pick<OtherNode, 'id' | 'address' | 'failed' | 'slots' | 'knownBy'>;
 
 const selfOf = (m: Member): ClusterNode => {
   const self = m.view.find(isMyself);
@@ -47,30 +55,14 @@ const selfOf = (m: Member): ClusterNode => {
   return self;
 };
 
-/** Nodes some member knows that belong to no member: replaced pods, or pods we could not reach. */
-function foreignNodes(members: readonly Member[], memberIds: ReadonlySet<string>): Map<string, ForeignNode> {
-  const foreign = new Map<string, ForeignNode>();
-  for (const m of members) {
-    for (const n of m.view) {
-      if (isMyself(n) || inHandshake(n) || memberIds.has(n.id)) continue;
-      const f = foreign.get(n.id) ?? { id: n.id, address: `${n.ip}:${n.port}`, failed: false, slots: [], knownBy: [] };
-      f.knownBy.push(m);
-      f.failed ||= isFailed(n);
-      if (f.slots.length === 0) f.slots = n.slots;
-      foreign.set(n.id, f);
-    }
-  }
-  return foreign;
-}
-
 /** Each slot's owner: what members claim for themselves first, then what they say about others. */
-function slotOwners(members: readonly Member[], foreign: ReadonlyMap<string, ForeignNode>): (string | undefined)[] {
+function slotOwners(members: readonly Member[], foreign: Iterable<ForeignNode>): (string | undefined)[] {
   const owner: (string | undefined)[] = new Array<string | undefined>(TOTAL_SLOTS);
   const claim = (id: string, ranges: readonly SlotRange[]): void => {
     for (const [a, b] of ranges) for (let s = a; s <= b; s++) owner[s] ??= id;
   };
   for (const m of members) claim(selfOf(m).id, selfOf(m).slots);
-  for (const f of foreign.values()) claim(f.id, f.slots);
+  for (const f of foreign) claim(f.id, f.slots);
   return owner;
 }
 
@@ -127,12 +119,16 @@ function chooseAnchor(members: readonly Member[]): Member | undefined {
   return best;
 }
 
-/** The facts every phase reads: members in position order, by node id, and the nodes no member is. */
+/**
+ * The facts every phase reads: members in position order, by node id, the departed nodes no member
+ * is (`foreign`, replaced pods or pods we could not reach) and the nodes of another cluster.
+ */
 interface Formation {
   shards: number;
   members: readonly Member[];
   byId: ReadonlyMap<string, Member>;
   foreign: ReadonlyMap<string, ForeignNode>;
+  intruders: ReadonlyMap<string, OtherNode>;
   allPodsObserved: boolean;
   takeovers?: PlanInput['takeovers'];
 }
@@ -232,7 +228,7 @@ function meetMembers(f: Formation): Step & { joined: ReadonlySet<Member> } {
 function assignFreeSlots(f: Formation, primaries: ReadonlyMap<number, Member>): Step {
   if (!f.allPodsObserved) return { actions: [], waiting: ['slots are not assigned while a pod does not answer'] };
   const slots: FormationAction[] = [];
-  const owner = slotOwners(f.members, f.foreign);
+  const owner = slotOwners(f.members, [...f.foreign.values(), ...f.intruders.values()]);
   for (const [s, p] of primaries) {
     const [first, last] = shardSlotRange(s, f.shards);
     const free: number[] = [];
@@ -269,19 +265,22 @@ function replicatePrimaries(f: Formation, primaries: ReadonlyMap<number, Member>
  * missing, never resets a node, never assigns a slot someone owns, and forgets only nodes the
  * cluster itself marked failed. Run it again after the actions to make the next step.
  */
-export function planFormation({ shards, members: unsorted, allPodsObserved, takeovers }: PlanInput): FormationPlan {
+export function planFormation({ shards, members: unsorted, allPodsObserved, takeovers, identity }: PlanInput): FormationPlan {
   const members = [...unsorted].sort(byPosition);
   const byId = new Map(members.map((m) => [selfOf(m).id, m]));
+  const nodes = classifyNodes(members, identity, allPodsObserved);
   const formation: Formation = {
     shards,
     members,
     byId,
-    foreign: foreignNodes(members, new Set(byId.keys())),
+    foreign: nodes.departed,
+    intruders: nodes.foreign,
     allPodsObserved,
     ...(takeovers ? { takeovers } : {}),
   };
 
   const primaries = choosePrimaries(formation);
+  if (formation.intruders.size > 0) return refuseIntruders(formation, primaries.primaries);
   const forget = forgetFailed(formation);
   const meet = meetMembers(formation);
   const slots = assignFreeSlots(formation, primaries.primaries);
@@ -292,5 +291,28 @@ export function planFormation({ shards, members: unsorted, allPodsObserved, take
     actions: [...forget.actions, ...meet.actions, ...slots.actions, ...replicate.actions, ...primaries.actions],
     waiting: [...primaries.waiting, ...forget.waiting, ...meet.waiting, ...slots.waiting, ...replicate.waiting],
     primaries: new Map([...primaries.primaries].map(([s, m]) => [s, m.pod])),
+  };
+}
+
+/**
+ * Nodes of another cluster are in the tables: each is forgotten on every member that lists it, in
+ * this one pass (a node forgets an id for 60 s, so a member that still listed it would gossip it
+ * back to the others), and again in every pass it is seen. Nothing else acts until they are gone:
+ * a meet would spread them to the members that do not know them, slots they claim are not assigned
+ * under them, and no replica fails over to one. A member that replicates one cannot forget it
+ * (Valkey refuses to forget a node's own primary); it is named in status for a person.
+ */
+function refuseIntruders(f: Formation, primaries: ReadonlyMap<number, Member>): FormationPlan {
+  const actions: FormationAction[] = [];
+  const foreign: ForeignNodeReport[] = [];
+  for (const n of f.intruders.values()) {
+    for (const m of n.knownBy) if (!n.replicatedBy.includes(m)) actions.push({ kind: 'forget', on: m.pod, nodeId: n.id });
+    foreign.push({ node: n, message: foreignNodeMessage(n) });
+  }
+  return {
+    actions,
+    waiting: foreign.map((x) => x.message),
+    primaries: new Map([...primaries].map(([s, m]) => [s, m.pod])),
+    foreign,
   };
 }

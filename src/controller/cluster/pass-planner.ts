@@ -8,6 +8,7 @@ import { planLeaders, type LeaderCandidate, type LeaderPlan } from './leader-pla
 import { judgeLostPrimaries, type LastSight, type LostPrimaries } from './lost-primaries.js';
 import { isMyself, isPrimary } from './cluster-view.js';
 import { isAnswered, type Answered, type NodeObservation, type PodPlace } from './observation.js';
+import type { ClusterIdentity } from './foreign-nodes.js';
 import { planRebalance, shrinkWouldNotFit, type PrimaryObservation, type RebalanceDecision, type RebalanceOptions } from './rebalance.js';
 import { planRetirement, type RetireDecision } from './retire.js';
 import { planRoll, rollUnderWay, type RollShard, type RollStep } from './roll.js';
@@ -54,6 +55,8 @@ import { shareProblems } from './scaling.js';
 
 /** Everything the pass planner reads: this pass's facts only. */
 export interface PassFacts {
+  /** Whose nodes these are: a node of another cluster in the tables is forgotten (foreign-nodes.ts). */
+  identity?: ClusterIdentity;
   shards: number;
   replicasPerShard: number;
   observations: readonly NodeObservation[];
@@ -258,6 +261,7 @@ export function planPass(f: PassFacts): PassPlan {
     members: answered,
     allPodsObserved,
     ...(lost?.takeovers.size ? { takeovers: lost.takeovers } : {}),
+    ...(f.identity ? { identity: f.identity } : {}),
   });
   const formationBusy = formation.actions.length > 0 || formation.waiting.length > 0 || !allPodsObserved;
   const step = planRoll({

@@ -367,11 +367,13 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
         type: CONDITION.clusterFormed,
         status: 'False',
         observedGeneration: g,
-        reason: input.actionErrors.length
-          ? REASON.clusterFormed.formationError
-          : answered.length === 0
-            ? REASON.clusterFormed.waitingForNodes
-            : REASON.clusterFormed.forming,
+        reason: plan.foreign?.length
+          ? REASON.clusterFormed.foreignNode
+          : input.actionErrors.length
+            ? REASON.clusterFormed.formationError
+            : answered.length === 0
+              ? REASON.clusterFormed.waitingForNodes
+              : REASON.clusterFormed.forming,
         message: summarize(reasons) || 'Forming',
       };
   const ready: DesiredCondition =

@@ -6,12 +6,14 @@ import { rollShards } from './roll-facts.js';
 import type { Declared } from '../cluster/status.js';
 import type { VersionPolicy } from '../cluster/version-gate.js';
 import { provePodOwnership, type ForeignPod } from '../cluster/pod-ownership.js';
+import { impostorReason } from '../cluster/foreign-nodes.js';
+import { isMyself } from '../cluster/cluster-view.js';
 import { judgeTlsSecret, type SecretFacts, type TlsVerdict } from '../cluster/tls-secret.js';
 import { isApiError } from '../kube/client.js';
 import type { Pod, Secret, StatefulSet } from '../kube/types.js';
 import { mapLimit } from '../runtime/map-limit.js';
 import type { NodeSession, OpenSession } from '../valkey/node-session.js';
-import { observeNode, podPlace, type EndpointOf } from '../valkey/observe-node.js';
+import { observeNode, podPlace, type EndpointOf, type ObservedNode } from '../valkey/observe-node.js';
 import type { TlsOptions } from '../valkey/resp-connection.js';
 import { readSecretFacts } from '../valkey/certificate.js';
 import { observeRebalance } from './rebalance-cluster.js';
@@ -127,6 +129,21 @@ export function podsToObserve(pods: readonly Pod[], shards: number, statefulSetS
   });
 }
 
+/**
+ * A node that answers at a pod's address but announces another pod's hostname (a pod of another
+ * cluster given the address, a stale address) is not that pod: it counts as not answering, its
+ * session is closed, and formation never meets it (cluster/foreign-nodes.ts).
+ */
+function notAnImpostor(o: ObservedNode, identity: { cluster: string; namespace: string }): ObservedNode {
+  const obs = o.observation;
+  if (obs.state !== 'answered') return o;
+  const reason = impostorReason(obs.pod, obs.view.find(isMyself), identity);
+  if (reason === undefined) return o;
+  o.session?.close();
+  const { pod, shard, ordinal, ip } = obs;
+  return { observation: { pod, shard, ordinal, ...(ip !== undefined ? { ip } : {}), state: 'unreachable', error: reason } };
+}
+
 /** `nowMs`: the pass's time, for judging the TLS certificate's validity. */
 export async function observeCluster(
   cluster: ValkeyCluster,
@@ -163,7 +180,9 @@ export async function observeCluster(
   );
   const options = tls?.options;
   const context = { open, policy: nodes.policy, endpointOf: nodes.endpointOf, interner: new Map(), ...(options ? { tls: options } : {}) };
-  const observed = await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context));
+  const observed = (await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context))).map((o) =>
+    notAnImpostor(o, { cluster: name, namespace }),
+  );
   const sessions = new Map<string, NodeSession>();
   for (const o of observed) if (o.session) sessions.set(o.observation.pod, o.session);
   const reopen = async (podName: string): Promise<NodeSession | undefined> => {
@@ -236,6 +255,7 @@ export async function passFacts(
   }
   return {
     ...(unreadable ? { topologyUnreadable: unreadable } : {}),
+    identity: { cluster: cluster.metadata.name, namespace: cluster.metadata.namespace as string },
     shards,
     replicasPerShard: cluster.spec.replicasPerShard,
     observations: seen.observations,

@@ -2,6 +2,7 @@ import { valkeyCluster, valkeyClusterStatus, type ValkeyCluster, type ValkeyClus
 import type { AtomicFailures } from '../cluster/migration-path.js';
 import { CONDITION, EVENT, REASON, STATE } from '../../api/status-names.js';
 import { planPass, type Operation, type PassFacts, type PassPlan } from '../cluster/pass-planner.js';
+import type { ForeignNodeReport } from '../cluster/formation.js';
 import { describeProgress, rollUnderWay } from '../cluster/roll.js';
 import { buildStatus, type Day2Status, type FailbackStatus, type ScalingStatus } from '../cluster/status.js';
 import { foreignPodMessage, type ForeignPod } from '../cluster/pod-ownership.js';
@@ -293,6 +294,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     if (plan.roll.state === 'rolling' && !deps.rollSlots.claim(key, rollUnderWay(facts.roll)))
       plan = planPass({ ...passInput, rollSlotFree: false });
     for (const w of plan.waiting) log.debug('waits', { operation: w.operation, reason: w.reason });
+    reportForeignNodes(cluster, plan.formation.foreign ?? [], deps, log);
     if (plan.roll.state === 'held' && plan.roll.step.kind === 'held')
       deps.api.events.record(involvedCluster(cluster), 'Warning', EVENT.rollHeld, plan.roll.step.reason);
     const reload = () =>
@@ -457,6 +459,24 @@ function reportForeignPods(cluster: ValkeyCluster, foreign: readonly ForeignPod[
     log.warn("a pod with the cluster labels is not its StatefulSet's; not dialled", { pod: f.pod, reason: f.reason });
   }
   deps.metrics.reconcileErrors.inc({ kind: 'foreign-pod' }, foreign.length);
+}
+
+/**
+ * A Warning Event and a log line per node of another cluster in the tables, every pass it is seen:
+ * its address and what it claims (cluster/foreign-nodes.ts); formation forgets it in the same pass.
+ */
+function reportForeignNodes(cluster: ValkeyCluster, foreign: readonly ForeignNodeReport[], deps: ClusterReconcilerDeps, log: Logger): void {
+  if (foreign.length === 0) return;
+  const about = involvedCluster(cluster);
+  for (const f of foreign) {
+    deps.api.events.record(about, 'Warning', EVENT.foreignNode, f.message);
+    log.warn('a node of another cluster is in the node tables; forgetting it', {
+      nodeId: f.node.id,
+      address: f.node.address,
+      knownBy: f.node.knownBy.map((m) => m.pod),
+    });
+  }
+  deps.metrics.reconcileErrors.inc({ kind: 'foreign-node' }, foreign.length);
 }
 
 const condition = (s: ValkeyClusterStatus | undefined, type: string) => s?.conditions?.find((c) => c.type === type);

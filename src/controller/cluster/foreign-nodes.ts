@@ -1,0 +1,145 @@
+import { formatRanges, type SlotRange } from '../../api/contract/slots.js';
+import { inHandshake, isMyself, type ClusterNode } from './cluster-view.js';
+import type { Member } from './observation.js';
+
+/**
+ * Which cluster a node in a `CLUSTER NODES` view belongs to (docs/security.md, "One cluster never
+ * joins another"). Two clusters merge when one of them meets a node of the other: a pod of cluster B
+ * given the address a dead pod of cluster A had, met by A at that address, brings every node of B
+ * into A's tables, and the slots of both are decided by config epoch, so one cluster's primaries
+ * lose their slots (and their keys) to the other's. Every pass sorts the node ids its members list:
+ * - **own**: the `myself` id of a proven pod of this cluster (a member of the pass);
+ * - **departed**: not a member, but announcing the hostname of a pod of this cluster
+ *   (`<cluster>-<shard>-<ordinal>.<cluster>.<namespace>.svc.`): a replaced pod's old node, a
+ *   retired shard's node, a pod that did not answer this pass. Formation forgets it once the
+ *   cluster marks it failed, after its replica took its slots over (formation.ts);
+ * - **foreign**: anything else. Every rendered pod announces its hostname, so a node announcing
+ *   another one, or (once every pod answered) none at all while the cluster's own nodes do, is
+ *   not of this cluster. It is forgotten on every member that knows it at once, never met, never
+ *   failed over to, and nothing else in formation acts while one is known.
+ * A node in handshake (a MEET under way) has a random id until it answers and is left alone.
+ */
+
+export interface ClusterIdentity {
+  cluster: string;
+  namespace: string;
+}
+
+/** What the members say about a node that is not one of them. */
+export interface OtherNode {
+  id: string;
+  address: string;
+  hostname?: string;
+  flags: string[];
+  slots: SlotRange[];
+  failed: boolean;
+  /** The members (pods) that list it, in position order. */
+  knownBy: Member[];
+  /** The members that replicate it (a member cannot forget its own primary). */
+  replicatedBy: Member[];
+}
+
+export interface NodeClassification {
+  own: ReadonlySet<string>;
+  departed: ReadonlyMap<string, OtherNode>;
+  foreign: ReadonlyMap<string, OtherNode>;
+}
+
+/** The start of the hostname every pod of this cluster announces (`--cluster-announce-hostname`), domain left out. */
+export function ownHostnamePattern({ cluster, namespace }: ClusterIdentity): RegExp {
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${esc(cluster)}-(0|[1-9]\\d{0,5})-(0|[1-9]\\d{0,5})\\.${esc(cluster)}\\.${esc(namespace)}\\.svc(\\.|$)`);
+}
+
+/** The hostname pod `pod` of this cluster announces, up to the cluster domain. */
+export const podHostnamePrefix = (pod: string, { cluster, namespace }: ClusterIdentity): string => `${pod}.${cluster}.${namespace}.svc`;
+
+/**
+ * A node answering at a pod's address must be that pod: the hostname it announces (when it
+ * announces one) is that pod's. Otherwise another node holds the address (a pod of another
+ * cluster given a dead pod's IP, or a stale address in the cache): the pod counts as not answering,
+ * so formation never meets that node. Returns why, or undefined when the node is the pod.
+ */
+export function impostorReason(pod: string, self: ClusterNode | undefined, identity: ClusterIdentity): string | undefined {
+  const hostname = self?.hostname;
+  if (hostname === undefined) return undefined;
+  const prefix = podHostnamePrefix(pod, identity);
+  if (hostname === prefix || hostname.startsWith(`${prefix}.`)) return undefined;
+  return `the node at its address announces hostname ${JSON.stringify(hostname)}, not ${prefix}.<cluster domain>: another node holds this pod's address, and it is never met`;
+}
+
+function collect(members: readonly Member[], own: ReadonlySet<string>): Map<string, OtherNode> {
+  const others = new Map<string, OtherNode>();
+  for (const m of members) {
+    const self = m.view.find(isMyself);
+    for (const n of m.view) {
+      if (isMyself(n) || inHandshake(n) || own.has(n.id)) continue;
+      let o = others.get(n.id);
+      if (!o) {
+        o = {
+          id: n.id,
+          address: `${n.ip}:${n.port}`,
+          flags: [...n.flags].sort(),
+          slots: n.slots,
+          failed: false,
+          knownBy: [],
+          replicatedBy: [],
+        };
+        others.set(n.id, o);
+      }
+      o.knownBy.push(m);
+      if (self?.primaryId === n.id) o.replicatedBy.push(m);
+      o.failed ||= n.flags.has('fail');
+      if (o.hostname === undefined && n.hostname) o.hostname = n.hostname;
+      if (o.slots.length === 0 && n.slots.length > 0) o.slots = n.slots;
+      if (o.address.startsWith(':') && n.ip !== '') o.address = `${n.ip}:${n.port}`;
+    }
+  }
+  return others;
+}
+
+/**
+ * Sorts every node id the members list into own, departed and foreign. `allPodsObserved`: every pod
+ * answered this pass, so a node announcing no hostname cannot be one of ours that did not answer.
+ * Without an identity nothing is foreign (every node no member is counts as departed).
+ */
+export function classifyNodes(
+  members: readonly Member[],
+  identity: ClusterIdentity | undefined,
+  allPodsObserved: boolean,
+): NodeClassification {
+  const own = new Set<string>();
+  for (const m of members) {
+    const self = m.view.find(isMyself);
+    if (self) own.add(self.id);
+  }
+  const ours = identity ? ownHostnamePattern(identity) : undefined;
+  // A cluster whose nodes announce no hostname (older pods, or servers started by hand) cannot tell
+  // a departed node from another cluster's by name: such a node is taken as departed, as before.
+  const announces = members.length > 0 && members.every((m) => m.view.find(isMyself)?.hostname !== undefined);
+  const departed = new Map<string, OtherNode>();
+  const foreign = new Map<string, OtherNode>();
+  for (const o of collect(members, own).values()) {
+    const isForeign = !ours ? false : o.hostname !== undefined ? !ours.test(o.hostname) : announces && allPodsObserved;
+    (isForeign ? foreign : departed).set(o.id, o);
+  }
+  return { own, departed, foreign };
+}
+
+/** The status and Event line for a foreign node: its address and what it claims, all of it checked by the parser. */
+export function foreignNodeMessage(n: OtherNode): string {
+  const claims = [
+    `id ${n.id}`,
+    n.hostname ? `hostname ${n.hostname}` : 'no hostname',
+    `flags ${n.flags.join(',')}`,
+    n.slots.length ? `slots ${formatRanges(n.slots)}` : 'no slots',
+  ].join(', ');
+  const where = n.address.startsWith(':') ? 'with no address' : `at ${n.address}`;
+  const slots = n.slots.length
+    ? `; it claims slots: they are not moved to it, and once it is forgotten the cluster's own primaries take back the ones of their range that no member holds`
+    : '';
+  const stuck = n.replicatedBy.length
+    ? `; ${n.replicatedBy.map((m) => m.pod).join(', ')} replicate it and cannot forget it: see docs/security.md, "One cluster never joins another"`
+    : '';
+  return `a node of another cluster ${where} (${claims}) is in this cluster's node tables; it is forgotten on every node that lists it and never met${slots}${stuck}`;
+}
