@@ -202,3 +202,29 @@ export function makeDatedPair(o: { keyType: 'rsa' | 'ecdsa'; notBefore: Date; no
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** What cert-manager issues for `usages: [client auth]`, `commonName: <user>`, from the CA in `caDir`. */
+export function issueClientCertificate(caDir: string, commonName: string, into: string): { cert: string; key: string } {
+  const p = (f: string) => join(into, f);
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  writeFileSync(p('client.ext'), 'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature,keyEncipherment\n');
+  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('client.key'), '-out', p('client.csr'), '-subj', `/CN=${commonName}`);
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    p('client.csr'),
+    '-CA',
+    join(caDir, 'ca.crt'),
+    '-CAkey',
+    join(caDir, 'ca.key'),
+    '-CAcreateserial',
+    '-out',
+    p('client.crt'),
+    '-days',
+    '2',
+    '-extfile',
+    p('client.ext'),
+  );
+  return { cert: p('client.crt'), key: p('client.key') };
+}
