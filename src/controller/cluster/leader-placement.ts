@@ -16,7 +16,7 @@
  * removes the highest ordinals, so a primary at ordinal 0 is never removed), then the primaries
  * where they are (a move is a failover); a layout that exists only as one node's candidates leaves
  * each shard at ordinal 0, as before. When no layout holds it, the tightest one that exists is taken
- * and the verdict says why.
+ * and the verdict says why; with one or two shards, where none can, nothing is moved for it.
  */
 
 /** A pod that may lead its shard: the primary, or a replica that follows it. */
@@ -166,6 +166,23 @@ export function planLeaders(candidates: readonly LeaderCandidate[]): LeaderPlan 
   const where = `the shards' pods run on ${nodes} node(s) in ${zones} zone(s)`;
 
   if (total === 0) return { leaders: new Map(), verdict: { holds: true, message: 'No shard has a primary to place' } };
+  if (total <= 2) {
+    // No layout gives the vote back, so nothing is moved for it: each shard leads from ordinal 0 (or where it is).
+    const leaders = new Map(
+      shards.map((s) => {
+        const list = byShard.get(s) ?? [];
+        return [s, (list.find((c) => c.ordinal === 0) ?? list.find((c) => c.primary) ?? (list[0] as LeaderCandidate)).pod] as const;
+      }),
+    );
+    return {
+      leaders,
+      verdict: {
+        holds: false,
+        reason: 'TooFewShards',
+        message: `With ${total} shard(s) no layout leaves a majority of primaries after losing one: the controller promotes a lost primary's replica itself once Kubernetes knows its pod is gone`,
+      },
+    };
+  }
   const both = cap >= 1 ? assign(shards, byShard, cap, cap) : undefined;
   if (both) {
     return {
@@ -194,16 +211,6 @@ export function planLeaders(candidates: readonly LeaderCandidate[]): LeaderPlan 
   const leaders = assign(shards, byShard, nodeCap, zoneCap) as Map<number, string>;
   const byNode = heaviest(leaders, candidates, (c) => c.node);
   const byZone = heaviest(leaders, candidates, zoneOf);
-  if (total <= 2) {
-    return {
-      leaders,
-      verdict: {
-        holds: false,
-        reason: 'TooFewShards',
-        message: `With ${total} shard(s) no layout leaves a majority of primaries after losing one: the controller promotes a lost primary's replica itself once Kubernetes knows its pod is gone`,
-      },
-    };
-  }
   const nodeFails = byNode.count > cap;
   const top = nodeFails ? byNode : byZone;
   return {

@@ -131,7 +131,7 @@ describe('which pod leads each shard', () => {
     expect(planLeaders(layout(shards, zones ?? ZONES3)).verdict).toEqual({ holds: false, reason, message });
   });
 
-  it('with no layout that holds, takes the tightest: two shards on distinct nodes, ordinal 0 where it already is', () => {
+  it('with one or two shards, where no layout holds, moves nothing for it: ordinal 0 leads', () => {
     const c = layout(
       [
         ['node-a', 'node-b'],
@@ -141,7 +141,7 @@ describe('which pod leads each shard', () => {
     );
     const plan = planLeaders(c);
     expect(plan.verdict).toMatchObject({ holds: false, reason: 'TooFewShards' });
-    expect(leadersOf(c)).toEqual(['c-0-0', 'c-1-1']);
+    expect(leadersOf(c)).toEqual(['c-0-0', 'c-1-0']);
   });
 });
 
