@@ -18,6 +18,7 @@ import { readInputFiles, readNamedFile } from './cli/read-files.js';
 import { readFunctionConfig } from './function-config.js';
 import { refKey } from './results.js';
 import { sortInputs, type InputItem } from './run-function.js';
+import { claimedOutputProblems, packageClusters } from './claimed-output.js';
 import { parseDocuments } from './read-input.js';
 
 /** The render config is read as render-valkey reads it, kpt's ConfigMap form included. */
@@ -260,6 +261,14 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
     );
     renderConfig = renderConfigs[0]?.value;
   }
+  // Read as it is (kubectl apply -R, a GitOps tool): what claims to be a cluster's output must be the render's.
+  const outputDir = (renderConfig as { spec?: { outputDir?: unknown } } | undefined)?.spec?.outputDir;
+  problems.push(
+    ...claimedOutputProblems(items, packageClusters(objects), {
+      ...(typeof outputDir === 'string' ? { outputDir } : {}),
+      earlierOutputBeyondShards: true,
+    }),
+  );
   return { objects, renderConfig, problems, fileOf };
 }
 

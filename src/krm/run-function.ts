@@ -10,6 +10,7 @@ import { chooseRenderConfig } from './function-config.js';
 import { outputPath } from './output-path.js';
 import { isEarlierOutput, wearsOurLabel } from './ownership.js';
 import { staleRenderProblems } from './stale-render.js';
+import { claimedOutputProblems, packageClusters } from './claimed-output.js';
 import type { RunCounts } from './report.js';
 import { STDIN_PATH } from './report.js';
 import { describeLocation, refKey, type FileLocation, type FileLookup } from './results.js';
@@ -132,6 +133,8 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
 
   const { config: render, problems: configProblems } = chooseRenderConfig(functionConfig, renderConfigItems);
   problems.push(...configProblems);
+  // What claims to be a cluster's rendered object but is not the render's, or is there twice.
+  problems.push(...claimedOutputProblems(items, packageClusters(valkeyObjects), render ? { outputDir: render.outputDir } : {}));
 
   for (const item of labelled) {
     if (isEarlierOutput(item.value, render?.outputDir)) previous.push(item);

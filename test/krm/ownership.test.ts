@@ -47,14 +47,23 @@ describe('earlier output is recognised by what the renderer writes, not by our l
     ['a StatefulSet in another namespace than its cluster', owned('apps/v1', 'StatefulSet', 'cache-0', 'team-b/cache')],
     ['a StatefulSet not named for a shard', owned('apps/v1', 'StatefulSet', 'cache-x', 'team-a/cache')],
     ['a Service of another apiVersion', owned('v2', 'Service', 'cache', 'team-a/cache')],
-  ])('%s comes back unchanged with a warning', (_, value) => {
+  ])('%s is not taken for output, and, claiming the cluster, is an error (issue 32)', (_, value) => {
     const r = run([value]);
-    expect(r.ok).toBe(true);
+    expect(r.ok).toBe(false);
     expect(r.previous).toEqual([]);
-    expect(kinds(r.passthrough)).toContain(`${value.kind}/${value.metadata.name}`);
     expect(r.problems.filter((p) => p.severity === 'warning').map((p) => p.message)).toEqual([
       expect.stringContaining('wears app.kubernetes.io/managed-by: valkey-krm but is not an object valkey-krm rendered'),
     ]);
+    expect(r.problems.filter((p) => p.severity === 'error').map((p) => p.message)).toEqual([
+      expect.stringMatching(/claims to be part of ValkeyCluster team-a\/cache by .*, but valkey-krm did not render it/),
+    ]);
+  });
+
+  it('an object of ours for a cluster the package does not have comes back unchanged with a warning', () => {
+    const value = owned('rbac.authorization.k8s.io/v1', 'Role', 'cache', 'team-z/other');
+    const r = run([value]);
+    expect(r.ok).toBe(true);
+    expect(kinds(r.passthrough)).toContain('Role/cache');
   });
 
   it("a removed cluster's objects still disappear", () => {
