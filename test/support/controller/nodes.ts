@@ -38,6 +38,8 @@ export type NodeBinary = ValkeyBuild | 'redis';
 
 export interface NodeOptions {
   port?: number;
+  /** The cluster bus port (default: a free one); with `port`, a server can take over a dead one's exact address. */
+  busPort?: number;
   extraArgs?: string[];
   /** Default: the supported release (9.1.2), which passes the version gate. */
   runs?: NodeBinary;
@@ -50,7 +52,7 @@ const startBinary = (runs: NodeBinary, opts: StartServerOptions) =>
 export async function startNode(world: World, opts: NodeOptions = {}): Promise<NodeServer> {
   const free = await freePorts(2);
   const port = opts.port ?? (free[0] as number);
-  const busPort = free.find((p) => p !== port) as number;
+  const busPort = opts.busPort ?? (free.find((p) => p !== port) as number);
   const runs = opts.runs ?? SUPPORTED_BUILD;
   const server = await startBinary(runs, {
     port,
