@@ -51,6 +51,8 @@ export interface WriterReport {
   longestPauseMs: number[];
   /** Acknowledged writes not read back, per shard. */
   lostByShard: number[];
+  /** Every pause of a second or more: the shard, when it began (epoch ms) and how long (ms); one still open at the end included. */
+  pauses: { shard: number; from: number; ms: number }[];
 }
 
 export class ClusterWriter {
@@ -61,6 +63,7 @@ export class ClusterWriter {
   private readonly acked = new Map<string, string>();
   private readonly pauseStart: (number | undefined)[];
   private readonly longest: number[];
+  private readonly pauses: WriterReport['pauses'] = [];
   private failed = 0;
   private running = true;
   private loop: Promise<void> = Promise.resolve();
@@ -181,7 +184,10 @@ export class ClusterWriter {
         if (reply === 'OK') {
           this.acked.set(key, value);
           const since = this.pauseStart[shard];
-          if (since !== undefined) this.longest[shard] = Math.max(this.longest[shard] ?? 0, t - since);
+          if (since !== undefined) {
+            this.longest[shard] = Math.max(this.longest[shard] ?? 0, t - since);
+            if (t - since >= 1000) this.pauses.push({ shard, from: since, ms: t - since });
+          }
           this.pauseStart[shard] = undefined;
         }
       } catch {
@@ -236,6 +242,14 @@ export class ClusterWriter {
       );
     const now = Date.now();
     const longest = this.longest.map((l, s) => Math.max(l, this.pauseStart[s] !== undefined ? now - (this.pauseStart[s] as number) : 0));
-    return { acknowledged: this.acked.size, failedAttempts: this.failed, lost, longestPauseMs: longest, lostByShard };
+    const open = this.pauseStart.flatMap((from, shard) => (from === undefined ? [] : [{ shard, from, ms: now - from }]));
+    return {
+      acknowledged: this.acked.size,
+      failedAttempts: this.failed,
+      lost,
+      longestPauseMs: longest,
+      lostByShard,
+      pauses: [...this.pauses, ...open],
+    };
   }
 }

@@ -83,14 +83,18 @@ export async function startNodeSuite(o: NodeSuiteOptions): Promise<NodeSuite> {
   const images = await nodeImages(o.extraImages);
   const node = await startRealNode({ name: o.name, images: images.archives, log: (m) => figure(`${o.name}: ${m}`) });
   try {
-    return await prepare(node, images, o);
+    return await prepareNodeSuite(node, images, o);
   } catch (e) {
     await node.stop();
     throw e;
   }
 }
 
-async function prepare(node: RealNode, images: NodeImages, o: NodeSuiteOptions): Promise<NodeSuite> {
+/**
+ * The CRDs, the shipped controller Deployment and the package on a running world: one real node
+ * (startNodeSuite) or several (multi-node.ts, whose world is a RealNode too).
+ */
+export async function prepareNodeSuite(node: RealNode, images: NodeImages, o: NodeSuiteOptions): Promise<NodeSuite> {
   const pw = (): string => randomBytes(16).toString('hex');
   const pkg: PackageInputs = {
     namespace: 'demo',
@@ -235,7 +239,13 @@ async function prepare(node: RealNode, images: NodeImages, o: NodeSuiteOptions):
       }),
     controllerPods,
     podLog(pod, lines = 40) {
-      const dir = join(node.layout.logs, 'pods', `${pkg.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
+      // one node keeps pod logs in <logs>/pods, each node of a multi-node world in <logs>/<node>/pods
+      const podDir = `${pkg.namespace}_${pod.metadata.name}_${pod.metadata.uid}`;
+      const nodeDirs = readdirSync(node.layout.logs, { withFileTypes: true }).filter((e) => e.isDirectory());
+      const dir =
+        [join(node.layout.logs, 'pods', podDir), ...nodeDirs.map((e) => join(node.layout.logs, e.name, 'pods', podDir))].find((d) =>
+          existsSync(d),
+        ) ?? join(node.layout.logs, 'pods', podDir);
       if (!existsSync(dir)) return `(no logs kept for ${pod.metadata.name}: ${dir} is missing)`;
       return readdirSync(dir)
         .flatMap((c) => readdirSync(join(dir, c)).map((f) => join(dir, c, f)))

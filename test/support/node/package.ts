@@ -25,8 +25,11 @@ export interface PackageInputs {
   placement?: Record<string, unknown>;
   /** ValkeyCluster spec.tls.secretRef, for a TLS cluster (the suite creates the Secret). */
   tlsSecret?: string;
-  /** The render config's nodeSpread; `bestEffort` unless a case sets the shipped `required` (see below). */
-  nodeSpread?: 'required' | 'bestEffort';
+  /**
+   * The render config's nodeSpread; `bestEffort` unless a case sets one (see below). `shipped`
+   * leaves it out, so the render's own default applies (the multi-node suites: the shipped defaults).
+   */
+  nodeSpread?: 'required' | 'bestEffort' | 'shipped';
 }
 
 export interface RenderedPackage {
@@ -88,7 +91,7 @@ export async function renderPackage(p: PackageInputs, dir?: string): Promise<Ren
         // One Node: the shipped `required` keeps a shard's two pods off one node, so its replica
         // would stay Pending. `bestEffort` is the render config's setting for exactly this (fewer
         // nodes than pods per shard); the rest of the package keeps the shipped defaults.
-        nodeSpread: p.nodeSpread ?? 'bestEffort',
+        ...(p.nodeSpread === 'shipped' ? {} : { nodeSpread: p.nodeSpread ?? 'bestEffort' }),
         systemUsers: {
           replication: { passwordHash: sha256(p.passwords.replication), secretName: 'valkey-replication' },
           controller: { passwordHash: sha256(p.passwords.controller), secretName: 'valkey-controller' },

@@ -116,10 +116,12 @@ export interface TeardownReport {
   sysctlsRestored: boolean;
 }
 
-/** Removes every trace of the node `l` (running, half-started or crashed). Idempotent. */
-export async function tearDownNode(l: NodeLayout): Promise<TeardownReport> {
-  const report: TeardownReport = { leftoverContainers: 0, leftoverShims: 0, leftoverMounts: [], sysctlsRestored: false };
-  if (existsSync(l.pids)) for (const f of readdirSync(l.pids).filter((f) => f.startsWith('x-'))) await stopRecorded(l, f, 5_000);
+/**
+ * Stops a node's kubelet, every container (through its containerd, or after a crash through runc's
+ * state root), its containerd and its shims; returns the container ids runc knew before, for the
+ * cgroup sweep. Used for the one node of a real-node world and for each node of a multi-node world.
+ */
+export async function stopRuntime(l: NodeLayout, report: TeardownReport): Promise<string[]> {
   await stopRecorded(l, 'kubelet', 5_000);
   const known = await runcContainers(l);
   // Every container and sandbox through this node's containerd, while it still runs.
@@ -146,6 +148,22 @@ export async function tearDownNode(l: NodeLayout): Promise<TeardownReport> {
   for (const s of stale) rmSync(s, { force: true });
   rmSync(l.containerdSocket, { force: true });
   rmSync(`${l.containerdSocket}.ttrpc`, { force: true });
+  return known;
+}
+
+/** The runtime's leftovers a node made on the host: CNI result files of its network, its containers' cgroups. */
+export function removeRuntimeTraces(l: NodeLayout, known: readonly string[]): void {
+  if (existsSync('/var/lib/cni/results'))
+    for (const f of readdirSync('/var/lib/cni/results')) if (f.startsWith(`${l.cniNetwork}-`)) rmSync(join('/var/lib/cni/results', f));
+  // runc removes a container's cgroups when it deletes it; one it could not delete leaves them
+  for (const id of known) for (const d of cgroupDirs('k8s.io', id)) removeCgroupTree(d);
+}
+
+/** Removes every trace of the node `l` (running, half-started or crashed). Idempotent. */
+export async function tearDownNode(l: NodeLayout): Promise<TeardownReport> {
+  const report: TeardownReport = { leftoverContainers: 0, leftoverShims: 0, leftoverMounts: [], sysctlsRestored: false };
+  if (existsSync(l.pids)) for (const f of readdirSync(l.pids).filter((f) => f.startsWith('x-'))) await stopRecorded(l, f, 5_000);
+  const known = await stopRuntime(l, report);
   for (const n of STOP_ORDER.slice(2)) await stopRecorded(l, n, 10_000);
   // Anything else still naming the directory (a process started outside the PID files).
   for (const pid of pidsMentioning(l.dir)) await stopPid(pid, 2_000);
@@ -165,11 +183,8 @@ export async function tearDownNode(l: NodeLayout): Promise<TeardownReport> {
       if (f.startsWith('cni-') && !before.has(f) && !(await isMountpoint(path))) rmSync(path, { force: true });
     }
   }
-  if (existsSync('/var/lib/cni/results'))
-    for (const f of readdirSync('/var/lib/cni/results')) if (f.startsWith(`${l.cniNetwork}-`)) rmSync(join('/var/lib/cni/results', f));
   if (existsSync(l.netnsPath)) await sh('ip', ['netns', 'del', l.netns]);
-  // runc removes a container's cgroups when it deletes it; one it could not delete leaves them
-  for (const id of known) for (const d of cgroupDirs('k8s.io', id)) removeCgroupTree(d);
+  removeRuntimeTraces(l, known);
 
   if (!otherNodesRunning(l)) {
     if (existsSync(l.hostOrig)) {
