@@ -9,6 +9,7 @@ import { parse } from 'yaml';
 import type { ValkeyClusterStatus } from '../../src/api/index.js';
 import type { NodeObservation } from '../../src/controller/cluster/observation.js';
 import { buildStatus, type StatusInput } from '../../src/controller/cluster/status.js';
+import { judgeTlsSecret } from '../../src/controller/cluster/tls-secret.js';
 import { parseClusterInfo, parseClusterNodes } from '../../src/controller/valkey/cluster-nodes.js';
 import { run } from '../support/exec.js';
 import { tempDirs } from '../support/files.js';
@@ -58,6 +59,12 @@ const STATUSES: Record<string, ValkeyClusterStatus> = {
     plan: { actions: [], waiting: ['shard 0: no pod has answered yet'], primaries: new Map() },
   }),
   Active: status({}),
+  // Issue 33: a TLS cluster applied before cert-manager wrote its Secret waits; it does not fail.
+  Waiting: status({
+    observations: [{ pod: 'c-0-0', shard: 0, ordinal: 0, state: 'pending', reason: 'is Pending' }],
+    plan: { actions: [], waiting: ['shard 0: no pod has answered yet'], primaries: new Map() },
+    tls: judgeTlsSecret('shop/c-tls', { kind: 'absent' }, Date.parse('2026-12-01T00:00:00Z')),
+  }),
   Updating: status({
     day2: { roll: { state: 'rolling', message: 'rolling shard 0: pod c-0-1 to revision r2', revision: 'r2' }, reloads: [] },
   }),
@@ -107,6 +114,13 @@ describe("the ValkeyCluster health check, under Argo CD's Lua sandbox", () => {
     const st = STATUSES[state] as ValkeyClusterStatus;
     expect(st.state).toBe(state);
     expect(argoHealth(healthScript, cluster(st))).toEqual({ status: health, message: st.message });
+  });
+
+  it('a cluster waiting for its TLS Secret is Progressing, "Waiting for Secret ...", not Degraded', () => {
+    const st = STATUSES.Waiting as ValkeyClusterStatus;
+    expect(st.state).toBe('Creating');
+    expect(st.message).toMatch(/^Waiting for Secret shop\/c-tls \(spec\.tls\.secretRef\) since 2026-12-01T00:00:00Z/);
+    expect(argoHealth(healthScript, cluster(st))).toEqual({ status: 'Progressing', message: st.message });
   });
 
   it('is Progressing before the controller has reported, and while it has not seen the latest generation', () => {
@@ -204,6 +218,7 @@ describe('the Argo CD install component, built with kubectl kustomize', () => {
 describe('kstatus reads the status the controller computes', () => {
   it.each([
     ['Creating', 'InProgress'],
+    ['Waiting', 'InProgress'],
     ['Updating', 'InProgress'],
     ['Active', 'Current'],
     ['Failed', 'Failed'],
@@ -214,6 +229,18 @@ describe('kstatus reads the status the controller computes', () => {
 
   it('an Active status written for an older generation is InProgress, not Current', () => {
     expect(kstatus(cluster(STATUSES.Active, 4)).status).toBe('InProgress');
+  });
+
+  it("a cert-manager Certificate still issuing, and once issued (the Flux recipe's valkey-certificates Kustomization waits on it)", () => {
+    const certificate = (ready: 'True' | 'False', reason: string) => ({
+      apiVersion: 'cert-manager.io/v1',
+      kind: 'Certificate',
+      metadata: { name: 'c-tls', namespace: 'shop', generation: 1 },
+      spec: { secretName: 'c-tls', issuerRef: { kind: 'ClusterIssuer', name: 'internal-ca' } },
+      status: { conditions: [{ type: 'Ready', status: ready, reason, message: reason, observedGeneration: 1 }] },
+    });
+    expect(kstatus(certificate('False', 'Issuing')).status).toBe('InProgress');
+    expect(kstatus(certificate('True', 'Ready')).status).toBe('Current');
   });
 });
 
