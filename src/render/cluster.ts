@@ -25,6 +25,7 @@ import { renderShardPodDisruptionBudget } from './pdb.js';
 import { renderNetworkPolicy } from './network-policy.js';
 import type { PreviousCluster } from './previous.js';
 import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
+import { primaryPromiseFindings } from './primary-promise.js';
 import { rolloutFindings } from './rollout-warnings.js';
 
 export interface ClusterRender {
@@ -87,7 +88,7 @@ export function renderCluster(
     acl: aclRevision,
   };
   const rollout = rolloutFindings(cluster, revisions.restart, previous);
-  problems.push(...rollout.problems);
+  problems.push(...rollout.problems, ...primaryPromiseFindings(cluster));
   if (render.nodeSpread === 'bestEffort' && cluster.spec.replicasPerShard > 0) {
     problems.push(
       warning(

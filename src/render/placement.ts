@@ -3,6 +3,33 @@ import { clusterSelector, shardSelector } from './labels.js';
 
 export const ZONE_KEY = 'topology.kubernetes.io/zone';
 export const HOSTNAME_KEY = 'kubernetes.io/hostname';
+/** Set on every StatefulSet pod by the StatefulSet controller (Kubernetes 1.28 and later): its ordinal. */
+export const POD_INDEX_KEY = 'apps.kubernetes.io/pod-index';
+
+/**
+ * Cluster-wide, per ordinal (DESIGN §6.2, docs/operations.md "Where primaries run"): each shard's
+ * ordinal 0, its preferred primary (failback returns the primary there), is spread over nodes and
+ * zones among the cluster's other ordinals 0, and so is each other ordinal among its own peers
+ * (`matchLabelKeys` adds the incoming pod's own pod-index to the selector). So no node and no zone
+ * holds more preferred primaries than the layout forces, and losing one leaves a majority to vote.
+ *
+ * `ScheduleAnyway`: a preference the scheduler scores, never a filter. `DoNotSchedule` wedges
+ * with the shard's required anti-affinity: it admits a pod only to the domains with the fewest of
+ * its ordinal, and when the shard's other pod sits on each of those (a creation that placed
+ * ordinals 1 first; a drain that left one node short) the pod stays Pending, its shard has one
+ * copy, and its PDB stops every further drain. `nodeTaintsPolicy: Honor`: a cordoned node (tainted
+ * unschedulable) is no domain, so a node being drained does not count.
+ */
+export function primarySpread(cluster: string): Record<string, unknown>[] {
+  return [HOSTNAME_KEY, ZONE_KEY].map((topologyKey) => ({
+    maxSkew: 1,
+    topologyKey,
+    whenUnsatisfiable: 'ScheduleAnyway',
+    labelSelector: { matchLabels: clusterSelector(cluster) },
+    matchLabelKeys: [POD_INDEX_KEY],
+    nodeTaintsPolicy: 'Honor',
+  }));
+}
 
 /** The scheduling part of a shard's pod spec; keys are omitted when they would be empty. */
 export interface NodeRules {
@@ -64,14 +91,7 @@ export function renderPlacement(
           },
         ]),
   ];
-  if (spread === 'required') {
-    constraints.push({
-      maxSkew: 1,
-      topologyKey: ZONE_KEY,
-      whenUnsatisfiable: 'ScheduleAnyway',
-      labelSelector: { matchLabels: clusterSelector(cluster) },
-    });
-  }
+  constraints.push(...primarySpread(cluster));
   out.topologySpreadConstraints = constraints;
   return out;
 }

@@ -17,7 +17,10 @@ const renderWith = (nodeSpread?: 'required' | 'bestEffort') =>
     },
   }).config!;
 const menu = [image('img'), config('std', { imageRef: 'img', resources: { cpu: '1', memory: '2Gi' } })];
-type PodSpec = { affinity?: Record<string, unknown>; topologySpreadConstraints?: { topologyKey: string; whenUnsatisfiable: string }[] };
+type PodSpec = {
+  affinity?: Record<string, unknown>;
+  topologySpreadConstraints?: { topologyKey: string; whenUnsatisfiable: string; matchLabelKeys?: string[] }[];
+};
 const podSpecs = (replicasPerShard: number, nodeSpread?: 'required' | 'bestEffort', placement?: Record<string, unknown>) => {
   const out = renderAll(
     [...menu, cluster('c', { configRef: 'std', shards: 2, replicasPerShard, ...(placement ? { placement } : {}) })],
@@ -28,7 +31,9 @@ const podSpecs = (replicasPerShard: number, nodeSpread?: 'required' | 'bestEffor
   );
   return { specs, problems: out.problems };
 };
-const hostnameRules = (s: PodSpec) => s.topologySpreadConstraints?.filter((c) => c.topologyKey === 'kubernetes.io/hostname') ?? [];
+/** The shard's own hostname rules (the cluster-wide spread of each ordinal, primary-spread.test.ts, aside). */
+const hostnameRules = (s: PodSpec) =>
+  s.topologySpreadConstraints?.filter((c) => c.topologyKey === 'kubernetes.io/hostname' && c.matchLabelKeys === undefined) ?? [];
 
 describe('node placement of a shard', () => {
   it('with replicas, by default: required anti-affinity on the hostname for the shard, and no warning', () => {
@@ -73,9 +78,10 @@ describe('node placement of a shard', () => {
     const { specs } = podSpecs(1, undefined, { zones: ['a', 'b'], zoneSpread: 'required' });
     const s = specs[0]!;
     expect(Object.keys(s.affinity ?? {}).sort()).toEqual(['nodeAffinity', 'podAntiAffinity']);
-    expect(s.topologySpreadConstraints?.map((c) => `${c.topologyKey} ${c.whenUnsatisfiable}`)).toEqual([
+    expect(s.topologySpreadConstraints?.map((c) => `${c.topologyKey} ${c.whenUnsatisfiable}${c.matchLabelKeys ? ' per ordinal' : ''}`)).toEqual([
       'topology.kubernetes.io/zone DoNotSchedule',
-      'topology.kubernetes.io/zone ScheduleAnyway',
+      'kubernetes.io/hostname ScheduleAnyway per ordinal',
+      'topology.kubernetes.io/zone ScheduleAnyway per ordinal',
     ]);
   });
 });
