@@ -78,7 +78,9 @@ describe('node placement of a shard', () => {
     const { specs } = podSpecs(1, undefined, { zones: ['a', 'b'], zoneSpread: 'required' });
     const s = specs[0]!;
     expect(Object.keys(s.affinity ?? {}).sort()).toEqual(['nodeAffinity', 'podAntiAffinity']);
-    expect(s.topologySpreadConstraints?.map((c) => `${c.topologyKey} ${c.whenUnsatisfiable}${c.matchLabelKeys ? ' per ordinal' : ''}`)).toEqual([
+    expect(
+      s.topologySpreadConstraints?.map((c) => `${c.topologyKey} ${c.whenUnsatisfiable}${c.matchLabelKeys ? ' per ordinal' : ''}`),
+    ).toEqual([
       'topology.kubernetes.io/zone DoNotSchedule',
       'kubernetes.io/hostname ScheduleAnyway per ordinal',
       'topology.kubernetes.io/zone ScheduleAnyway per ordinal',
