@@ -18,6 +18,8 @@
 #     /bin/sh), gcc and libc6-dev (the static pause binary), curl and openssl (the node's PKI)
 #   - the GitOps readers (scripts/gitops-oracles: Argo CD's Lua sandbox via gopher-lua, Flux's
 #     kstatus from sigs.k8s.io/cli-utils, and kubeconform), cached the same way (about 4 minutes)
+#   - promtool (scripts/promtool, github.com/prometheus/prometheus), for deploy/monitoring's
+#     alert rules, cached the same way
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -73,6 +75,7 @@ npm ci --no-audit --no-fund --loglevel=error
 bash scripts/build-tools.sh >&2
 bash scripts/build-yaml-oracle.sh >&2
 bash scripts/build-gitops-oracles.sh >&2
+bash scripts/build-promtool.sh >&2
 npx tsx scripts/gen-crds.ts --check
 npx tsx scripts/gen-json-schemas.ts --check
 npm run -s typecheck

@@ -28,6 +28,7 @@ import { inertStrings } from '../runtime/inert.js';
 import { gatherKubeFacts, type Node } from './kube-facts.js';
 import { recordSight, type LastSight } from '../cluster/lost-primaries.js';
 import { podsOnLostNodes, lostNodeMessage } from '../cluster/lost-nodes.js';
+import { clusterFacts } from './cluster-facts.js';
 import { dataLostCondition, describeLoss, slotsGivenEmpty } from '../cluster/data-loss.js';
 import { countSlots } from '../../api/contract/slots.js';
 import { ANNOTATIONS } from '../../api/contract/annotations.js';
@@ -230,6 +231,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   const raw = deps.api.cluster(key);
   if (!raw) {
     deps.metrics.setClusterVersions(key, undefined);
+    deps.metrics.setClusterStatus(key, undefined);
     deps.memory.autoscale.windows.delete(key);
     deps.memory.autoscale.records.delete(key);
     deps.memory.writtenStatus.delete(key);
@@ -373,6 +375,10 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     });
     if (autoscaling) status.autoscaling = inertStrings(autoscaling);
     deps.metrics.setClusterVersions(key, versionsOf(observations));
+    deps.metrics.setClusterStatus(key, clusterFacts(status, observations, seen.tlsVerdict, cluster.spec));
+    const decided = status.autoscaling?.lastDecision;
+    if (decided && status.autoscaling?.lastDecisionTime !== previous?.autoscaling?.lastDecisionTime)
+      deps.metrics.autoscaleDecisions.inc({ decision: decided });
     countFinishedRoll(previous, status, deps);
     if (!statusEquals(previous, status)) {
       await deps.api.patchStatus(namespace, cluster.metadata.name, status);

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PACKAGE_VERSION } from '../../api/index.js';
+import { STATE } from '../../api/status-names.js';
 import { compareStrings } from '../../api/order.js';
 
 /**
@@ -42,6 +43,84 @@ export function controllerMetrics(registry = new Registry()) {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers,
   });
+
+  // What the last pass wrote to each cluster's status, for the per-cluster gauges below (one pass
+  // refreshes one cluster; a cluster that is gone is forgotten). Names and namespaces are
+  // Kubernetes names (DNS labels), states, conditions and health values closed sets: labels stay
+  // inert and bounded.
+  const clusters = new Map<string, ClusterFacts>();
+  const perCluster = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    each: (facts: ClusterFacts, set: (labels: Partial<Record<L, string>>, value: number) => void) => void,
+  ) =>
+    new Gauge<'cluster' | 'namespace' | L>({
+      name,
+      help,
+      labelNames: ['cluster', 'namespace', ...labelNames],
+      registers,
+      collect() {
+        this.reset();
+        for (const [key, facts] of [...clusters].sort(([a], [b]) => compareStrings(a, b))) {
+          const [namespace = '', cluster = ''] = key.split('/');
+          each(facts, (labels, value) => this.set({ cluster, namespace, ...labels } as Record<'cluster' | 'namespace' | L, string>, value));
+        }
+      },
+    });
+  perCluster(
+    'valkey_status_sync_cluster_state',
+    "Each ValkeyCluster's state: 1 for the state its status says, 0 for the others.",
+    ['state'],
+    (f, set) => {
+      for (const state of Object.values(STATE)) set({ state }, f.state === state ? 1 : 0);
+    },
+  );
+  perCluster(
+    'valkey_status_sync_cluster_condition',
+    "Each ValkeyCluster's status conditions: 1 while True, 0 while False (Unknown is left out).",
+    ['condition'],
+    (f, set) => {
+      for (const c of f.conditions) if (c.status !== 'Unknown') set({ condition: c.type }, c.status === 'True' ? 1 : 0);
+    },
+  );
+  perCluster(
+    'valkey_status_sync_cluster_nodes',
+    'Pods of each ValkeyCluster by health as status.nodes says (online, loading, failed, unreachable, pending) and role.',
+    ['health', 'role'],
+    (f, set) => {
+      for (const [label, n] of f.nodes) {
+        const [health = '', role = ''] = label.split('/');
+        set({ health, role }, n);
+      }
+    },
+  );
+  perCluster(
+    'valkey_status_sync_replicas_not_in_sync',
+    'Replicas of each ValkeyCluster whose link to their primary is down or still syncing, as INFO replication says.',
+    [],
+    (f, set) => set({}, f.replicasNotInSync),
+  );
+  perCluster(
+    'valkey_status_sync_certificate_expiry_timestamp_seconds',
+    "When the tls.crt of a TLS ValkeyCluster's Secret expires (Unix seconds).",
+    [],
+    (f, set) => {
+      if (f.certificateNotAfterSeconds !== undefined) set({}, f.certificateNotAfterSeconds);
+    },
+  );
+  perCluster(
+    'valkey_status_sync_autoscale_shards',
+    "Autoscaled ValkeyClusters: the shards git runs (current), the autoscaler's proposal (desired) and spec.autoscaling's bounds (min, max).",
+    ['kind'],
+    (f, set) => {
+      if (!f.autoscale) return;
+      set({ kind: 'current' }, f.autoscale.current);
+      set({ kind: 'desired' }, f.autoscale.desired);
+      set({ kind: 'min' }, f.autoscale.min);
+      set({ kind: 'max' }, f.autoscale.max);
+    },
+  );
 
   const dataLost = new Set<string>();
   new Gauge({
@@ -161,6 +240,16 @@ export function controllerMetrics(registry = new Registry()) {
     timeNodeCommand(command: string, seconds: number): void {
       nodeCommandSeconds.observe({ command }, seconds);
     },
+    /** What a pass wrote to a cluster's status, for the per-cluster gauges; undefined when the cluster is gone. */
+    setClusterStatus(cluster: string, facts: ClusterFacts | undefined): void {
+      if (facts) clusters.set(cluster, facts);
+      else clusters.delete(cluster);
+    },
+    autoscaleDecisions: counter(
+      'valkey_status_sync_autoscale_decisions_total',
+      'Shard counts the autoscaler proposed, by decision (ScaleOut, ScaleIn); git carries each out.',
+      ['decision'],
+    ),
     /** Remember the versions a cluster's nodes run (or `not-valkey`, `unknown`) for the nodes gauge. */
     setClusterVersions(cluster: string, versions: readonly string[] | undefined): void {
       if (versions) nodesByCluster.set(cluster, versions.map(versionLabel));
@@ -170,6 +259,17 @@ export function controllerMetrics(registry = new Registry()) {
 }
 
 export type ControllerMetrics = ReturnType<typeof controllerMetrics>;
+
+/** One cluster's status, as the per-cluster gauges read it (clusterFacts makes it from a pass). */
+export interface ClusterFacts {
+  state: string | undefined;
+  conditions: ReadonlyArray<{ type: string; status: string }>;
+  /** Pods by `health/role`. */
+  nodes: ReadonlyMap<string, number>;
+  replicasNotInSync: number;
+  certificateNotAfterSeconds?: number;
+  autoscale?: { current: number; desired: number; min: number; max: number };
+}
 
 /**
  * A version as a metric label: a node says its version (INFO server), and a label is a closed,

@@ -1,0 +1,82 @@
+// deploy/monitoring (issue 35): every metric an alert rule or a dashboard query names is one the
+// controller exports, with the labels it selects on. promtool runs the rules themselves
+// (test/integration/monitoring.test.ts).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
+import { repoPath } from '../support/paths.js';
+
+const metrics = controllerMetrics();
+const labelsOf = (name: string): string[] | undefined => {
+  const m = metrics.registry.getSingleMetric(name) as { labelNames?: string[] } | undefined;
+  return m ? [...(m.labelNames ?? [])] : undefined;
+};
+
+/** The expressions of deploy/monitoring: alert rules, and each dashboard's queries and variables. */
+function expressions(): Array<{ where: string; expr: string }> {
+  const rule = parse(readFileSync(repoPath('deploy/monitoring/prometheus-rule.yaml'), 'utf8')) as {
+    spec: { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> };
+  };
+  const out = rule.spec.groups.flatMap((g) => g.rules.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr })));
+  for (const file of ['valkey-krm-fleet.json', 'valkey-krm-cluster.json']) {
+    const dash = JSON.parse(readFileSync(repoPath('deploy/monitoring/dashboards', file), 'utf8')) as {
+      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+      templating: { list: Array<{ name: string; query?: string | { query: string } }> };
+    };
+    for (const p of dash.panels) for (const t of p.targets) out.push({ where: `${file}: ${p.title}`, expr: t.expr });
+    for (const v of dash.templating.list)
+      if (typeof v.query === 'string' && v.query.includes('label_values')) out.push({ where: `${file}: $${v.name}`, expr: v.query });
+  }
+  return out;
+}
+
+describe('deploy/monitoring', () => {
+  const all = expressions();
+
+  it('has alerts for every state the docs tell a team to watch', () => {
+    const alerts = all.filter((e) => e.where.startsWith('alert ')).map((e) => e.where.slice(6));
+    for (const name of [
+      'ValkeyClusterFailed',
+      'ValkeyClusterInvalid',
+      'ValkeyRollHeld',
+      'ValkeyCertificateExpiringSoon',
+      'ValkeyControllerNoLeader',
+      'ValkeyControllerReconcileErrors',
+      'ValkeyReplicationBroken',
+      'ValkeyAutoscalerAtMaximum',
+      'ValkeyDataLost',
+      'ValkeyMajorityOfPrimariesLost',
+      'ValkeyNodeLost',
+    ])
+      expect(alerts).toContain(name);
+  });
+
+  it('names only metrics the controller exports, and selects only on their labels', () => {
+    const wrong: string[] = [];
+    for (const { where, expr } of all) {
+      const names = [...expr.matchAll(/\b(valkey_status_sync_\w+?)(_bucket|_sum|_count)?\b(\{[^}]*\})?/g)];
+      expect(names.length, `${where}: ${expr}`).toBeGreaterThan(0);
+      const known = new Set<string>(['le']);
+      for (const [, name, suffix, selector] of names) {
+        const labels = labelsOf(name as string);
+        if (!labels) {
+          wrong.push(`${where}: ${name} is not exported`);
+          continue;
+        }
+        if (
+          suffix &&
+          !(metrics.registry.getSingleMetric(name as string) as { type?: string } | undefined)?.constructor.name.match(/Histogram/)
+        )
+          wrong.push(`${where}: ${name}${suffix} is not a histogram's series`);
+        for (const l of labels) known.add(l);
+        for (const [, label] of (selector ?? '').matchAll(/(\w+)\s*(?:=~|!~|!=|=)/g))
+          if (!labels.includes(label as string)) wrong.push(`${where}: ${name} has no label ${label}`);
+      }
+      for (const [, list] of expr.matchAll(/\b(?:by|on)\s*\(([^)]*)\)/g))
+        for (const label of (list as string).split(',').map((s) => s.trim()))
+          if (!known.has(label)) wrong.push(`${where}: no metric of it has the label ${label}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});

@@ -1,0 +1,202 @@
+// deploy/monitoring's alert rules under promtool (built from its Go module: scripts/build-promtool.sh),
+// fed with series the controller's own metrics code produces: controllerMetrics() given the facts a
+// pass derives from status (clusterFacts), scraped as Prometheus would, each series held for two
+// hours. Which alerts fire is asserted per scenario, and a healthy fleet fires none.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { ValkeyClusterStatus } from '../../src/api/index.js';
+import { clusterFacts } from '../../src/controller/reconcile/cluster-facts.js';
+import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
+import { run } from '../support/exec.js';
+import { tempDirs } from '../support/files.js';
+import { repoPath } from '../support/paths.js';
+
+const tmp = tempDirs('monitoring');
+afterAll(() => tmp.cleanup());
+
+let promtool = '';
+beforeAll(() => {
+  const env = execFileSync('bash', [repoPath('scripts/build-promtool.sh'), '--print-env'], { encoding: 'utf8' });
+  promtool = /^PROMTOOL=(.*)$/m.exec(env)?.[1] ?? '';
+  expect(promtool).not.toBe('');
+}, 30 * 60_000);
+
+interface Rule {
+  alert: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+const ruleObject = parse(readText('deploy/monitoring/prometheus-rule.yaml')) as { spec: { groups: Array<{ rules: Rule[] }> } };
+const RULES = ruleObject.spec.groups.flatMap((g) => g.rules);
+
+function readText(path: string): string {
+  return readFileSync(repoPath(path), 'utf8');
+}
+
+const DAY = 86_400;
+/** promtool's clock starts at the Unix epoch: a certificate "10 days from now" expires 10 days after it. */
+const at = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+function status(state: ValkeyClusterStatus['state'], conditions: Array<[string, 'True' | 'False']> = []): ValkeyClusterStatus {
+  return {
+    state,
+    message: '',
+    conditions: conditions.map(([type, s]) => ({ type, status: s, reason: 'R', message: '', lastTransitionTime: at(0) })),
+    nodes: [],
+  } as unknown as ValkeyClusterStatus;
+}
+
+/** One fleet's series, as the controller's /metrics would serve them: name{labels} value. */
+async function scrape(setup: (m: ReturnType<typeof controllerMetrics>) => void): Promise<Array<{ series: string; value: number }>> {
+  const m = controllerMetrics();
+  setup(m);
+  const text = await m.registry.metrics();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('valkey_status_sync_'))
+    .map((line) => {
+      const space = line.lastIndexOf(' ');
+      return { series: line.slice(0, space), value: Number(line.slice(space + 1)) };
+    });
+}
+
+const expected = (rule: Rule, labels: Record<string, string>) => {
+  const fill = (s: string) => s.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_, l: string) => labels[l] ?? '');
+  return {
+    exp_labels: { ...labels, ...rule.labels },
+    exp_annotations: Object.fromEntries(Object.entries(rule.annotations).map(([k, v]) => [k, fill(v)])),
+  };
+};
+
+/** Runs promtool test rules on the series, and checks at `evalTime` exactly the alerts given (every other alert: none). */
+async function promtoolTest(
+  series: Array<{ series: string; value: number }>,
+  evalTime: string,
+  firing: Array<[alert: string, labels: Record<string, string>]>,
+) {
+  const dir = tmp.make();
+  const rules = join(dir, 'rules.yaml');
+  writeFileSync(rules, stringify({ groups: ruleObject.spec.groups }));
+  const byAlert = new Map<string, unknown[]>(RULES.map((r) => [r.alert, []]));
+  for (const [alert, labels] of firing) {
+    const rule = RULES.find((r) => r.alert === alert);
+    expect(rule, alert).toBeDefined();
+    byAlert.get(alert)?.push(expected(rule as Rule, labels));
+  }
+  const test = {
+    rule_files: [rules],
+    evaluation_interval: '1m',
+    tests: [
+      {
+        interval: '1m',
+        input_series: series.map((s) => ({ series: s.series, values: `${s.value}+0x180` })),
+        alert_rule_test: [...byAlert].map(([alertname, exp_alerts]) => ({ eval_time: evalTime, alertname, exp_alerts })),
+      },
+    ],
+  };
+  const file = join(dir, 'test.yaml');
+  writeFileSync(file, stringify(test));
+  const check = await run(promtool, ['check', 'rules', rules]);
+  expect(check.code, check.stdout + check.stderr).toBe(0);
+  return run(promtool, ['test', 'rules', file]);
+}
+
+describe('alert rules under promtool, on the controller’s own series', () => {
+  it('a healthy fleet fires nothing', async () => {
+    const series = await scrape((m) => {
+      m.leader.set(1);
+      m.setClusterStatus(
+        'shop/cache',
+        clusterFacts(
+          status('Active', [
+            ['Ready', 'True'],
+            ['RollHeld', 'False'],
+            ['DataLost', 'False'],
+          ]),
+          [],
+          { secret: 'shop/cache-tls', notAfter: at(90 * DAY), expiringSoon: false },
+          { shards: 3, autoscaling: { minShards: 2, maxShards: 6 } as never },
+        ),
+      );
+    });
+    const r = await promtoolTest(series, '150m', []);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it('a fleet in trouble fires each alert for its cluster, and only those', async () => {
+    const series = await scrape((m) => {
+      m.leader.set(0);
+      m.reconcileErrors.inc({ kind: 'api' }, 0);
+      m.setClusterStatus('shop/failed', clusterFacts(status('Failed'), [], undefined, { shards: 3 }));
+      m.setClusterStatus('shop/invalid', clusterFacts(status('Invalid'), [], undefined, { shards: 3 }));
+      m.setClusterStatus(
+        'shop/held',
+        clusterFacts(
+          status('Updating', [
+            ['RollHeld', 'True'],
+            ['DataLost', 'True'],
+          ]),
+          [],
+          { secret: 'shop/held-tls', notAfter: at(10 * DAY), expiringSoon: true },
+          { shards: 4, autoscaling: { minShards: 2, maxShards: 4 } as never },
+        ),
+      );
+      m.setClusterStatus(
+        'team/lost',
+        clusterFacts(
+          status('Updating', [
+            ['MajorityLost', 'True'],
+            ['NodeLost', 'True'],
+          ]),
+          [
+            {
+              pod: 'lost-0-1',
+              shard: 0,
+              ordinal: 1,
+              state: 'answered',
+              replication: { role: 'replica', linkUp: false, syncing: false, offset: 0 },
+            } as never,
+          ],
+          { secret: 'team/lost-tls', notAfter: at(DAY), expiringSoon: true },
+          { shards: 3 },
+        ),
+      );
+    });
+    // An autoscaler that wants its maximum: git runs 4, the proposal is 4 of at most 4.
+    const held = { namespace: 'shop', cluster: 'held' };
+    const lost = { namespace: 'team', cluster: 'lost' };
+    const r = await promtoolTest(series, '150m', [
+      ['ValkeyClusterFailed', { namespace: 'shop', cluster: 'failed' }],
+      ['ValkeyClusterInvalid', { namespace: 'shop', cluster: 'invalid' }],
+      ['ValkeyClusterNotConverging', held],
+      ['ValkeyClusterNotConverging', lost],
+      ['ValkeyRollHeld', held],
+      ['ValkeyDataLost', held],
+      ['ValkeyCertificateExpiringSoon', held],
+      ['ValkeyAutoscalerAtMaximum', held],
+      ['ValkeyMajorityOfPrimariesLost', lost],
+      ['ValkeyNodeLost', lost],
+      ['ValkeyReplicationBroken', lost],
+      ['ValkeyCertificateExpiringSoon', lost],
+      ['ValkeyCertificateExpiring', lost],
+      ['ValkeyControllerNoLeader', {}],
+    ]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it('with no controller scraped at all, says so', async () => {
+    const r = await promtoolTest([{ series: 'up{job="something-else"}', value: 1 }], '20m', [['ValkeyControllerDown', {}]]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it('promtool would catch a rule that is wrong: an alert expected that does not fire fails', async () => {
+    const r = await promtoolTest([{ series: 'valkey_status_sync_build_info{version="0.1.0"}', value: 1 }], '20m', [
+      ['ValkeyControllerDown', {}],
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toContain('ValkeyControllerDown');
+  });
+});
