@@ -1,7 +1,12 @@
 // The health listener against clients that hold connections open: idle ones, slow ones, too many.
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHealthServer, type HealthServer, type HealthServerLimits } from '../../src/controller/runtime/health-server.js';
+import {
+  HEALTH_SERVER_LIMITS,
+  startHealthServer,
+  type HealthServer,
+  type HealthServerLimits,
+} from '../../src/controller/runtime/health-server.js';
 
 const started: HealthServer[] = [];
 afterEach(async () => {
@@ -47,6 +52,19 @@ describe('the health server closes and caps connections', () => {
     const socket = await open(s.port);
     expect(await closedWithin(socket, 5_000)).not.toBe('open');
   });
+
+  it('under the shipped limits, closes a connection that never sends a byte, and one that sent one (Node 20 left both open for ever)', async () => {
+    const s = await server({});
+    const silent = await open(s.port);
+    const oneByte = await open(s.port);
+    oneByte.write('G');
+    const [a, b] = await Promise.all([
+      closedWithin(silent, HEALTH_SERVER_LIMITS.idleMs + 5_000),
+      closedWithin(oneByte, HEALTH_SERVER_LIMITS.idleMs + 5_000),
+    ]);
+    expect(a).not.toBe('open');
+    expect(b).not.toBe('open');
+  }, 40_000);
 
   it('closes a request that trickles in (one byte at a time, never idle) after requestMs', async () => {
     const s = await server({ idleMs: 10_000, requestMs: 500 });

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /** A scrape of the metrics registry: the exposition text and its content type. */
 export interface MetricsScrape {
@@ -45,9 +45,7 @@ export interface HealthServer {
 /** /healthz, /readyz (what the kubelet's probes ask) and /metrics on one small HTTP listener. */
 export async function startHealthServer(opts: HealthServerOptions): Promise<HealthServer> {
   const limits = { ...HEALTH_SERVER_LIMITS, ...opts.limits };
-  // Node checks the request timeouts on this interval (30 s by default): a tenth of the bound.
-  const options = { connectionsCheckingInterval: Math.max(50, Math.floor(limits.requestMs / 10)) };
-  const server: Server = createServer(options, (req, res) => {
+  const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const reply = (status: number, body: string, type = 'text/plain; charset=utf-8'): void => {
       res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
@@ -68,11 +66,43 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
         return reply(404, 'not found\n');
     }
   });
+  // Node 20's own bounds (server.timeout, headersTimeout, requestTimeout) leave a socket that never
+  // sends a byte, or one byte, open for ever (seen on v20.20.2): each connection gets its own timer,
+  // closing it once idle for idleMs, or once a request started requestMs ago has not been answered.
+  const state = new WeakMap<Socket, { lastMs: number; requestSinceMs?: number }>();
+  server.on('connection', (socket: Socket) => {
+    const st: { lastMs: number; requestSinceMs?: number } = { lastMs: Date.now() };
+    state.set(socket, st);
+    socket.on('data', () => {
+      st.lastMs = Date.now();
+      st.requestSinceMs ??= st.lastMs;
+    });
+    const check = setInterval(
+      () => {
+        const now = Date.now();
+        if (now - st.lastMs >= limits.idleMs || (st.requestSinceMs !== undefined && now - st.requestSinceMs >= limits.requestMs))
+          socket.destroy();
+      },
+      Math.max(20, Math.floor(Math.min(limits.idleMs, limits.requestMs) / 10)),
+    );
+    check.unref();
+    socket.once('close', () => clearInterval(check));
+  });
+  server.on('request', (req, res) => {
+    res.once('finish', () => {
+      const st = state.get(req.socket);
+      if (st) {
+        st.requestSinceMs = undefined;
+        st.lastMs = Date.now();
+      }
+    });
+  });
   server.keepAliveTimeout = Math.min(5_000, limits.idleMs);
-  server.headersTimeout = limits.requestMs;
-  server.requestTimeout = limits.requestMs;
+  // Node's request timers are off: on v20 they mark a socket that sent nothing destroyed at
+  // requestMs without closing it, and the client holds it for ever. The timer above is the bound.
+  server.headersTimeout = 0;
+  server.requestTimeout = 0;
   server.maxConnections = limits.maxConnections;
-  server.setTimeout(limits.idleMs, (socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());
