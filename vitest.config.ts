@@ -28,6 +28,7 @@ const LONG = [
   'test/controller/resilience.integration.test.ts',
   'test/controller/formation.integration.test.ts',
   'test/controller/autoscaling.integration.test.ts',
+  'test/controller/gitops-order.integration.test.ts',
 ];
 
 /** Tests that start real servers or run external tools. */
