@@ -44,6 +44,9 @@ async function mergeSettings(supported: Snapshot, old: Snapshot): Promise<Map<st
     type: o.type,
     ...(o.values ? { values: o.values } : {}),
     ...(o.multi ? { multi: true } : {}),
+    ...(o.min !== undefined && o.max !== undefined ? { min: o.min, max: o.max } : {}),
+    ...(o.maxPercent !== undefined ? { maxPercent: o.maxPercent } : {}),
+    ...(o.chars !== undefined ? { chars: o.chars } : {}),
     since: '<=8.0.1',
     ...extra,
   });
@@ -64,6 +67,9 @@ function settingsModule(settings: Map<string, SettingFacts>, aliases: Map<string
     parts.push(`type: ${q(f.type)}`);
     if (f.values) parts.push(`values: [${f.values.map(q).join(', ')}]`);
     if (f.multi) parts.push('multi: true');
+    if (f.min !== undefined) parts.push(`min: ${q(f.min)}, max: ${q(f.max ?? '')}`);
+    if (f.maxPercent !== undefined) parts.push(`maxPercent: ${f.maxPercent}`);
+    if (f.chars !== undefined) parts.push(`chars: ${JSON.stringify(f.chars)}`);
     parts.push(`since: ${q(f.since)}`);
     if (f.ignoredBy) parts.push(`ignoredBy: ${q(f.ignoredBy)}`);
     if (f.removedAfter) parts.push(`removedAfter: ${q(f.removedAfter)}`);

@@ -15,6 +15,13 @@ export interface ObservedSetting {
   values?: string[];
   /** An enum that takes several of its values at once, such as `shutdown-on-sigint nosave now`. */
   multi?: boolean;
+  /** A number's bounds, inclusive, as the start-up parser prints them (decimal text: some pass 2^53). */
+  min?: string;
+  max?: string;
+  /** A memory-or-percent setting's largest percentage. */
+  maxPercent?: number;
+  /** notify-keyspace-events: the characters its value may be made of. */
+  chars?: string;
 }
 
 export interface Snapshot {
@@ -42,11 +49,14 @@ export async function collect(binary: string): Promise<Snapshot> {
       const notBuilt = refusal.includes('No RDMA building support');
       if (refusal && !notBuilt && !/can't set (immutable|protected) config/.test(refusal))
         throw new Error(`${binary}: CONFIG SET ${name} <current value>: ${refusal}`);
+      const type = await settingType(binary, name);
       settings.set(name, {
         live: !refusal.includes('immutable') && !notBuilt,
         protected: refusal.includes('protected'),
         hidden,
-        ...(await settingType(binary, name)),
+        ...type,
+        ...(await numberBounds(binary, name, type.type)),
+        ...(name === 'notify-keyspace-events' ? { chars: await eventChars(server, value) } : {}),
       });
     }
     return { settings, aliases, commands: await commandNames(server), categories: await categoryNames(server) };
@@ -160,6 +170,67 @@ async function settingType(binary: string, name: string): Promise<Pick<ObservedS
   const values = (listed[1] as string).split(', ');
   const two = await probeConfigLine(binary, name, `${values[0]} ${values[1]}`);
   return two.accepted ? { type: 'enum', values, multi: true } : { type: 'enum', values };
+}
+
+const BETWEEN = /^argument must be between (-?\d+) and (\d+) inclusive$/;
+const PERCENT = /^percentage argument must be less or equal to (\d+)$/;
+const LLONG_MAX = '9223372036854775807';
+const LLONG_MIN = '-9223372036854775808';
+const ULLONG_MAX = '18446744073709551615';
+
+/**
+ * A number setting's bounds, from what the start-up parser says of values at the ends of its
+ * type: out of range, it prints both bounds ("argument must be between 1 and 256 inclusive");
+ * accepted, the end itself is the bound. An integer is read as a signed 64-bit number; a memory
+ * value as an unsigned one (which a signed setting reads as negative, so out of range).
+ */
+async function numberBounds(binary: string, name: string, type: SettingType): Promise<Pick<ObservedSetting, 'min' | 'max' | 'maxPercent'>> {
+  if (type !== 'integer' && type !== 'memory' && type !== 'memory-or-percent') return {};
+  const ask = async (
+    value: string,
+  ): Promise<{ accepted: true } | { min: string; max: string } | { maxPercent: number } | { unread: true }> => {
+    const probe = await probeConfigLine(binary, name, value);
+    if (probe.accepted) return { accepted: true };
+    if (/^argument must be a memory( or percent)? value$/.test(probe.message)) return { unread: true };
+    const between = BETWEEN.exec(probe.message);
+    if (between) return { min: between[1] as string, max: between[2] as string };
+    const percent = PERCENT.exec(probe.message);
+    if (percent) return { maxPercent: Number(percent[1]) };
+    throw new Error(`${binary}: ${name} ${value}: unexpected refusal: ${probe.message}`);
+  };
+  // A memory setting with a negative lower bound (-1: none) reads a plain integer too: the most
+  // negative one shows its bounds; the others do not read it, so their top and bottom are asked.
+  const order = type === 'integer' ? [LLONG_MAX, LLONG_MIN] : [LLONG_MIN, ULLONG_MAX, '0'];
+  let bounds: { min: string; max: string } | undefined;
+  const accepted: string[] = [];
+  for (const value of order) {
+    const said = await ask(value);
+    if ('min' in said) {
+      bounds = said;
+      break;
+    }
+    if ('accepted' in said) accepted.push(value);
+  }
+  if (!bounds) {
+    if (type === 'integer' && accepted.length === 2) bounds = { min: LLONG_MIN, max: LLONG_MAX };
+    else if (type !== 'integer' && accepted.includes(ULLONG_MAX) && accepted.includes('0')) bounds = { min: '0', max: ULLONG_MAX };
+    else throw new Error(`${binary}: ${name}: no bounds (accepted ${accepted.join(', ')})`);
+  }
+  if (type !== 'memory-or-percent') return bounds;
+  const percent = await ask(`${LLONG_MAX}%`);
+  if (!('maxPercent' in percent)) throw new Error(`${binary}: ${name}: no percentage bound`);
+  return { ...bounds, maxPercent: percent.maxPercent };
+}
+
+/** The characters CONFIG SET notify-keyspace-events takes, each alone (then the value is put back). */
+async function eventChars(server: RunningServer, current: string): Promise<string> {
+  let chars = '';
+  for (let c = 0x21; c < 0x7f; c++) {
+    const char = String.fromCharCode(c);
+    if (!((await tryCall(server, ['CONFIG', 'SET', 'notify-keyspace-events', char])) instanceof Error)) chars += char;
+  }
+  await server.connection.call(['CONFIG', 'SET', 'notify-keyspace-events', current]);
+  return chars;
 }
 
 /** Every command and `parent|subcommand`, lowercase. */

@@ -25,6 +25,17 @@ export interface SettingFacts {
   readonly values?: readonly string[];
   /** An enum that takes several values at once (`shutdown-on-sigint nosave now`). */
   readonly multi?: boolean;
+  /**
+   * An integer or memory setting's bounds, inclusive, as 9.1.2 prints them when a value is out of
+   * range (decimal text: some pass 2^53). A memory value above 2^63 - 1 is negative to a signed
+   * setting; `max` above 2^63 - 1 marks an unsigned one.
+   */
+  readonly min?: string;
+  readonly max?: string;
+  /** A memory-or-percent setting's largest percentage (`maxmemory-clients 100%`). */
+  readonly maxPercent?: number;
+  /** notify-keyspace-events: the characters its value may be made of. */
+  readonly chars?: string;
   readonly since: ValkeySince;
   /**
    * 8.0.1 has it; 9.1.2 still accepts the line at start-up but ignores it (a deprecated setting:

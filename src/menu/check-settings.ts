@@ -7,6 +7,7 @@ import {
   lookupSetting,
   type SettingFacts,
 } from '../api/valkey-table.js';
+import { settingValueRefusal } from '../api/setting-values.js';
 import { closestName, typoDistance } from './suggest.js';
 import type { MergedChain } from './resolve.js';
 
@@ -89,7 +90,8 @@ export function checkValkeySettings(config: ValkeyConfig): Problem[] {
       );
       continue;
     }
-    const bad = badValue(map[key] as string, known.facts);
+    const value = map[key] as string;
+    const bad = badValue(value, known.facts);
     if (bad) {
       const allowed = (known.facts.values ?? []).join(', ');
       const hint = bad.suggestion ? `did you mean "${bad.suggestion}"? Use` : 'use';
@@ -97,6 +99,17 @@ export function checkValkeySettings(config: ValkeyConfig): Problem[] {
       problems.push(
         error(
           `${who}: ${field}: "${bad.word}" is not a value Valkey accepts for ${known.name}; ${hint} ${several}: ${allowed}. As written, every pod of every cluster on this config fails to start`,
+          ref,
+          field,
+        ),
+      );
+      continue;
+    }
+    const refused = settingValueRefusal(known.name, value, known.facts);
+    if (refused) {
+      problems.push(
+        error(
+          `${who}: ${field}: ${JSON.stringify(value)} is not a value Valkey 9.1.2 accepts for ${known.name}: ${refused.why}; it takes ${refused.accepted}. As written, every pod of every cluster on this config fails to start`,
           ref,
           field,
         ),

@@ -71,12 +71,12 @@ describe('valkey.conf values split as Valkey splits them', () => {
   it('a valid value is one directive line in the rendered file', () => {
     const r = run([
       ...guideMenu().slice(0, 1),
-      config('standard', { imageRef: 'valkey-9-0', valkey: { save: '"3600 1" 300' } }),
+      config('standard', { imageRef: 'valkey-9-0', valkey: { save: '"3600" 1 300 \'100\'' } }),
       cluster('c'),
     ]);
     expect(r.ok).toBe(true);
     const conf = (r.generated[0]!.object as unknown as { data: Record<string, string> }).data['valkey.conf'] as string;
-    expect(conf.split('\n').filter((l) => l.startsWith('save '))).toEqual(['save "3600 1" 300']);
+    expect(conf.split('\n').filter((l) => l.startsWith('save '))).toEqual(['save "3600" 1 300 \'100\'']);
   });
 });
 

@@ -6,7 +6,10 @@
 //   const v = await startValkey({ build: SUPPORTED_BUILD, args: ["--cluster-enabled", "yes"] });
 //   ... connect to v.host:v.port ...
 //   await v.stop();
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { run } from './exec.js';
 import { VALKEY_BUILDS_DIR } from './paths.js';
 import { startServer, type RunningServer, type StartServerOptions } from './servers.js';
 
@@ -48,4 +51,25 @@ export function aclForPre9Builds(acl: string): string {
   const dropped = acl.replaceAll(' +cluster|syncslots', '');
   if (dropped === acl) throw new Error('aclForPre9Builds: the ACL has no +cluster|syncslots to drop (did the rendered rules change?)');
   return dropped;
+}
+
+/**
+ * How 9.1.2's config loader reads `text`, without starting a server: a line no Valkey knows is
+ * put after it, so the loader always stops (it stops at the first line it refuses, before it
+ * opens a port or a file). Stopped at that last line: every line of `text` was read; otherwise the
+ * line it refused, 1-based, and Valkey's words.
+ */
+export async function readsConf(text: string): Promise<{ accepted: true } | { accepted: false; line: number; message: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'valkey-krm-conf-'));
+  try {
+    const body = `${text.endsWith('\n') ? text : `${text}\n`}valkey-krm-not-a-directive 1\n`;
+    await writeFile(join(dir, 'read.conf'), body);
+    const r = await run(valkeyServerPath(SUPPORTED_BUILD), ['read.conf'], { cwd: dir });
+    const at = /at line (\d+)\n>>> '[^\n]*'\n([^\n]*)/.exec(r.stdout + r.stderr);
+    if (!at) throw new Error(`valkey-server ${SUPPORTED_BUILD} did not stop at a line:\n${r.stdout}${r.stderr}`);
+    const line = Number(at[1]);
+    return line === body.split('\n').length - 1 ? { accepted: true } : { accepted: false, line, message: (at[2] as string).trim() };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
