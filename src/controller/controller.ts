@@ -77,10 +77,11 @@ export class Controller {
   private readonly rollSlots: RollSlots;
   private readonly images: Informer<ApiObject>;
   /**
-   * Nodes, in a cluster-wide install only (a namespaced one has no Node access). Not waited for:
-   * until it is filled, nothing is decided from where pods run (reconcile/kube-facts.ts).
+   * Nodes. Not waited for: until it is filled, nothing is decided from where pods run
+   * (reconcile/kube-facts.ts). Stopped for good when the API server refuses the list (403: a
+   * namespaced install has no Node access), so such an install behaves as before.
    */
-  private readonly nodes: Informer<Node> | undefined;
+  private nodes: Informer<Node> | undefined;
   private readonly queue: WorkQueue;
 
   constructor(private readonly opts: ControllerOptions) {
@@ -118,7 +119,7 @@ export class Controller {
     };
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
-    this.nodes = opts.namespaces?.length ? undefined : informer<Node>('nodes', paths.nodes(), (e) => this.onNodeEvent(e));
+    this.nodes = informer<Node>('nodes', paths.nodes(), (e) => this.onNodeEvent(e));
     this.queue = new WorkQueue({
       concurrency: opts.concurrency,
       clock: opts.clock,
@@ -157,6 +158,15 @@ export class Controller {
   }
 
   private onInformerError(e: InformerError): void {
+    if (e.informer === 'nodes' && isApiError(e.error, 403)) {
+      const nodes = this.nodes;
+      this.nodes = undefined;
+      void nodes?.stop();
+      this.opts.log.info('Nodes cannot be listed (403): shards lead from ordinal 0 and no takeover is made without the vote', {
+        error: e.error.message,
+      });
+      return;
+    }
     this.opts.metrics.watchErrors.inc({ phase: e.phase, reason: e.reason, resource: e.informer });
     this.opts.log.warn('list/watch failed', { resource: e.informer, phase: e.phase, error: e.error, retryInMs: e.retryInMs });
   }

@@ -73,7 +73,8 @@ describe('node loss', () => {
 
   it('a node holding a majority of the primaries: no takeover while it is Ready, a takeover without the vote once it is lost', async () => {
     const { api, world, ns, book, startPod } = await inNamespace(suite, 'majority');
-    await registerNodes(api, ['node-c'], '127.0.0.1');
+    // node-a (zone-a) is the world's; node-c gets zone-c.
+    await registerNodes(api, ['node-a', 'node-b', 'node-c'], '127.0.0.1');
     const shape = { ns, name: 'cache', shards: 3, replicasPerShard: 1 };
     await createCluster(api, shape);
     // Every ordinal 0 on node-c, every ordinal 1 on node-a: no layout keeps node-c under half the
