@@ -47,9 +47,19 @@ post_comment() {
   api=${GITHUB_API_URL:-https://api.github.com}/repos/$GITHUB_REPOSITORY/issues
   marker=$(head -n 1 "$1")
   jq -cRs '{body: .}' "$1" >"$work/comment.json"
-  existing=$(curl -fsS -H "Authorization: Bearer $GITHUB_TOKEN" -H 'Accept: application/vnd.github+json' \
-    "$api/$PR_NUMBER/comments?per_page=100" | jq -r --arg marker "$marker" --arg author "${PLAN_COMMENT_AUTHOR:-github-actions[bot]}" \
-      '[.[] | select(.user.login == $author and (.body | startswith($marker)))][0].id // empty')
+  # Listing must succeed and give a JSON array: a failed list read as "no comment yet" would post
+  # a second plan comment on every run that cannot list.
+  if ! curl -fsS -H "Authorization: Bearer $GITHUB_TOKEN" -H 'Accept: application/vnd.github+json' \
+    "$api/$PR_NUMBER/comments?per_page=100" >"$work/comments.json"; then
+    echo "plan-comment.sh: cannot list the comments of #$PR_NUMBER, so nothing was posted (a new comment could duplicate the plan)" >&2
+    return 1
+  fi
+  if ! existing=$(jq -er --arg marker "$marker" --arg author "${PLAN_COMMENT_AUTHOR:-github-actions[bot]}" \
+    'if type == "array" then ([.[] | select(.user.login == $author and (.body | startswith($marker)))][0].id // "") else error("not a list") end' \
+    "$work/comments.json"); then
+    echo "plan-comment.sh: the comments of #$PR_NUMBER did not come back as a JSON list, so nothing was posted (a new comment could duplicate the plan)" >&2
+    return 1
+  fi
   if [ -n "$existing" ]; then
     curl -fsS -o /dev/null -X PATCH -H "Authorization: Bearer $GITHUB_TOKEN" -H 'Accept: application/vnd.github+json' \
       --data @"$work/comment.json" "$api/comments/$existing"

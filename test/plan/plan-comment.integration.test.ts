@@ -93,7 +93,7 @@ describe('plan-comment.sh', () => {
   });
 
   describe('posting to GitHub (curl replaced by a recorder)', () => {
-    const fakeCurl = (comments: string) => {
+    const fakeCurl = (comments: string, listFails = false) => {
       const bin = mkdtempSync(join(scratch, 'bin-'));
       const log = join(bin, 'calls.log');
       // Answers the list call with `comments`; records every call and the body it would send.
@@ -102,7 +102,7 @@ describe('plan-comment.sh', () => {
         `#!/bin/sh
 echo "curl $*" >>"${log}"
 for a in "$@"; do case "$a" in @*) cat "\${a#@}" >>"${log}"; echo >>"${log}" ;; esac; done
-case "$*" in *per_page=100*) printf '%s' '${comments}' ;; esac
+case "$*" in *per_page=100*) ${listFails ? `echo "curl: (22) The requested URL returned error: 502" >&2; exit 22` : `printf '%s' '${comments}'`} ;; esac
 `,
       );
       chmodSync(join(bin, 'curl'), 0o755);
@@ -117,6 +117,21 @@ case "$*" in *per_page=100*) printf '%s' '${comments}' ;; esac
         log,
       };
     };
+
+    it.each([
+      ['the list call fails (HTTP 502)', () => fakeCurl('', true)],
+      ['the list is not a JSON list (an error object)', () => fakeCurl('{"message": "Bad credentials"}')],
+    ])('posts nothing and fails when listing the comments fails: %s (a duplicate comment otherwise)', (_what, makeFake) => {
+      const fake = makeFake();
+      const out = run(['--base-rev', 'HEAD~1', 'valkey'], fake.env);
+      expect(out.status).not.toBe(0);
+      expect(out.stderr).toMatch(/plan-comment\.sh: .*so nothing was posted/);
+      const calls = readFileSync(fake.log, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('curl '));
+      expect(calls).toHaveLength(1);
+      expect(calls.some((c) => c.includes('-X POST') || c.includes('-X PATCH'))).toBe(false);
+    });
 
     it('creates a comment when the pull request has none', () => {
       const { env, log } = fakeCurl('[{"id": 7, "body": "LGTM"}]');
