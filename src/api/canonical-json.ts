@@ -4,8 +4,77 @@ import { compareStrings } from './order.js';
  * JSON with object keys sorted: the same value written in another key order is the same text. For
  * hashing rendered objects (render/revisions.ts), comparing two sides of a plan, and comparing a
  * status with what the API server returned (which does not keep our key order).
+ *
+ * The text is exactly what JSON.stringify writes for a copy of the value with each object's keys
+ * sorted (array-index keys first, in numeric order, as JavaScript enumerates them), written in one
+ * walk without the copies. A frozen object never changes, so its text is made once (the renderer
+ * shares frozen parts between clusters); a value JSON.stringify would treat specially (toJSON, a
+ * bigint) takes the copying path.
  */
 export function canonicalJson(value: unknown): string {
+  try {
+    return write(value) ?? 'undefined';
+  } catch (e) {
+    if (e !== SLOW) throw e;
+    return slowCanonicalJson(value);
+  }
+}
+
+const SLOW: unique symbol = Symbol('slow');
+const frozenText = new WeakMap<object, string>();
+
+/** The text of one value, or undefined where JSON.stringify writes nothing (undefined, a function, a symbol). */
+function write(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'object':
+      break;
+    case 'bigint':
+      throw SLOW;
+    default:
+      return undefined;
+  }
+  if (v === null) return 'null';
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') throw SLOW;
+  const frozen = Object.isFrozen(v);
+  if (frozen) {
+    const known = frozenText.get(v);
+    if (known !== undefined) return known;
+  }
+  let text: string;
+  if (Array.isArray(v)) {
+    text = '[';
+    for (let i = 0; i < v.length; i++) text += `${i > 0 ? ',' : ''}${write(v[i]) ?? 'null'}`;
+    text += ']';
+  } else {
+    const keys = Object.keys(v).sort(compareStrings);
+    // Array-index keys come first in any object JavaScript builds: keep that order.
+    if (keys.some(isIndexLike)) keys.splice(0, keys.length, ...Object.keys(Object.fromEntries(keys.map((k) => [k, 0]))));
+    text = '{';
+    let first = true;
+    for (const key of keys) {
+      const item = write((v as Record<string, unknown>)[key]);
+      if (item === undefined) continue;
+      text += `${first ? '' : ','}${JSON.stringify(key)}:${item}`;
+      first = false;
+    }
+    text += '}';
+  }
+  if (frozen) frozenText.set(v, text);
+  return text;
+}
+
+const isIndexLike = (key: string): boolean => {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57;
+};
+
+function slowCanonicalJson(value: unknown): string {
   return (
     JSON.stringify(value, (_key, v: unknown) =>
       v !== null && typeof v === 'object' && !Array.isArray(v)

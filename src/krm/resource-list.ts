@@ -3,7 +3,7 @@ import { withFileAnnotations } from './annotations.js';
 import { RESOURCE_LIST_API_VERSION, parseResourceList } from './read-input.js';
 import { failureText, formatReport, successText } from './report.js';
 import { toResults } from './results.js';
-import { runFunction, sortItems, type FunctionOutcome } from './run-function.js';
+import { runFunction, sortItems, type FunctionOutcome, type GeneratedObject } from './run-function.js';
 import { bytesOutput, type RunOutput } from './run-output.js';
 import type { Tool } from './tool.js';
 import { ByteSink } from './yaml/byte-sink.js';
@@ -25,7 +25,15 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
       exitCode: 1,
     };
   }
-  const outcome = runFunction(list.items, list.functionConfig, { validateOnly: tool === 'validate-valkey', dropLocalConfig: false });
+  // In YAML, each rendered object is written as soon as its cluster is rendered (and dropped with
+  // the rest of the output if the run fails), so no rendered object outlives its cluster's turn.
+  const generated = list.format === 'yaml' && tool === 'render-valkey' ? new ByteSink() : undefined;
+  const indent = list.seqIndent;
+  const outcome = runFunction(list.items, list.functionConfig, {
+    validateOnly: tool === 'validate-valkey',
+    dropLocalConfig: false,
+    ...(generated ? { emit: (g: GeneratedObject) => emitGenerated(g, indent, generated) } : {}),
+  });
   // On failure, and when only validating, everything goes back as it came, our earlier output too.
   const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...sortItems(outcome.previous)];
   const stdout =
@@ -40,22 +48,27 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
           list.seqIndent,
           emitted.map((i) => i.text),
           outcome,
+          outcome.ok ? generated : undefined,
         );
   const outcomeText = outcome.ok ? successText(tool, outcome.stats, 'resource-list') : failureText(tool);
   return bytesOutput(stdout, outcome.ok ? '' : formatReport(outcome.problems, outcome.fileOf, tool, outcomeText), outcome.ok ? 0 : 1);
 }
 
-function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome: FunctionOutcome): ByteSink {
+function emitGenerated(g: GeneratedObject, indent: number, out: ByteSink): void {
+  if (g.header) out.write(`${' '.repeat(indent)}# ${g.header}\n`);
+  emitSequenceItemTo(withFileAnnotations(g.object, g.path, g.index), indent, out);
+}
+
+/** `streamed`: the generated items, already written (runFunction's `emit`). */
+function yamlOutput(apiVersion: string, indent: number, texts: string[], outcome: FunctionOutcome, streamed?: ByteSink): ByteSink {
   const out = new ByteSink();
   out.write(`apiVersion: ${apiVersion}\nkind: ResourceList\n`);
-  if (texts.length + outcome.generated.length === 0) out.write('items: []\n');
+  if (texts.length + outcome.generated.length + (streamed ? outcome.stats.objects : 0) === 0) out.write('items: []\n');
   else {
     out.write('items:\n');
     for (const text of texts) out.write(text);
-    for (const g of outcome.generated) {
-      if (g.header) out.write(`${' '.repeat(indent)}# ${g.header}\n`);
-      emitSequenceItemTo(withFileAnnotations(g.object, g.path, g.index), indent, out);
-    }
+    for (const g of outcome.generated) emitGenerated(g, indent, out);
+    if (streamed) out.append(streamed);
   }
   const results = toResults(outcome.problems, outcome.fileOf);
   if (results.length) emitMappingTo({ results }, out);

@@ -3,7 +3,7 @@ import { nearMissOfOurs } from '../menu/near-miss.js';
 import { own } from '../menu/own.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { isRenderConfig } from '../menu/render-config.js';
-import { renderAll } from '../render/render-all.js';
+import { renderAll, type ClusterRenderOf } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
 import { fileOf, isKptInventory, isKptfile, isLocalConfig, originOf } from './annotations.js';
 import { chooseRenderConfig } from './function-config.js';
@@ -56,6 +56,13 @@ export interface FunctionOptions {
   validateOnly: boolean;
   /** Plain-files mode leaves local config (render config, Kptfile) out of the output. */
   dropLocalConfig: boolean;
+  /**
+   * When rendering, each generated object is handed to `emit` as soon as its cluster is rendered,
+   * in output order, instead of being collected in `generated`, so no rendered object outlives
+   * its cluster's turn (a ResourceList writes them out at once). The caller keeps what it wrote
+   * only when the outcome is ok; `stats.objects` still counts them.
+   */
+  emit?: (generated: GeneratedObject) => void;
 }
 
 /** The input items sorted out by what they are: one reader for render, validate and plan. */
@@ -151,29 +158,47 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
     }
   }
 
+  const pathProblems: Problem[] = [];
+  const pathOf = (c: ClusterRenderOf, outputDir: string): string | undefined => {
+    const path = outputPath(outputDir, c.namespace, c.name);
+    if (path === undefined)
+      pathProblems.push(
+        error(`ValkeyCluster ${JSON.stringify(`${c.namespace}/${c.name}`)}: its namespace and name do not make a safe file path`),
+      );
+    return path;
+  };
+  const generatedOf = (c: ClusterRenderOf, path: string): GeneratedObject[] =>
+    c.objects.map((object, index) =>
+      index === 0 ? { object, path, index, header: generatedHeader(c.namespace, c.name) } : { object, path, index },
+    );
+  const emit = render && !options.validateOnly ? options.emit : undefined;
+  let emitted = 0;
   const rendered = renderAll(valkeyObjects, render, {
     validateOnly: options.validateOnly,
     previous: previous.map((item) => item.value),
+    ...(emit && render
+      ? {
+          onCluster: (c: ClusterRenderOf) => {
+            const path = pathOf(c, render.outputDir);
+            if (path === undefined) return;
+            for (const g of generatedOf(c, path)) emit(g);
+            emitted += c.objects.length;
+          },
+        }
+      : {}),
   });
   problems.push(...rendered.problems);
   const paths = new Map<string, string>();
   if (render) {
     for (const c of rendered.clusters) {
-      const path = outputPath(render.outputDir, c.namespace, c.name);
-      if (path === undefined)
-        problems.push(
-          error(`ValkeyCluster ${JSON.stringify(`${c.namespace}/${c.name}`)}: its namespace and name do not make a safe file path`),
-        );
-      else paths.set(`${c.namespace}/${c.name}`, path);
+      const path = pathOf(c, render.outputDir);
+      if (path !== undefined) paths.set(`${c.namespace}/${c.name}`, path);
     }
   }
-  const generatedFrom = (clusters: typeof rendered.clusters): GeneratedObject[] =>
-    clusters.flatMap((c) => {
-      const path = paths.get(`${c.namespace}/${c.name}`) as string;
-      return c.objects.map((object, index) =>
-        index === 0 ? { object, path, index, header: generatedHeader(c.namespace, c.name) } : { object, path, index },
-      );
-    });
+  // As when the clusters are kept: a render with errors has no clusters, so no path to check.
+  if (!hasErrors(rendered.problems)) problems.push(...pathProblems);
+  const generatedFrom = (clusters: readonly ClusterRenderOf[]): GeneratedObject[] =>
+    clusters.flatMap((c) => generatedOf(c, paths.get(`${c.namespace}/${c.name}`) as string));
   // Checking only: committed earlier output must be what a fresh render writes (stale-render.ts).
   if (options.validateOnly && render && previous.length > 0 && !hasErrors(problems)) {
     const fresh = renderAll(valkeyObjects, render, { validateOnly: false, previous: previous.map((item) => item.value) });
@@ -193,7 +218,7 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
     generated,
     problems,
     fileOf: lookup,
-    stats: { ...rendered.stats, objects: generated.length },
+    stats: { ...rendered.stats, objects: emit ? (ok ? emitted : 0) : generated.length },
   };
 }
 

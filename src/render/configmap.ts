@@ -7,8 +7,12 @@ import { clusterLabels } from './labels.js';
  * node:crypto is loaded on first use: it pulls in the whole stream stack, a tenth of the KRM
  * function's cold start, and a run without clusters never hashes anything.
  */
-export const sha256 = (text: string): string =>
-  (process.getBuiltinModule('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(text).digest('hex');
+let crypto: typeof import('node:crypto') | undefined;
+export const sha256 = (text: string): string => {
+  crypto ??= process.getBuiltinModule('node:crypto') as typeof import('node:crypto');
+  // crypto.hash (Node 20.12+): one call, no Hash object, for a digest of a string in one piece.
+  return crypto.hash('sha256', text, 'hex');
+};
 
 export interface ConfigMapFiles {
   'valkey.conf': string;

@@ -1,5 +1,6 @@
 import type { ValkeyClusterSpec, ZoneSpread } from '../api/index.js';
 import { clusterSelector, shardSelector } from './labels.js';
+import { frozenMemo } from './frozen.js';
 
 export const ZONE_KEY = 'topology.kubernetes.io/zone';
 export const HOSTNAME_KEY = 'kubernetes.io/hostname';
@@ -31,6 +32,13 @@ export function primarySpread(cluster: string): Record<string, unknown>[] {
   }));
 }
 
+/** Required node affinity to a list of zones (by its JSON), shared frozen by the clusters that list them (frozen.ts). */
+const zoneAffinity = frozenMemo((zones: string) => ({
+  requiredDuringSchedulingIgnoredDuringExecution: {
+    nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: JSON.parse(zones) as string[] }] }],
+  },
+}));
+
 /** The scheduling part of a shard's pod spec; keys are omitted when they would be empty. */
 export interface NodeRules {
   /** The render config's `nodeSpread`. */
@@ -57,13 +65,7 @@ export function renderPlacement(
   if (placement?.nodeSelector && Object.keys(placement.nodeSelector).length > 0) out.nodeSelector = { ...placement.nodeSelector };
   const apart = nodes.replicas && nodes.nodeSpread === 'required';
   const affinity: Record<string, unknown> = {};
-  if (placement?.zones) {
-    affinity.nodeAffinity = {
-      requiredDuringSchedulingIgnoredDuringExecution: {
-        nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE_KEY, operator: 'In', values: [...placement.zones] }] }],
-      },
-    };
-  }
+  if (placement?.zones) affinity.nodeAffinity = zoneAffinity(JSON.stringify(placement.zones));
   if (apart) {
     affinity.podAntiAffinity = {
       requiredDuringSchedulingIgnoredDuringExecution: [

@@ -1,5 +1,6 @@
 import { CLIENT_PORT, SYSTEM_USERNAMES } from '../api/index.js';
 import { CONF_DIR, REPLICATION_PASSWORD_ENV, TLS_DIR } from './object.js';
+import { deepFreeze } from './frozen.js';
 
 /**
  * One script for all three probes (DESIGN §6.2, docs/operations.md "Kubernetes maintenance").
@@ -65,11 +66,14 @@ export function renderProbeScript(tls: boolean): string {
 
 const exec = (mode: string) => ({ exec: { command: ['sh', `${CONF_DIR}/probe.sh`, mode] } });
 
+const PROBES = deepFreeze({
+  // Up to 10 minutes to start before liveness takes over.
+  startupProbe: { ...exec('startup'), periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 120 },
+  livenessProbe: { ...exec('live'), periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
+  readinessProbe: { ...exec('ready'), periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 2 },
+});
+
+/** The same (frozen, shared) probes for every container. */
 export function renderProbes() {
-  return {
-    // Up to 10 minutes to start before liveness takes over.
-    startupProbe: { ...exec('startup'), periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 120 },
-    livenessProbe: { ...exec('live'), periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
-    readinessProbe: { ...exec('ready'), periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 2 },
-  };
+  return PROBES;
 }

@@ -20,8 +20,17 @@ export interface RenderedSet {
   stats: { images: number; configs: number; roles: number; clusters: number };
 }
 
+export type ClusterRenderOf = RenderedSet['clusters'][number];
+
 export interface RenderOptions {
   validateOnly?: boolean;
+  /**
+   * Each cluster's render, handed over as soon as it is made (in namespace/name order) instead of
+   * kept in `clusters`: a caller that writes the objects out at once keeps none of them alive, so
+   * a render of thousands of clusters holds its output as bytes, not as objects. It gets clusters
+   * even when a later one fails: it must drop what it wrote when `problems` has an error.
+   */
+  onCluster?: (cluster: ClusterRenderOf) => void;
   /** The function's own output from an earlier run, as it came back in the input (kpt re-renders). */
   previous?: readonly unknown[];
 }
@@ -42,16 +51,18 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
     for (const rc of resolved.clusters) {
       const out = renderCluster(rc, menu.roles, render, previous.get(`${rc.cluster.metadata.namespace}/${rc.cluster.metadata.name}`));
       problems.push(...out.problems);
-      if (!options.validateOnly)
-        clusters.push({
-          namespace: rc.cluster.metadata.namespace as string,
-          name: rc.cluster.metadata.name,
-          objects: out.objects,
-          provenance: provenanceOf(rc),
-          ...(rc.cluster.spec.autoscaling
-            ? { autoscaling: { minShards: rc.cluster.spec.autoscaling.minShards, maxShards: rc.cluster.spec.autoscaling.maxShards } }
-            : {}),
-        });
+      if (options.validateOnly) continue;
+      const entry: ClusterRenderOf = {
+        namespace: rc.cluster.metadata.namespace as string,
+        name: rc.cluster.metadata.name,
+        objects: out.objects,
+        provenance: provenanceOf(rc),
+        ...(rc.cluster.spec.autoscaling
+          ? { autoscaling: { minShards: rc.cluster.spec.autoscaling.minShards, maxShards: rc.cluster.spec.autoscaling.maxShards } }
+          : {}),
+      };
+      if (options.onCluster) options.onCluster(entry);
+      else clusters.push(entry);
     }
   }
   const unique = dedupe(problems);

@@ -13,6 +13,7 @@ import { CONF_DIR, DATA_DIR, REPLICATION_PASSWORD_ENV, TLS_DIR, VALKEY_UID, conf
 import { shardLabels, shardSelector } from './labels.js';
 import { renderPlacement } from './placement.js';
 import { renderProbes } from './probes.js';
+import { deepFreeze, frozenMemo } from './frozen.js';
 import type { ClusterRevisions } from './revisions.js';
 
 /** Git must never delete a data-bearing workload; the controller retires shards after draining them. */
@@ -36,12 +37,50 @@ export interface ShardStatefulSetInput extends ShardInput {
   allowDataLossRoll?: string;
 }
 
-function resources(config: ResolvedConfig) {
+function resources({ cpu, memory }: ResolvedConfig['resources']) {
   const r: Record<string, string | number> = {};
-  if (config.resources.cpu !== undefined) r.cpu = config.resources.cpu;
-  if (config.resources.memory !== undefined) r.memory = config.resources.memory;
-  return Object.keys(r).length ? { requests: { ...r }, limits: { ...r } } : undefined;
+  if (cpu !== undefined) r.cpu = cpu;
+  if (memory !== undefined) r.memory = memory;
+  return Object.keys(r).length ? { requests: { ...r }, limits: { ...r } } : null;
 }
+
+// The parts of a pod template every cluster has alike, shared frozen (frozen.ts): built, written
+// and hashed once per run.
+const resourcesFor = frozenMemo((key: string) => resources(JSON.parse(key) as ResolvedConfig['resources']));
+const resourcesOf = (config: ResolvedConfig) =>
+  resourcesFor(JSON.stringify({ cpu: config.resources.cpu, memory: config.resources.memory }));
+const COMMAND = deepFreeze(['valkey-server']);
+const envFor = frozenMemo((replicationSecret: string) => [
+  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+  { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+  { name: REPLICATION_PASSWORD_ENV, valueFrom: { secretKeyRef: { name: replicationSecret, key: 'password' } } },
+]);
+const PORTS = deepFreeze([
+  { name: 'valkey', containerPort: CLIENT_PORT, protocol: 'TCP' },
+  { name: 'cluster-bus', containerPort: BUS_PORT, protocol: 'TCP' },
+]);
+const CONTAINER_SECURITY = deepFreeze({
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  runAsNonRoot: true,
+  capabilities: { drop: ['ALL'] },
+});
+const mountsFor = frozenMemo((tls: boolean) => [
+  { name: 'data', mountPath: DATA_DIR },
+  { name: 'config', mountPath: CONF_DIR, readOnly: true },
+  { name: 'tmp', mountPath: '/tmp' },
+  ...(tls ? [{ name: 'tls', mountPath: TLS_DIR, readOnly: true }] : []),
+]);
+const DATA_VOLUME = deepFreeze({ name: 'data', emptyDir: {} });
+const TMP_VOLUME = deepFreeze({ name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '64Mi' } });
+const POD_SECURITY = deepFreeze({
+  runAsNonRoot: true,
+  runAsUser: VALKEY_UID,
+  runAsGroup: VALKEY_UID,
+  fsGroup: VALKEY_UID,
+  seccompProfile: { type: 'RuntimeDefault' },
+});
+const UPDATE_STRATEGY = deepFreeze({ type: 'OnDelete' });
 
 /**
  * A shard's pod template, without the restart hash (which is a digest of it). Everything here is
@@ -56,7 +95,7 @@ export function renderShardPodTemplate({ cluster, config, render, shard }: Shard
   const container: Record<string, unknown> = {
     name: VALKEY_CONTAINER,
     image: config.image,
-    command: ['valkey-server'],
+    command: COMMAND,
     args: [
       `${CONF_DIR}/valkey.conf`,
       '--cluster-announce-ip',
@@ -68,41 +107,20 @@ export function renderShardPodTemplate({ cluster, config, render, shard }: Shard
       '--masterauth',
       `$(${REPLICATION_PASSWORD_ENV})`,
     ],
-    env: [
-      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-      { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-      { name: REPLICATION_PASSWORD_ENV, valueFrom: { secretKeyRef: { name: render.systemUsers.replication.secretName, key: 'password' } } },
-    ],
-    ports: [
-      { name: 'valkey', containerPort: CLIENT_PORT, protocol: 'TCP' },
-      { name: 'cluster-bus', containerPort: BUS_PORT, protocol: 'TCP' },
-    ],
+    env: envFor(render.systemUsers.replication.secretName),
+    ports: PORTS,
   };
-  const res = resources(config);
+  const res = resourcesOf(config);
   if (res) container.resources = res;
   Object.assign(container, renderProbes());
-  container.securityContext = {
-    allowPrivilegeEscalation: false,
-    readOnlyRootFilesystem: true,
-    runAsNonRoot: true,
-    capabilities: { drop: ['ALL'] },
-  };
-  container.volumeMounts = [
-    { name: 'data', mountPath: DATA_DIR },
-    { name: 'config', mountPath: CONF_DIR, readOnly: true },
-    { name: 'tmp', mountPath: '/tmp' },
-    ...(tls ? [{ name: 'tls', mountPath: TLS_DIR, readOnly: true }] : []),
-  ];
+  container.securityContext = CONTAINER_SECURITY;
+  container.volumeMounts = mountsFor(tls !== undefined);
   // A server that exits at start-up (a binary older than the config, an ACL file it refuses) logs
   // why and exits; the tail of its log becomes the pod's termination message, which the controller
   // reads, so the reason reaches the cluster's status.
   container.terminationMessagePolicy = 'FallbackToLogsOnError';
 
-  const volumes: Record<string, unknown>[] = [
-    { name: 'data', emptyDir: {} },
-    { name: 'config', configMap: { name: configMapName(name) } },
-    { name: 'tmp', emptyDir: { medium: 'Memory', sizeLimit: '64Mi' } },
-  ];
+  const volumes: Record<string, unknown>[] = [DATA_VOLUME, { name: 'config', configMap: { name: configMapName(name) } }, TMP_VOLUME];
   if (tls) volumes.push({ name: 'tls', secret: { secretName: tls, defaultMode: 0o440 } });
 
   return {
@@ -111,13 +129,7 @@ export function renderShardPodTemplate({ cluster, config, render, shard }: Shard
       automountServiceAccountToken: false,
       enableServiceLinks: false,
       terminationGracePeriodSeconds: 30,
-      securityContext: {
-        runAsNonRoot: true,
-        runAsUser: VALKEY_UID,
-        runAsGroup: VALKEY_UID,
-        fsGroup: VALKEY_UID,
-        seccompProfile: { type: 'RuntimeDefault' },
-      },
+      securityContext: POD_SECURITY,
       ...renderPlacement(name, shard, cluster.spec.placement, render.defaultZoneSpread, {
         nodeSpread: render.nodeSpread,
         replicas: cluster.spec.replicasPerShard > 0,
@@ -163,7 +175,7 @@ export function renderShardStatefulSet(input: ShardStatefulSetInput): KubeObject
       replicas: 1 + cluster.spec.replicasPerShard,
       serviceName: name,
       podManagementPolicy: 'Parallel',
-      updateStrategy: { type: 'OnDelete' },
+      updateStrategy: UPDATE_STRATEGY,
       selector: { matchLabels: shardSelector(name, shard) },
       template,
     },

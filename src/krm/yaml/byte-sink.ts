@@ -19,6 +19,11 @@ export class ByteSink {
     if (this.len + n * 3 > this.buf.length) this.grow(n * 3);
     const buf = this.buf;
     let len = this.len;
+    // A long string is cheaper to hand to Node's encoder than to copy code unit by code unit.
+    if (n > 48) {
+      this.len = len + buf.write(s, len, 'utf8');
+      return;
+    }
     for (let i = 0; i < n; i++) {
       const c = s.charCodeAt(i);
       if (c >= 0x80) {
@@ -31,9 +36,27 @@ export class ByteSink {
     this.len = len;
   }
 
+  /** Appends bytes as they are. */
+  writeBytes(bytes: Uint8Array): void {
+    if (this.len + bytes.length > this.buf.length) this.grow(bytes.length);
+    this.buf.set(bytes, this.len);
+    this.len += bytes.length;
+  }
+
   private grow(atLeast: number): void {
     if (this.len > 0) this.done.push(this.buf.subarray(0, this.len));
     this.buf = Buffer.allocUnsafe(Math.max(this.chunkSize, atLeast));
+    this.len = 0;
+  }
+
+  /** Appends what `other` holds, without copying it; `other` is not written to afterwards. */
+  append(other: ByteSink): void {
+    const theirs = other.chunks();
+    if (theirs.length === 0) return;
+    if (this.len > 0) this.done.push(this.buf.subarray(0, this.len));
+    this.done.push(...theirs);
+    // The rest of the current buffer is still free: keep writing there.
+    this.buf = this.buf.subarray(this.len);
     this.len = 0;
   }
 

@@ -124,8 +124,41 @@ function hasKeys(value: object): boolean {
   return false;
 }
 
+/**
+ * A frozen object never changes, so its text at a given column never does either: the renderer
+ * shares one frozen copy of the parts every cluster has alike (probes, security contexts, ports),
+ * and each is written once per column and copied as bytes after that.
+ */
+const frozenValues = new WeakMap<object, Buffer[]>();
+const frozenItems = new WeakMap<object, Buffer[]>();
+
+function cachedBytes(cache: WeakMap<object, Buffer[]>, value: object, col: number, write: (sink: ByteSink) => void): Buffer {
+  let byCol = cache.get(value);
+  if (byCol === undefined) {
+    byCol = [];
+    cache.set(value, byCol);
+  }
+  let bytes = byCol[col];
+  if (bytes === undefined) {
+    const sink = new ByteSink(256);
+    write(sink);
+    const chunks = sink.chunks();
+    bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    byCol[col] = bytes;
+  }
+  return bytes;
+}
+
 /** Called after "key:" or "- " of a line at column `col`: writes the rest of the line and any nested lines. */
 function emitValue(value: Plain, col: number, out: ByteSink): void {
+  if (value !== null && typeof value === 'object' && Object.isFrozen(value)) {
+    out.writeBytes(cachedBytes(frozenValues, value, col, (sink) => emitFreshValue(value, col, sink)));
+    return;
+  }
+  emitFreshValue(value, col, out);
+}
+
+function emitFreshValue(value: Plain, col: number, out: ByteSink): void {
   if (value === null) out.write(' null\n');
   else if (typeof value === 'string') {
     const block = value.includes('\n') ? literalBlock(value, col + 2) : undefined;
@@ -158,20 +191,29 @@ function emitMapping(map: { [key: string]: Plain }, col: number, out: ByteSink, 
 
 /** Compact sequences: `- ` at the parent key's column. */
 function emitSequence(items: Plain[], col: number, out: ByteSink): void {
-  const dash = `${indent(col)}-`;
   for (const item of items) {
-    if (item !== null && typeof item === 'object' && !Array.isArray(item) && hasKeys(item)) {
-      out.write(dash);
-      out.write(' ');
-      emitMapping(item, col + 2, out, true);
-    } else if (Array.isArray(item) && item.length > 0) {
-      out.write(dash);
-      out.write('\n');
-      emitSequence(item, col + 2, out);
-    } else {
-      out.write(dash);
-      emitValue(item, col, out);
-    }
+    if (item !== null && typeof item === 'object' && Object.isFrozen(item))
+      out.writeBytes(cachedBytes(frozenItems, item, col, (sink) => emitSequenceItem(item, col, sink)));
+    else emitSequenceItem(item, col, out);
+  }
+}
+
+const dashes: string[] = [];
+const dashAt = (col: number): string => (dashes[col] ??= `${indent(col)}-`);
+
+function emitSequenceItem(item: Plain, col: number, out: ByteSink): void {
+  const dash = dashAt(col);
+  if (item !== null && typeof item === 'object' && !Array.isArray(item) && hasKeys(item)) {
+    out.write(dash);
+    out.write(' ');
+    emitMapping(item, col + 2, out, true);
+  } else if (Array.isArray(item) && item.length > 0) {
+    out.write(dash);
+    out.write('\n');
+    emitSequence(item, col + 2, out);
+  } else {
+    out.write(dash);
+    emitFreshValue(item, col, out);
   }
 }
 
