@@ -27,6 +27,7 @@ import type { PreviousCluster } from './previous.js';
 import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
 import { primaryPromiseFindings } from './primary-promise.js';
 import { rolloutFindings } from './rollout-warnings.js';
+import { shapeFindings } from './shape-checks.js';
 
 export interface ClusterRender {
   /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget, then the NetworkPolicy (unless switched off), then the connection ConfigMap. */
@@ -88,7 +89,11 @@ export function renderCluster(
     acl: aclRevision,
   };
   const rollout = rolloutFindings(cluster, revisions.restart, previous);
-  problems.push(...rollout.problems, ...primaryPromiseFindings(cluster));
+  problems.push(
+    ...rollout.problems,
+    ...primaryPromiseFindings(cluster),
+    ...shapeFindings(cluster, config.valkey, config.valkeyFrom, config.name),
+  );
   if (render.nodeSpread === 'bestEffort' && cluster.spec.replicasPerShard > 0) {
     problems.push(
       warning(

@@ -110,3 +110,32 @@ describe('a value Valkey 9.1.2 refuses at start-up is a render error naming the 
     expect(refusal('maxmemory', '-1')?.why).toBe('it is not a memory value');
   });
 });
+
+describe('a setting that makes this cluster refuse work is checked against its shape (issue 32)', () => {
+  const findings = (valkey: Record<string, string>, replicasPerShard: number) =>
+    renderAll(
+      [
+        image('img'),
+        config('tuned', { imageRef: 'img', resources: { cpu: '1', memory: '2Gi' }, valkey: { maxmemory: '1gb', ...valkey } }),
+        cluster('c', { configRef: 'tuned', replicasPerShard }),
+      ],
+      render,
+    ).problems.filter((p) => p.field === 'spec.replicasPerShard' && p.severity !== 'info');
+
+  it('min-replicas-to-write above replicasPerShard: an error on the cluster (every write refused, NOREPLICAS), with the fix', () => {
+    const found = findings({ 'min-replicas-to-write': '2' }, 1);
+    expect(found.map((p) => p.severity)).toEqual(['error']);
+    expect(found[0]!.message).toMatch(
+      /^ValkeyCluster [^:]+\/c: spec\.replicasPerShard: 1 replica\(s\) per shard, but min-replicas-to-write 2 \(ValkeyConfig tuned\)/,
+    );
+    expect(found[0]!.message).toContain('NOREPLICAS');
+    expect(findings({ 'MIN-SLAVES-TO-WRITE': '1' }, 0).map((p) => p.severity)).toContain('error');
+  });
+
+  it('equal to replicasPerShard: a warning (writes refused while a replica is down, as in every roll); below it, or max-lag 0: nothing', () => {
+    expect(findings({ 'min-replicas-to-write': '1' }, 1).map((p) => p.severity)).toEqual(['warning']);
+    expect(findings({ 'min-replicas-to-write': '1' }, 2)).toEqual([]);
+    expect(findings({ 'min-replicas-to-write': '3', 'min-replicas-max-lag': '0' }, 1)).toEqual([]);
+    expect(findings({ 'min-replicas-to-write': '0' }, 1)).toEqual([]);
+  });
+});
