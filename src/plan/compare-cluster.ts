@@ -1,5 +1,5 @@
 import { optInCovers, readDataLossOptIn } from '../api/contract/data-loss-opt-in.js';
-import { ANNOTATIONS, compareVersions, parseVersion } from '../api/index.js';
+import { ANNOTATIONS, SYSTEM_USERNAMES, compareVersions, parseVersion } from '../api/index.js';
 import { lookupSetting } from '../api/valkey-table.js';
 import { diffUsers } from './acl-diff.js';
 import { jsonEqual } from './json-equal.js';
@@ -137,10 +137,38 @@ function risksOf(base: RenderedCluster, change: RenderedCluster, settings: reado
       message: `Valkey version goes down ${base.imageVersion} -> ${change.imageVersion}: replicas on the older version may not sync from a newer primary`,
     });
   }
+  risks.push(...systemUserRisks(base, change));
   if (base.replicasPerShard > 0 && change.replicasPerShard === 0) {
     risks.push({
       level: 'risky',
       message: 'replicas per shard lowered to 0: each shard then keeps its data on one pod, and losing that pod loses the data',
+    });
+  }
+  return risks;
+}
+
+/**
+ * Replacing every password hash of a system user in one step is no live change: the controller
+ * holds the old namespace password (or the replicas run with the old masterauth) until its Secret
+ * and the pods follow, so the load would cut it off; the controller refuses such a load
+ * (controller/cluster/acl-users.ts). Risky, with the reason and the two-step way.
+ */
+function systemUserRisks(base: RenderedCluster, change: RenderedCluster): Risk[] {
+  const risks: Risk[] = [];
+  const who = {
+    [SYSTEM_USERNAMES.controller]: 'the controller, which holds only the passwords of its Secret, would be locked out of every node',
+    [SYSTEM_USERNAMES.replication]:
+      'the replicas, which run with the password they started with (masterauth), would be cut off until each restarts',
+  };
+  for (const [username, effect] of Object.entries(who)) {
+    const before = base.users.get(username);
+    const after = change.users.get(username);
+    if (!before || before.hashes.size === 0) continue;
+    const kept = after ? [...before.hashes].filter((h) => after.hashes.has(h)).length : 0;
+    if (kept > 0) continue;
+    risks.push({
+      level: 'risky',
+      message: `every password hash of ${username} is replaced in one step: ${effect}, so the controller refuses to load this users.acl; keep the old hash next to the new one, and remove it once the Secret and the pods have the new password`,
     });
   }
   return risks;
