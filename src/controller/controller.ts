@@ -78,8 +78,8 @@ export class Controller {
   private readonly images: Informer<ApiObject>;
   /**
    * Nodes. Not waited for: until it is filled, nothing is decided from where pods run
-   * (reconcile/kube-facts.ts). Stopped for good when the API server refuses the list (403: a
-   * namespaced install has no Node access), so such an install behaves as before.
+   * (reconcile/kube-facts.ts). Not started when the controller watches listed namespaces only (a
+   * namespaced install has no Node access), and stopped for good on a 403 (RBAC without nodes).
    */
   private nodes: Informer<Node> | undefined;
   private readonly queue: WorkQueue;
@@ -119,7 +119,8 @@ export class Controller {
     };
     this.configs = informer('valkeyconfigs', paths.valkeyConfigs(), () => this.queue.add(IMAGES_KEY));
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
-    this.nodes = informer<Node>('nodes', paths.nodes(), (e) => this.onNodeEvent(e));
+    // A controller told to watch some namespaces is a namespaced install: it asks nothing cluster-wide.
+    this.nodes = opts.namespaces?.length ? undefined : informer<Node>('nodes', paths.nodes(), (e) => this.onNodeEvent(e));
     this.queue = new WorkQueue({
       concurrency: opts.concurrency,
       clock: opts.clock,

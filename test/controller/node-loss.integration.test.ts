@@ -87,7 +87,8 @@ describe('node loss', () => {
       }
     const dead = new Set<string>();
     const live = () => [...pods.values()].filter((p) => !dead.has(p.name));
-    const controller = await startController({ world, book, namespace: ns });
+    // Cluster-wide, as shipped: a controller that watches listed namespaces only does not read Nodes.
+    const controller = await startController({ world, book });
     let w: ClusterWriter | undefined;
     try {
       const formed = await waitForCluster(
@@ -179,7 +180,8 @@ describe('node loss', () => {
     await createCluster(api, shape);
     const pods = new Map<string, Pod>();
     for (let s = 0; s < 3; s++) pods.set(`cache-${s}-0`, await startPod({ ns, cluster: 'cache', shard: s, ordinal: 0 }));
-    const controller = await startController({ world, book, namespace: ns });
+    // Cluster-wide, as shipped: a controller that watches listed namespaces only does not read Nodes.
+    const controller = await startController({ world, book });
     let w: ClusterWriter | undefined;
     try {
       await waitForCluster(api, ns, 'cache', 'Active', (c) => c.status?.state === 'Active', 60_000);
