@@ -9,26 +9,23 @@ export const POD_INDEX_KEY = 'apps.kubernetes.io/pod-index';
 
 /**
  * Cluster-wide, per ordinal (DESIGN §6.2, docs/operations.md "Where primaries run"): each shard's
- * ordinal 0, its preferred primary (failback returns the primary there), is spread over nodes and
- * zones among the cluster's other ordinals 0, and so is each other ordinal among its own peers
- * (`matchLabelKeys` adds the incoming pod's own pod-index to the selector). So no node and no zone
- * holds more preferred primaries than the layout forces, and losing one leaves a majority to vote.
+ * ordinal 0, its preferred primary (failback returns the primary there), prefers nodes and zones
+ * without another ordinal 0 of the cluster, and so does each other ordinal among its own peers
+ * (`matchLabelKeys` adds the incoming pod's own pod-index to the selector). So the scheduler
+ * spreads the preferred primaries over nodes and zones, and losing one leaves a majority to vote.
  *
- * `ScheduleAnyway`: a preference the scheduler scores, never a filter. `DoNotSchedule` wedges
- * with the shard's required anti-affinity: it admits a pod only to the domains with the fewest of
- * its ordinal, and when the shard's other pod sits on each of those (a creation that placed
- * ordinals 1 first; a drain that left one node short) the pod stays Pending, its shard has one
- * copy, and its PDB stops every further drain. `nodeTaintsPolicy: Honor`: a cordoned node (tainted
- * unschedulable) is no domain, so a node being drained does not count.
+ * A preference (preferred pod anti-affinity, scored), never a filter: a required rule (or a
+ * `DoNotSchedule` spread) wedges with the shard's required anti-affinity: it admits a pod only
+ * where no (or the fewest) other ordinal of its kind runs, and when the shard's other pod sits on
+ * each such node (a creation that placed the ordinals 1 first; a drain that left a node short) the
+ * pod stays Pending, its shard has one copy, and its PDB stops every further drain. Anti-affinity
+ * rather than a `ScheduleAnyway` spread: a pod may carry only one spread constraint per topology
+ * key and `whenUnsatisfiable`, and the shard's own `ScheduleAnyway` spreads take those.
  */
 export function primarySpread(cluster: string): Record<string, unknown>[] {
   return [HOSTNAME_KEY, ZONE_KEY].map((topologyKey) => ({
-    maxSkew: 1,
-    topologyKey,
-    whenUnsatisfiable: 'ScheduleAnyway',
-    labelSelector: { matchLabels: clusterSelector(cluster) },
-    matchLabelKeys: [POD_INDEX_KEY],
-    nodeTaintsPolicy: 'Honor',
+    weight: 100,
+    podAffinityTerm: { labelSelector: { matchLabels: clusterSelector(cluster) }, matchLabelKeys: [POD_INDEX_KEY], topologyKey },
   }));
 }
 
@@ -66,14 +63,17 @@ export function renderPlacement(
   const apart = nodes.replicas && nodes.nodeSpread === 'required';
   const affinity: Record<string, unknown> = {};
   if (placement?.zones) affinity.nodeAffinity = zoneAffinity(JSON.stringify(placement.zones));
-  if (apart) {
-    affinity.podAntiAffinity = {
-      requiredDuringSchedulingIgnoredDuringExecution: [
-        { topologyKey: HOSTNAME_KEY, labelSelector: { matchLabels: shardSelector(cluster, shard) } },
-      ],
-    };
-  }
-  if (Object.keys(affinity).length) out.affinity = affinity;
+  affinity.podAntiAffinity = {
+    ...(apart
+      ? {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { topologyKey: HOSTNAME_KEY, labelSelector: { matchLabels: shardSelector(cluster, shard) } },
+          ],
+        }
+      : {}),
+    preferredDuringSchedulingIgnoredDuringExecution: primarySpread(cluster),
+  };
+  out.affinity = affinity;
   const constraints: Record<string, unknown>[] = [
     {
       maxSkew: 1,
@@ -93,7 +93,14 @@ export function renderPlacement(
           },
         ]),
   ];
-  constraints.push(...primarySpread(cluster));
+  if (spread === 'required') {
+    constraints.push({
+      maxSkew: 1,
+      topologyKey: ZONE_KEY,
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: clusterSelector(cluster) },
+    });
+  }
   out.topologySpreadConstraints = constraints;
   return out;
 }

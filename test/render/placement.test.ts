@@ -19,7 +19,7 @@ const renderWith = (nodeSpread?: 'required' | 'bestEffort') =>
 const menu = [image('img'), config('std', { imageRef: 'img', resources: { cpu: '1', memory: '2Gi' } })];
 type PodSpec = {
   affinity?: Record<string, unknown>;
-  topologySpreadConstraints?: { topologyKey: string; whenUnsatisfiable: string; matchLabelKeys?: string[] }[];
+  topologySpreadConstraints?: { topologyKey: string; whenUnsatisfiable: string }[];
 };
 const podSpecs = (replicasPerShard: number, nodeSpread?: 'required' | 'bestEffort', placement?: Record<string, unknown>) => {
   const out = renderAll(
@@ -32,14 +32,20 @@ const podSpecs = (replicasPerShard: number, nodeSpread?: 'required' | 'bestEffor
   return { specs, problems: out.problems };
 };
 /** The shard's own hostname rules (the cluster-wide spread of each ordinal, primary-spread.test.ts, aside). */
-const hostnameRules = (s: PodSpec) =>
-  s.topologySpreadConstraints?.filter((c) => c.topologyKey === 'kubernetes.io/hostname' && c.matchLabelKeys === undefined) ?? [];
+const hostnameRules = (s: PodSpec) => s.topologySpreadConstraints?.filter((c) => c.topologyKey === 'kubernetes.io/hostname') ?? [];
+/** The shard's own affinity: the cluster-wide preferences per ordinal (primary-spread.test.ts) aside. */
+const shardAffinity = (s: PodSpec): Record<string, unknown> | undefined => {
+  const { podAntiAffinity, ...rest } = (s.affinity ?? {}) as { podAntiAffinity?: Record<string, unknown> };
+  const { preferredDuringSchedulingIgnoredDuringExecution: _, ...required } = podAntiAffinity ?? {};
+  const out = { ...rest, ...(Object.keys(required).length ? { podAntiAffinity: required } : {}) };
+  return Object.keys(out).length ? out : undefined;
+};
 
 describe('node placement of a shard', () => {
   it('with replicas, by default: required anti-affinity on the hostname for the shard, and no warning', () => {
     const { specs, problems } = podSpecs(1);
     specs.forEach((s, shard) => {
-      expect(s.affinity).toEqual({
+      expect(shardAffinity(s)).toEqual({
         podAntiAffinity: {
           requiredDuringSchedulingIgnoredDuringExecution: [
             {
@@ -57,7 +63,7 @@ describe('node placement of a shard', () => {
   it('nodeSpread: bestEffort relaxes it to a ScheduleAnyway spread and warns on each cluster with replicas', () => {
     const { specs, problems } = podSpecs(2, 'bestEffort');
     for (const s of specs) {
-      expect(s.affinity).toBeUndefined();
+      expect(shardAffinity(s)).toBeUndefined();
       expect(hostnameRules(s).map((c) => c.whenUnsatisfiable)).toEqual(['ScheduleAnyway']);
     }
     const warnings = problems.filter((p) => p.severity === 'warning' && p.message.includes('nodeSpread: bestEffort'));
@@ -69,7 +75,7 @@ describe('node placement of a shard', () => {
   it('without replicas there is one pod per shard: nothing to keep apart, no warning either way', () => {
     for (const spread of ['required', 'bestEffort'] as const) {
       const { specs, problems } = podSpecs(0, spread);
-      expect(specs.every((s) => s.affinity === undefined)).toBe(true);
+      expect(specs.every((s) => shardAffinity(s) === undefined)).toBe(true);
       expect(problems.filter((p) => p.message.includes('nodeSpread'))).toEqual([]);
     }
   });
@@ -78,12 +84,9 @@ describe('node placement of a shard', () => {
     const { specs } = podSpecs(1, undefined, { zones: ['a', 'b'], zoneSpread: 'required' });
     const s = specs[0]!;
     expect(Object.keys(s.affinity ?? {}).sort()).toEqual(['nodeAffinity', 'podAntiAffinity']);
-    expect(
-      s.topologySpreadConstraints?.map((c) => `${c.topologyKey} ${c.whenUnsatisfiable}${c.matchLabelKeys ? ' per ordinal' : ''}`),
-    ).toEqual([
+    expect(s.topologySpreadConstraints?.map((c) => `${c.topologyKey} ${c.whenUnsatisfiable}`)).toEqual([
       'topology.kubernetes.io/zone DoNotSchedule',
-      'kubernetes.io/hostname ScheduleAnyway per ordinal',
-      'topology.kubernetes.io/zone ScheduleAnyway per ordinal',
+      'topology.kubernetes.io/zone ScheduleAnyway',
     ]);
   });
 });

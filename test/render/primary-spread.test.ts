@@ -1,8 +1,7 @@
 // Placement that spreads primaries (issue 31): every shard's pods carry a cluster-wide, per-ordinal
-// spread over nodes and zones (matchLabelKeys: the pod's own apps.kubernetes.io/pod-index), so the
-// shards' ordinals 0, their preferred primaries, land on distinct nodes and zones where the
-// cluster has them; ScheduleAnyway (never a Pending pod) and nodeTaintsPolicy Honor (a cordoned
-// node is no domain). The render warns where no layout holds "losing one node or zone leaves a
+// preferred anti-affinity over nodes and zones (matchLabelKeys: the pod's own
+// apps.kubernetes.io/pod-index), so the shards' ordinals 0, their preferred primaries, land on
+// distinct nodes and zones where the cluster has them; a preference, never a Pending pod. The render warns where no layout holds "losing one node or zone leaves a
 // majority of the primaries": too few listed zones, and fewer than 3 shards where zones matter.
 import { describe, expect, it } from 'vitest';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
@@ -18,37 +17,48 @@ const renderConfig = validateRenderConfig({
 }).config!;
 const render = (spec: Record<string, unknown>) =>
   renderAll([image('img'), config('std', { imageRef: 'img' }), cluster('c', { configRef: 'std', ...spec })], renderConfig);
-type Constraint = Record<string, unknown> & { topologyKey: string; matchLabelKeys?: string[] };
-const constraints = (spec: Record<string, unknown>) =>
+type PodSpec = {
+  affinity?: { podAntiAffinity?: { preferredDuringSchedulingIgnoredDuringExecution?: unknown[] } };
+  topologySpreadConstraints: { topologyKey: string; whenUnsatisfiable: string; labelSelector: unknown }[];
+};
+const podSpecs = (spec: Record<string, unknown>) =>
   render(spec)
     .clusters[0]!.objects.filter((o) => o.kind === 'StatefulSet')
-    .map(
-      (s) =>
-        (s as unknown as { spec: { template: { spec: { topologySpreadConstraints: Constraint[] } } } }).spec.template.spec
-          .topologySpreadConstraints,
-    );
+    .map((s) => (s as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec);
 const promise = (spec: Record<string, unknown>) =>
   render(spec).problems.filter((p) => /no majority of the primaries|primaries share a zone/.test(p.message));
+const layouts: [string, Record<string, unknown>][] = [
+  ['3 x 1, default placement', { shards: 3, replicasPerShard: 1 }],
+  ['2 x 2, zones required', { shards: 2, replicasPerShard: 2, placement: { zones: ['a', 'b', 'c'], zoneSpread: 'required' } }],
+  ['2 x 1, zones best effort', { shards: 2, replicasPerShard: 1, placement: { zones: ['a', 'b', 'c'] } }],
+  ['1 x 0', { shards: 1, replicasPerShard: 0 }],
+];
 
-describe('each ordinal is spread over nodes and zones cluster-wide', () => {
-  it.each([
-    ['3 x 1, default placement', { shards: 3, replicasPerShard: 1 }],
-    ['2 x 2, zones required', { shards: 2, replicasPerShard: 2, placement: { zones: ['a', 'b', 'c'], zoneSpread: 'required' } }],
-    ['1 x 0', { shards: 1, replicasPerShard: 0 }],
-  ])('%s: every shard carries the same two per-ordinal rules, ScheduleAnyway, honouring taints', (_name, spec) => {
-    for (const list of constraints(spec)) {
-      expect(list.filter((c) => c.matchLabelKeys !== undefined)).toEqual(
+describe('each ordinal prefers nodes and zones without another of its kind, cluster-wide', () => {
+  it.each(layouts)('%s: every shard carries the same two preferences (hostname, zone) per pod-index', (_name, spec) => {
+    for (const s of podSpecs(spec)) {
+      expect(s.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution).toEqual(
         ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'].map((topologyKey) => ({
-          maxSkew: 1,
-          topologyKey,
-          whenUnsatisfiable: 'ScheduleAnyway',
-          labelSelector: { matchLabels: { 'valkey.gomomento.com/cluster': 'c' } },
-          matchLabelKeys: ['apps.kubernetes.io/pod-index'],
-          nodeTaintsPolicy: 'Honor',
+          weight: 100,
+          podAffinityTerm: {
+            labelSelector: { matchLabels: { 'valkey.gomomento.com/cluster': 'c' } },
+            matchLabelKeys: ['apps.kubernetes.io/pod-index'],
+            topologyKey,
+          },
         })),
       );
     }
   });
+
+  it.each(layouts)(
+    '%s: no two spread constraints share a topology key and whenUnsatisfiable (the API server refuses that)',
+    (_name, spec) => {
+      for (const s of podSpecs(spec)) {
+        const keys = s.topologySpreadConstraints.map((c) => `${c.topologyKey} ${c.whenUnsatisfiable}`);
+        expect(new Set(keys).size).toBe(keys.length);
+      }
+    },
+  );
 
   it('nothing in the rules depends on the number of shards: adding a shard rolls no pod (same restart hash)', () => {
     const hash = (shards: number) =>
@@ -61,9 +71,9 @@ describe('each ordinal is spread over nodes and zones cluster-wide', () => {
     expect(hash(1)).toBe(hash(7));
   });
 
-  it('no rule is DoNotSchedule across shards: only the shard-own zone rule may be (zoneSpread: required)', () => {
-    const list = constraints({ shards: 3, replicasPerShard: 1, placement: { zones: ['a', 'b', 'c'], zoneSpread: 'required' } })[0]!;
-    expect(list.filter((c) => c.whenUnsatisfiable === 'DoNotSchedule').map((c) => c.labelSelector)).toEqual([
+  it('no rule across shards is a filter: the only DoNotSchedule is the shard-own zone rule (zoneSpread: required)', () => {
+    const s = podSpecs({ shards: 3, replicasPerShard: 1, placement: { zones: ['a', 'b', 'c'], zoneSpread: 'required' } })[0]!;
+    expect(s.topologySpreadConstraints.filter((c) => c.whenUnsatisfiable === 'DoNotSchedule').map((c) => c.labelSelector)).toEqual([
       { matchLabels: { 'valkey.gomomento.com/cluster': 'c', 'valkey.gomomento.com/shard': '0' } },
     ]);
   });
