@@ -183,6 +183,10 @@ describe('the render config', () => {
         replication: { passwordHash: HASH_A, secretName: 'valkey-replication' },
         controller: { passwordHash: HASH_A, secretName: 'valkey-controller' },
       },
+      networkPolicy: {
+        enabled: true,
+        controller: { namespace: 'valkey-system', podLabels: { 'app.kubernetes.io/name': 'valkey-status-sync' } },
+      },
     });
   });
   it('rejects unknown ConfigMap keys and outputDir escaping the package', () => {
