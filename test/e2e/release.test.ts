@@ -60,7 +60,7 @@ describe('the release', () => {
   it('the image label carries the version the build was given (scripts/build-image.sh passes package.json’s)', () => {
     const dockerfile = readFileSync(repoPath('Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^ARG VERSION$/m);
-    expect(dockerfile).toContain(`org.opencontainers.image.version="${VERSION}"`);
+    expect(dockerfile).toMatch(/org\.opencontainers\.image\.version="\$\{VERSION\}"/);
     expect(readFileSync(repoPath('scripts/build-image.sh'), 'utf8')).toContain('--build-arg "VERSION=$version"');
   });
 
