@@ -238,7 +238,7 @@ describe.runIf(busybox)('discover and generate with only BusyBox tools on PATH, 
     expect(find).toMatchObject({ code: 0, stdout: './render-config.yaml\n' });
     const r = await runCommand(plugin.spec.generate, appPath, env);
     expect(r.code, r.stderr).toBe(0);
-    expect(manifests(r.stdout).filter(isGenerated).length).toBe(14);
+    expect(manifests(r.stdout).filter(isGenerated).length).toBe(18);
   });
 });
 
