@@ -42,7 +42,7 @@ describe.each(FUNCTIONS)('functions/%s', (name) => {
 
   it('metadata.yaml has the catalog fields, and its example packages exist', () => {
     const meta = parse(readFileSync(join(dir, 'metadata.yaml'), 'utf8')) as Record<string, unknown>;
-    expect(Object.keys(meta).sort()).toEqual(['description', 'emails', 'examplePackageURLs', 'image', 'license', 'sourceURL', 'tags']);
+    expect(Object.keys(meta).sort()).toEqual(['description', 'examplePackageURLs', 'image', 'license', 'sourceURL', 'tags']);
     expect(meta.image).toMatch(/^[a-z0-9./-]+$/);
     expect(meta.sourceURL).toMatch(new RegExp(`/functions/${name}$`));
     expect(meta.license).toBe('Apache-2.0');

@@ -82,7 +82,7 @@ describe('KRM exec function: kustomize build --enable-alpha-plugins --enable-exe
     const r = await standalone(['build', '--enable-alpha-plugins', '--enable-exec', join(KUSTOMIZE_DIR, 'krm-exec-overlay')]);
     expect(r.code, r.stderr).toBe(0);
     const generated = parseObjects(r.stdout).filter(isGenerated);
-    expect(generated.length).toBe(10);
+    expect(generated.length).toBe(14);
     for (const o of generated) {
       expect(o.metadata.labels?.['example.com/owner'], idOf(o)).toBe('platform');
       expect(o.metadata.annotations?.['example.com/rendered-by'], idOf(o)).toBe('kustomize');
