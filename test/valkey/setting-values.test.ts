@@ -77,7 +77,14 @@ async function starts(text: string): Promise<{ ok: true } | { ok: false; log: st
 }
 
 const cases = settingValueCases();
-const verdicts = cases.map((c) => ({ ...c, ...renderSettings({ [c.name]: c.value }) }));
+// The test's cluster has one replica per shard: a min-replicas-to-write above it is refused on the
+// cluster's spec.replicasPerShard (a shape check, src/render/shape-checks.ts), not as a value the
+// server refuses, so those errors are left out here.
+const shapeError = (e: { field?: string }) => e.field === 'spec.replicasPerShard';
+const verdicts = cases.map((c) => {
+  const r = renderSettings({ [c.name]: c.value });
+  return { ...c, ...r, errors: r.errors.filter((e) => !shapeError(e)) };
+});
 const label = (c: SettingValueCase) => `${c.name} ${JSON.stringify(c.value)}`;
 
 describe(`every setting's values, rendered and started on a real Valkey ${SUPPORTED_BUILD}`, () => {
