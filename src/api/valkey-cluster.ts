@@ -185,6 +185,12 @@ export const nodeStatus = lazy(() =>
     shard: z.number().check(z.int()),
     role: nodeRole(),
     nodeId: z.optional(z.string()),
+    /**
+     * Node ids this pod had before it was replaced, while some node of the cluster still lists them:
+     * the controller's proof that such an id, known from gossip without a hostname, is this
+     * cluster's own departed node and not another cluster's (controller/cluster/foreign-nodes.ts).
+     */
+    formerNodeIds: z.optional(z.array(z.string())).check(z.meta({ 'x-kubernetes-list-type': 'set' })),
     ip: z.optional(z.string()),
     version: z.optional(z.string()),
     health: nodeHealth(),

@@ -1,4 +1,5 @@
 import { formatRanges, type SlotRange } from '../../api/contract/slots.js';
+import type { ValkeyClusterStatus } from '../../api/index.js';
 import { inHandshake, isMyself, type ClusterNode } from './cluster-view.js';
 import type { Member } from './observation.js';
 
@@ -10,14 +11,28 @@ import type { Member } from './observation.js';
  * lose their slots (and their keys) to the other's. Every pass sorts the node ids its members list:
  * - **own**: the `myself` id of a proven pod of this cluster (a member of the pass);
  * - **departed**: not a member, but announcing the hostname of a pod of this cluster
- *   (`<cluster>-<shard>-<ordinal>.<cluster>.<namespace>.svc.`): a replaced pod's old node, a
- *   retired shard's node, a pod that did not answer this pass. Formation forgets it once the
- *   cluster marks it failed, after its replica took its slots over (formation.ts);
+ *   (`<cluster>-<shard>-<ordinal>.<cluster>.<namespace>.svc.`), or announcing none while its id is
+ *   one a proven pod of this cluster had (the history below): a replaced pod's old node, a retired
+ *   shard's node, a pod that did not answer this pass. Formation forgets it once the cluster marks
+ *   it failed, after its replica took its slots over (formation.ts);
  * - **foreign**: anything else. Every rendered pod announces its hostname, so a node announcing
- *   another one, or (once every pod answered) none at all while the cluster's own nodes do, is
- *   not of this cluster. It is forgotten on every member that knows it at once, never met, never
- *   failed over to, and nothing else in formation acts while one is known.
+ *   another one, or (once every pod answered) none at all while the cluster's own nodes do and no
+ *   pod of this cluster ever had its id, is not of this cluster. It is forgotten on every member
+ *   that knows it at once, never met, never failed over to, and nothing else in formation acts
+ *   while one is known.
  * A node in handshake (a MEET under way) has a random id until it answers and is left alone.
+ *
+ * Why the history: Valkey spreads a node's hostname only in that node's own messages (a ping
+ * extension), never in gossip about it. A pod that joins after a node died learns the dead node from
+ * the others' gossip, with its id, address and flags but no hostname (measured on 9.1.2). Once
+ * every member that heard the dead node itself is replaced too (a node-pool upgrade replaces every
+ * pod in turn), no member can say whose it was, and the hostname rule alone took this cluster's own
+ * departed node for another cluster's: a ForeignNode Warning, formation stopped, and the dead
+ * primary forgotten on the primaries whose votes its replica needed. The ids this cluster's proven
+ * pods had are therefore kept in status (`nodes[].nodeId`, `nodes[].formerNodeIds`) for as long as a
+ * member still lists them, so the record survives a restart or a leader handover of the controller.
+ * An id in that record that announces another cluster's hostname is still foreign: the hostname is
+ * what the node itself says now.
  */
 
 export interface ClusterIdentity {
@@ -43,6 +58,47 @@ export interface NodeClassification {
   own: ReadonlySet<string>;
   departed: ReadonlyMap<string, OtherNode>;
   foreign: ReadonlyMap<string, OtherNode>;
+}
+
+/** Node ids proven this cluster's: id → the pod that had it (from status, see the header). */
+export type OwnNodeHistory = ReadonlyMap<string, string>;
+
+/**
+ * The ids the given statuses record for this cluster's pods: each pod's `nodeId` and `formerNodeIds`.
+ * Both the status the API server shows and the one this process last wrote are passed (the watch
+ * may not have brought the last write back yet); the union is taken.
+ */
+export function ownNodeHistory(...statuses: readonly (ValkeyClusterStatus | undefined)[]): Map<string, string> {
+  const history = new Map<string, string>();
+  for (const status of statuses)
+    for (const n of status?.nodes ?? []) {
+      if (n.nodeId !== undefined && !history.has(n.nodeId)) history.set(n.nodeId, n.pod);
+      for (const id of n.formerNodeIds ?? []) if (!history.has(id)) history.set(id, n.pod);
+    }
+  return history;
+}
+
+/**
+ * Each pod's former node ids for the next status: the ids the history gives it that are no
+ * member's own now and that some member still lists (every id is kept while a pod did not answer,
+ * since it may list them). Once no node lists an id it cannot come back but from outside the
+ * cluster, and it is dropped. Sorted, so the status is the same whatever the order of the views.
+ */
+export function formerNodeIds(history: OwnNodeHistory, members: readonly Member[], allPodsObserved: boolean): Map<string, string[]> {
+  const own = new Set<string>();
+  const listed = new Set<string>();
+  for (const m of members)
+    for (const n of m.view) {
+      if (isMyself(n)) own.add(n.id);
+      else listed.add(n.id);
+    }
+  const former = new Map<string, string[]>();
+  for (const [id, pod] of history) {
+    if (own.has(id) || (allPodsObserved && !listed.has(id))) continue;
+    former.set(pod, [...(former.get(pod) ?? []), id]);
+  }
+  for (const ids of former.values()) ids.sort();
+  return former;
 }
 
 /** The start of the hostname every pod of this cluster announces (`--cluster-announce-hostname`), domain left out. */
@@ -101,12 +157,14 @@ function collect(members: readonly Member[], own: ReadonlySet<string>): Map<stri
 /**
  * Sorts every node id the members list into own, departed and foreign. `allPodsObserved`: every pod
  * answered this pass, so a node announcing no hostname cannot be one of ours that did not answer.
+ * `history`: the ids this cluster's pods had (a node known only from gossip shows no hostname).
  * Without an identity nothing is foreign (every node no member is counts as departed).
  */
 export function classifyNodes(
   members: readonly Member[],
   identity: ClusterIdentity | undefined,
   allPodsObserved: boolean,
+  history: OwnNodeHistory = new Map(),
 ): NodeClassification {
   const own = new Set<string>();
   for (const m of members) {
@@ -120,7 +178,11 @@ export function classifyNodes(
   const departed = new Map<string, OtherNode>();
   const foreign = new Map<string, OtherNode>();
   for (const o of collect(members, own).values()) {
-    const isForeign = !ours ? false : o.hostname !== undefined ? !ours.test(o.hostname) : announces && allPodsObserved;
+    const isForeign = !ours
+      ? false
+      : o.hostname !== undefined
+        ? !ours.test(o.hostname)
+        : !history.has(o.id) && announces && allPodsObserved;
     (isForeign ? foreign : departed).set(o.id, o);
   }
   return { own, departed, foreign };

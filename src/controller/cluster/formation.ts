@@ -1,5 +1,5 @@
 import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-view.js';
-import { classifyNodes, foreignNodeMessage, type ClusterIdentity, type OtherNode } from './foreign-nodes.js';
+import { classifyNodes, foreignNodeMessage, type ClusterIdentity, type OtherNode, type OwnNodeHistory } from './foreign-nodes.js';
 import { byPosition, type Endpoint, type Member } from './observation.js';
 import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from '../../api/contract/slots.js';
 
@@ -22,6 +22,8 @@ export interface PlanInput {
    * as departed, as before.
    */
   identity?: ClusterIdentity;
+  /** The node ids this cluster's pods had (status): a departed node known without its hostname is still this cluster's. */
+  history?: OwnNodeHistory;
 }
 
 export type FormationAction =
@@ -265,10 +267,10 @@ function replicatePrimaries(f: Formation, primaries: ReadonlyMap<number, Member>
  * missing, never resets a node, never assigns a slot someone owns, and forgets only nodes the
  * cluster itself marked failed. Run it again after the actions to make the next step.
  */
-export function planFormation({ shards, members: unsorted, allPodsObserved, takeovers, identity }: PlanInput): FormationPlan {
+export function planFormation({ shards, members: unsorted, allPodsObserved, takeovers, identity, history }: PlanInput): FormationPlan {
   const members = [...unsorted].sort(byPosition);
   const byId = new Map(members.map((m) => [selfOf(m).id, m]));
-  const nodes = classifyNodes(members, identity, allPodsObserved);
+  const nodes = classifyNodes(members, identity, allPodsObserved, history);
   const formation: Formation = {
     shards,
     members,

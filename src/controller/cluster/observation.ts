@@ -62,6 +62,10 @@ export function primaryOffsetOf(node: Answered, answered: readonly Answered[]): 
 }
 
 export const isAnswered = (o: NodeObservation): o is Answered => o.state === 'answered';
+
+/** Every pod with a server answered (none unreachable or loading): a node no member is cannot be one of them. */
+export const everyPodObserved = (observations: readonly NodeObservation[]): boolean =>
+  observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
 export const isRejected = (o: NodeObservation): o is Rejected => o.state === 'rejected';
 
 /**

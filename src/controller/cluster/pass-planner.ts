@@ -7,8 +7,8 @@ import type { KubeFacts } from './kube-facts.js';
 import { planLeaders, type LeaderCandidate, type LeaderPlan } from './leader-placement.js';
 import { judgeLostPrimaries, type LastSight, type LostPrimaries } from './lost-primaries.js';
 import { isMyself, isPrimary } from './cluster-view.js';
-import { isAnswered, type Answered, type NodeObservation, type PodPlace } from './observation.js';
-import type { ClusterIdentity } from './foreign-nodes.js';
+import { everyPodObserved, isAnswered, type Answered, type NodeObservation, type PodPlace } from './observation.js';
+import type { ClusterIdentity, OwnNodeHistory } from './foreign-nodes.js';
 import { planRebalance, shrinkWouldNotFit, type PrimaryObservation, type RebalanceDecision, type RebalanceOptions } from './rebalance.js';
 import { planRetirement, type RetireDecision } from './retire.js';
 import { planRoll, rollUnderWay, type RollShard, type RollStep } from './roll.js';
@@ -57,6 +57,11 @@ import { shareProblems } from './scaling.js';
 export interface PassFacts {
   /** Whose nodes these are: a node of another cluster in the tables is forgotten (foreign-nodes.ts). */
   identity?: ClusterIdentity;
+  /**
+   * The node ids this cluster's proven pods had, as status records them (foreign-nodes.ts): the one
+   * fact a pass cannot see for itself, since Valkey never gossips a dead node's hostname.
+   */
+  ownNodeHistory?: OwnNodeHistory;
   shards: number;
   replicasPerShard: number;
   observations: readonly NodeObservation[];
@@ -252,7 +257,7 @@ const DONE: Record<Exclude<Operation['kind'], 'none' | 'failover'>, string> = {
 
 export function planPass(f: PassFacts): PassPlan {
   const answered = f.observations.filter(isAnswered);
-  const allPodsObserved = f.observations.every((o) => o.state !== 'unreachable' && o.state !== 'loading');
+  const allPodsObserved = everyPodObserved(f.observations);
   const lost = f.kube?.nodes
     ? judgeLostPrimaries({ observations: f.observations, kube: f.kube, lastSight: f.lastSight ?? new Map() })
     : undefined;
@@ -262,6 +267,7 @@ export function planPass(f: PassFacts): PassPlan {
     allPodsObserved,
     ...(lost?.takeovers.size ? { takeovers: lost.takeovers } : {}),
     ...(f.identity ? { identity: f.identity } : {}),
+    ...(f.ownNodeHistory ? { history: f.ownNodeHistory } : {}),
   });
   const formationBusy = formation.actions.length > 0 || formation.waiting.length > 0 || !allPodsObserved;
   const step = planRoll({

@@ -64,6 +64,8 @@ export interface StatusInput {
   missing?: readonly Prerequisite[];
   /** What Kubernetes' view of the nodes adds (PrimariesSpread, MajorityLost, NodeLost, DataLost); absent: nothing. */
   kube?: KubeStatus;
+  /** Each pod's former node ids still listed by a node (foreign-nodes.ts formerNodeIds), by pod. */
+  formerNodeIds?: ReadonlyMap<string, readonly string[]>;
 }
 
 /** The conditions that come from where the pods run and what was lost. */
@@ -118,8 +120,8 @@ function summarize(items: readonly string[]): string {
 
 const selfLine = (o: Answered) => o.view.find(isMyself);
 
-function nodeStatus(o: NodeObservation, failedIds: ReadonlySet<string>): NodeStatus {
-  const base = { pod: o.pod, shard: o.shard, ...(o.ip ? { ip: o.ip } : {}) };
+function nodeStatus(o: NodeObservation, failedIds: ReadonlySet<string>, former: readonly string[] | undefined): NodeStatus {
+  const base = { pod: o.pod, shard: o.shard, ...(o.ip ? { ip: o.ip } : {}), ...(former?.length ? { formerNodeIds: [...former] } : {}) };
   switch (o.state) {
     case 'pending':
       return { ...base, role: 'unknown', health: 'pending' };
@@ -247,7 +249,7 @@ export function buildStatus(input: StatusInput): ValkeyClusterStatus {
   const answered = observations.filter(isAnswered);
   const rejected = observations.filter(isRejected);
   const failedIds = new Set(answered.flatMap((o) => o.view.filter((n) => !isMyself(n) && isFailed(n)).map((n) => n.id)));
-  const nodes = [...observations].sort(byPosition).map((o) => nodeStatus(o, failedIds));
+  const nodes = [...observations].sort(byPosition).map((o) => nodeStatus(o, failedIds, input.formerNodeIds?.get(o.pod)));
 
   const expected = input.shards * (1 + input.replicasPerShard);
   const notReady = observations.flatMap((o) => {

@@ -15,7 +15,8 @@ import type { RetryGate } from '../runtime/retry-gate.js';
 import type { RollSlots } from '../runtime/roll-slots.js';
 import type { WorkResult } from '../runtime/work-queue.js';
 import { describeAction, executeActions } from '../valkey/execute-plan.js';
-import type { NodeObservation } from '../cluster/observation.js';
+import { everyPodObserved, isAnswered, type NodeObservation } from '../cluster/observation.js';
+import { formerNodeIds, ownNodeHistory } from '../cluster/foreign-nodes.js';
 import { autoscaleFacts, settleAutoscale, type AutoscaleMemory } from './autoscale-step.js';
 import { executeFailback } from './failback-step.js';
 import { missingPrerequisites, observeCluster, passFacts, type ClusterObservation, type NodeAccess } from './observe-cluster.js';
@@ -251,6 +252,9 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   // (Failed at creation, Invalid later); no operation's decision reads it.
   const uid = typeof cluster.metadata.uid === 'string' ? cluster.metadata.uid : undefined;
   const previous = previousStatus(cluster.status, uid, deps.memory.writtenStatus.get(key));
+  const written = deps.memory.writtenStatus.get(key);
+  // The one thing a pass keeps from the last: which node ids were this cluster's (foreign-nodes.ts).
+  const history = ownNodeHistory(previous, written?.uid === uid ? written?.status : undefined);
 
   const seen = await observeCluster(cluster, deps.api, deps.nodes, deps.clock.now());
   // Only the StatefulSets' own pods are dialled; any other pod with the cluster's labels is named
@@ -288,7 +292,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     );
     deps.memory.lastSight ??= new Map();
     const sights = deps.memory.lastSight;
-    const withKube: PassFacts = { ...facts, kube, lastSight: sights.get(key) ?? new Map() };
+    const withKube: PassFacts = { ...facts, kube, lastSight: sights.get(key) ?? new Map(), ownNodeHistory: history };
     const passInput: PassFacts = autoscale ? { ...withKube, autoscale } : withKube;
     let plan = planPass(passInput);
     // The slot was only checked when the facts were gathered, and other passes ran since: take it
@@ -350,6 +354,7 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       replicasPerShard: cluster.spec.replicasPerShard,
       observations,
       plan: plan.formation,
+      formerNodeIds: formerNodeIds(history, observations.filter(isAnswered), everyPodObserved(observations)),
       actionErrors: executed.actionErrors,
       foreignPods: seen.foreign.map(foreignPodMessage),
       ...(scaling ? { scaling } : {}),

@@ -2,7 +2,13 @@
 // to, what formation does about a foreign one, and the check that the node answering at a pod's
 // address is that pod. Pure; the real servers are in test/controller/foreign-node.integration.test.ts.
 import { describe, expect, it } from 'vitest';
-import { classifyNodes, foreignNodeMessage, impostorReason } from '../../../src/controller/cluster/foreign-nodes.js';
+import {
+  classifyNodes,
+  foreignNodeMessage,
+  formerNodeIds,
+  impostorReason,
+  ownNodeHistory,
+} from '../../../src/controller/cluster/foreign-nodes.js';
 import { planFormation, type FormationAction } from '../../../src/controller/cluster/formation.js';
 import { isMyself } from '../../../src/controller/cluster/cluster-view.js';
 import type { Member } from '../../../src/controller/cluster/observation.js';
@@ -179,6 +185,93 @@ describe('formation with a node of another cluster in the tables', () => {
     const plan = planFormation({ shards: 1, members, allPodsObserved: true, identity });
     expect(plan.foreign).toBeUndefined();
     expect(describeActions(plan.actions)).toEqual(['meet a-0-0 on a-0-1', 'takeover on a-0-1']);
+  });
+});
+
+// Valkey sends a node's hostname only in that node's own pings, never in gossip about it (measured on
+// 9.1.2: a node met after another died lists the dead one with no hostname). In a node-pool upgrade
+// every pod is replaced in turn, and the members that heard a departed node themselves go too.
+describe('a departed node of this cluster known only from gossip (no hostname)', () => {
+  // Both pods of shard 0 were replaced: a-0-0 is p0new (the primary now), a-0-1 is r0new, not met
+  // yet. The old replica r0 died a moment ago: p0new learned it from gossip, so without a hostname,
+  // and no node has flagged it yet.
+  const p0new = { id: 'p0new', port: 7010, pod: 'a-0-0', slots: '0-16383' };
+  const r0new = { id: 'r0new', port: 7011, pod: 'a-0-1' };
+  const r0gossip = { id: 'r0', port: 7001, hostname: null };
+  const members = [member(p0new, [r0gossip]), member(r0new, [])];
+  // What status recorded: a-0-1 had r0 before (a-0-0's nodeId was p0 then).
+  const history = ownNodeHistory({
+    nodes: [
+      { pod: 'a-0-0', shard: 0, role: 'primary', nodeId: 'p0', health: 'online' },
+      { pod: 'a-0-1', shard: 0, role: 'replica', nodeId: 'r0', health: 'online' },
+    ],
+  });
+
+  it('is departed, not foreign, when status recorded its id for a pod of this cluster', () => {
+    const c = classifyNodes(members, identity, true, history);
+    expect([...c.departed.keys()]).toEqual(['r0']);
+    expect(c.foreign.size).toBe(0);
+  });
+
+  it('formation goes on (meets the new pod) and forgets it only once the cluster marks it failed', () => {
+    const plan = planFormation({ shards: 1, members, allPodsObserved: true, identity, history });
+    expect(plan.foreign).toBeUndefined();
+    expect(describeActions(plan.actions)).toEqual(['meet a-0-1 on a-0-0']);
+    expect(plan.waiting).toEqual([
+      'node r0 (127.0.0.1:7001) belongs to no pod; it is forgotten once the cluster marks it failed',
+      'pod a-0-1 does not know its primary a-0-0 yet',
+    ]);
+    // Without the record it is taken for another cluster's node: forgotten at once, a ForeignNode
+    // Warning, and formation stopped (the new pod is not met).
+    const blind = planFormation({ shards: 1, members, allPodsObserved: true, identity });
+    expect(blind.foreign?.map((f) => f.node.id)).toEqual(['r0']);
+    expect(describeActions(blind.actions)).toEqual(['forget r0 on a-0-0']);
+  });
+
+  it('a recorded id that announces another cluster’s hostname is still foreign (what the node says now wins)', () => {
+    const claimed = { id: 'r0', port: 7001, hostname: host('b-0-0', 'b') };
+    const c = classifyNodes([member(p0new, [claimed]), member(r0new, [])], identity, true, history);
+    expect([...c.foreign.keys()]).toEqual(['r0']);
+  });
+
+  it('an id no pod of this cluster had, with no hostname, is foreign as before', () => {
+    const stranger = { id: 'zz', port: 7100, hostname: null };
+    const c = classifyNodes([member(p0new, [stranger]), member(r0new, [])], identity, true, history);
+    expect([...c.foreign.keys()]).toEqual(['zz']);
+  });
+});
+
+describe('the record of this cluster’s node ids in status', () => {
+  const p0new = { id: 'p0new', port: 7010, pod: 'a-0-0', slots: '0-16383' };
+  const r0now = { id: 'r0', port: 7001, pod: 'a-0-1', primary: 'p0new' };
+
+  it('takes each pod’s nodeId and formerNodeIds from every status given (shown and last written)', () => {
+    const shown = { nodes: [{ pod: 'a-0-0', shard: 0, role: 'primary' as const, nodeId: 'p0', health: 'online' as const }] };
+    const written = {
+      nodes: [{ pod: 'a-0-0', shard: 0, role: 'primary' as const, nodeId: 'p0new', formerNodeIds: ['old'], health: 'online' as const }],
+    };
+    expect([...ownNodeHistory(shown, undefined, written)]).toEqual([
+      ['p0', 'a-0-0'],
+      ['p0new', 'a-0-0'],
+      ['old', 'a-0-0'],
+    ]);
+  });
+
+  it('keeps a replaced pod’s old id while a node lists it, and drops it once none does', () => {
+    const history = new Map([
+      ['p0', 'a-0-0'],
+      ['p0new', 'a-0-0'],
+      ['r0', 'a-0-1'],
+      ['gone', 'a-0-1'],
+    ]);
+    const p0dead = { id: 'p0', port: 7000, hostname: null, flags: ['fail'] };
+    const members = [member(p0new, [r0now, p0dead]), member(r0now, [p0new])];
+    expect([...formerNodeIds(history, members, true)]).toEqual([['a-0-0', ['p0']]]);
+    // A pod did not answer: it may still list `gone`, which would come back by its gossip.
+    expect([...formerNodeIds(history, members, false)]).toEqual([
+      ['a-0-0', ['p0']],
+      ['a-0-1', ['gone']],
+    ]);
   });
 });
 
