@@ -78,6 +78,7 @@ bash scripts/build-gitops-oracles.sh >&2
 bash scripts/build-promtool.sh >&2
 npx tsx scripts/gen-crds.ts --check
 npx tsx scripts/gen-json-schemas.ts --check
+npx tsx scripts/gen-api-reference.ts --check
 npm run -s typecheck
 npm run -s lint
 npm run -s build

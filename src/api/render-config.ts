@@ -9,8 +9,14 @@ export const RENDER_CONFIG_KIND = 'ValkeyRenderConfig';
 
 const systemUser = (defaultSecret: string) =>
   z.strictObject({
-    passwordHash: passwordHash(),
-    secretName: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), defaultSecret),
+    passwordHash: passwordHash().check(
+      z.meta({
+        description: 'SHA-256 of the replication password; the password itself is in the Secret secretName in each cluster namespace.',
+      }),
+    ),
+    secretName: z
+      ._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), defaultSecret)
+      .check(z.meta({ description: 'The Secret (key password) the pods read the replication password from.' })),
   });
 
 /**
@@ -22,21 +28,37 @@ const systemUser = (defaultSecret: string) =>
 const controllerUser = () =>
   z
     .strictObject({
-      passwordHash: z.optional(passwordHash()),
-      namespaces: z.optional(
-        z
-          .record(
-            z.string().check(z.refine(isNamespaceName, { error: 'each key must be a namespace name' })),
-            z
-              .array(passwordHash())
-              .check(
-                z.minLength(1, { error: 'lists the namespace password hash (two while the controller key is rotated)' }),
-                z.maxLength(2, { error: 'holds at most two hashes: the current key and the one being rotated in or out' }),
-              ),
-          )
-          .check(z.refine((m) => Object.keys(m).length <= 10_000, { error: 'lists at most 10000 namespaces' })),
-      ),
-      secretName: z._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), 'valkey-controller'),
+      passwordHash: z
+        .optional(passwordHash())
+        .check(
+          z.meta({
+            description:
+              'Deprecated: one controller password for every namespace (earlier releases); only while migrating (docs/security.md).',
+          }),
+        ),
+      namespaces: z
+        .optional(
+          z
+            .record(
+              z.string().check(z.refine(isNamespaceName, { error: 'each key must be a namespace name' })),
+              z
+                .array(passwordHash())
+                .check(
+                  z.minLength(1, { error: 'lists the namespace password hash (two while the controller key is rotated)' }),
+                  z.maxLength(2, { error: 'holds at most two hashes: the current key and the one being rotated in or out' }),
+                ),
+            )
+            .check(z.refine((m) => Object.keys(m).length <= 10_000, { error: 'lists at most 10000 namespaces' })),
+        )
+        .check(
+          z.meta({
+            description:
+              "Per namespace, the SHA-256 of the controller password derived from the controller's key for it (two while the key is rotated; docs/security.md).",
+          }),
+        ),
+      secretName: z
+        ._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a Secret name' })), 'valkey-controller')
+        .check(z.meta({ description: "The controller's Secret, in the controller's namespace (key, previous-key)." })),
     })
     .check(
       z.refine((u) => u.passwordHash !== undefined || Object.keys(u.namespaces ?? {}).length > 0, {
@@ -86,19 +108,28 @@ export const CONTROLLER_POD_LABELS_DEFAULT: Readonly<Record<string, string>> = {
  */
 const networkPolicy = () =>
   z.strictObject({
-    enabled: z._default(z.boolean({ error: 'must be true or false' }), true),
+    enabled: z
+      ._default(z.boolean({ error: 'must be true or false' }), true)
+      .check(z.meta({ description: 'Render one NetworkPolicy per cluster; false renders none.' })),
     /** Namespaces (by label) whose pods may reach the client port too; the cluster's own namespace always may. */
-    clientNamespaces: z.optional(labelSelector()),
+    clientNamespaces: z
+      .optional(labelSelector())
+      .check(
+        z.meta({
+          description: "Namespaces (a label selector) whose pods may use the client port too; the cluster's own namespace always may.",
+        }),
+      ),
     controller: z.prefault(
       z.strictObject({
-        namespace: z._default(
-          z.string().check(z.refine(isNamespaceName, { error: 'must be a namespace name' })),
-          CONTROLLER_NAMESPACE_DEFAULT,
-        ),
-        podLabels: z._default(
-          labelMap().check(z.refine((m) => Object.keys(m).length > 0, { error: 'needs at least one label of the controller pods' })),
-          { ...CONTROLLER_POD_LABELS_DEFAULT },
-        ),
+        namespace: z
+          ._default(z.string().check(z.refine(isNamespaceName, { error: 'must be a namespace name' })), CONTROLLER_NAMESPACE_DEFAULT)
+          .check(z.meta({ description: "The controller's namespace: its pods may reach both ports." })),
+        podLabels: z
+          ._default(
+            labelMap().check(z.refine((m) => Object.keys(m).length > 0, { error: 'needs at least one label of the controller pods' })),
+            { ...CONTROLLER_POD_LABELS_DEFAULT },
+          )
+          .check(z.meta({ description: "The controller pods' labels." })),
       }),
       {},
     ),
@@ -106,30 +137,41 @@ const networkPolicy = () =>
 
 export const renderConfigSpec = lazy(() =>
   z.strictObject({
-    outputDir: z._default(
-      z.string().check(
-        z.minLength(1),
-        // Written into kpt's path annotations and joined with namespace and cluster names: plain
-        // path segments only, so no file can land anywhere but under it.
-        z.refine((p) => /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/.test(p) && !p.split('/').includes('..'), {
-          error:
-            "must be a relative path inside the package (no leading \"/\" and no \"..\"): plain segments of letters, digits, '.', '_' and '-' (not starting with '.' or '-') joined by \"/\"",
-        }),
-      ),
-      'rendered',
-    ),
-    clusterDomain: z._default(
-      z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a DNS domain such as cluster.local' })),
-      'cluster.local',
-    ),
-    defaultZoneSpread: z._default(zoneSpread(), 'bestEffort'),
+    outputDir: z
+      ._default(
+        z.string().check(
+          z.minLength(1),
+          // Written into kpt's path annotations and joined with namespace and cluster names: plain
+          // path segments only, so no file can land anywhere but under it.
+          z.refine((p) => /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/.test(p) && !p.split('/').includes('..'), {
+            error:
+              "must be a relative path inside the package (no leading \"/\" and no \"..\"): plain segments of letters, digits, '.', '_' and '-' (not starting with '.' or '-') joined by \"/\"",
+          }),
+        ),
+        'rendered',
+      )
+      .check(z.meta({ description: 'Where kpt writes the rendered files: OUTPUTDIR/NAMESPACE/CLUSTER.yaml.' })),
+    clusterDomain: z
+      ._default(z.string().check(z.regex(DNS1123_SUBDOMAIN, { error: 'must be a DNS domain such as cluster.local' })), 'cluster.local')
+      .check(z.meta({ description: "The cluster DNS domain, in the pods' names and TLS names." })),
+    defaultZoneSpread: z
+      ._default(zoneSpread(), 'bestEffort')
+      .check(z.meta({ description: 'How shards spread over zones when a ValkeyCluster sets no placement.zoneSpread.' })),
     /**
      * How a shard's pods spread over nodes when it has replicas: `required` (the default: no two
      * pods of a shard on one node, so losing a node never loses a shard) or `bestEffort` (for
      * small dev clusters with fewer nodes than pods per shard; the render warns).
      */
-    nodeSpread: z._default(z.enum(['required', 'bestEffort'], { error: 'must be required or bestEffort' }), 'required'),
-    networkPolicy: z.prefault(networkPolicy(), {}),
+    nodeSpread: z
+      ._default(z.enum(['required', 'bestEffort'], { error: 'must be required or bestEffort' }), 'required')
+      .check(
+        z.meta({
+          description: 'required: no two pods of a shard on one node; bestEffort: for dev clusters with fewer nodes (the render warns).',
+        }),
+      ),
+    networkPolicy: z
+      .prefault(networkPolicy(), {})
+      .check(z.meta({ description: 'The NetworkPolicy rendered per cluster (docs/operations.md).' })),
     systemUsers: z.strictObject(
       {
         replication: systemUser('valkey-replication'),
