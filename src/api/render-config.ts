@@ -28,14 +28,12 @@ const systemUser = (defaultSecret: string) =>
 const controllerUser = () =>
   z
     .strictObject({
-      passwordHash: z
-        .optional(passwordHash())
-        .check(
-          z.meta({
-            description:
-              'Deprecated: one controller password for every namespace (earlier releases); only while migrating (docs/security.md).',
-          }),
-        ),
+      passwordHash: z.optional(passwordHash()).check(
+        z.meta({
+          description:
+            'Deprecated: one controller password for every namespace (earlier releases); only while migrating (docs/security.md).',
+        }),
+      ),
       namespaces: z
         .optional(
           z
@@ -112,13 +110,11 @@ const networkPolicy = () =>
       ._default(z.boolean({ error: 'must be true or false' }), true)
       .check(z.meta({ description: 'Render one NetworkPolicy per cluster; false renders none.' })),
     /** Namespaces (by label) whose pods may reach the client port too; the cluster's own namespace always may. */
-    clientNamespaces: z
-      .optional(labelSelector())
-      .check(
-        z.meta({
-          description: "Namespaces (a label selector) whose pods may use the client port too; the cluster's own namespace always may.",
-        }),
-      ),
+    clientNamespaces: z.optional(labelSelector()).check(
+      z.meta({
+        description: "Namespaces (a label selector) whose pods may use the client port too; the cluster's own namespace always may.",
+      }),
+    ),
     controller: z.prefault(
       z.strictObject({
         namespace: z
@@ -162,13 +158,11 @@ export const renderConfigSpec = lazy(() =>
      * pods of a shard on one node, so losing a node never loses a shard) or `bestEffort` (for
      * small dev clusters with fewer nodes than pods per shard; the render warns).
      */
-    nodeSpread: z
-      ._default(z.enum(['required', 'bestEffort'], { error: 'must be required or bestEffort' }), 'required')
-      .check(
-        z.meta({
-          description: 'required: no two pods of a shard on one node; bestEffort: for dev clusters with fewer nodes (the render warns).',
-        }),
-      ),
+    nodeSpread: z._default(z.enum(['required', 'bestEffort'], { error: 'must be required or bestEffort' }), 'required').check(
+      z.meta({
+        description: 'required: no two pods of a shard on one node; bestEffort: for dev clusters with fewer nodes (the render warns).',
+      }),
+    ),
     networkPolicy: z
       .prefault(networkPolicy(), {})
       .check(z.meta({ description: 'The NetworkPolicy rendered per cluster (docs/operations.md).' })),
