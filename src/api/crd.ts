@@ -6,6 +6,7 @@ import { valkeyImageSpec } from './valkey-image.js';
 import { valkeyConfigSpec } from './valkey-config.js';
 import { valkeyRoleSpec } from './valkey-role.js';
 import { CLUSTER_NAME_RULE, valkeyClusterSpec, valkeyClusterStatus } from './valkey-cluster.js';
+import { meteringRecordSpec, meteringRecordStatus, METERING_RECORD_KIND } from './valkey-metering-record.js';
 
 type JsonSchema = { [key: string]: unknown };
 
@@ -133,6 +134,27 @@ export const KINDS: readonly KindDefinition[] = [
         description: "The autoscaler's decision; spec.shards (git) is what runs",
       },
       { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+  },
+  {
+    kind: METERING_RECORD_KIND,
+    plural: 'valkeymeteringrecords',
+    singular: 'valkeymeteringrecord',
+    shortNames: ['vkm'],
+    scope: 'Namespaced',
+    spec: meteringRecordSpec(),
+    status: meteringRecordStatus(),
+    description:
+      'Provisioned memory of one ValkeyCluster incarnation over one calendar month (UTC), in GB-hours; written by the controller in its own namespace, kept until released (docs/metering.md).',
+    printerColumns: [
+      { name: 'Cluster Namespace', type: 'string', jsonPath: '.spec.cluster.namespace' },
+      { name: 'Cluster', type: 'string', jsonPath: '.spec.cluster.name' },
+      { name: 'Month', type: 'string', jsonPath: '.spec.month' },
+      { name: 'GB-Hours', type: 'string', jsonPath: '.status.gbHours' },
+      { name: 'Source', type: 'string', jsonPath: '.status.memory.source', description: 'Where the per-pod memory figure comes from' },
+      { name: 'Closed', type: 'boolean', jsonPath: '.status.closed' },
+      { name: 'Reason', type: 'string', jsonPath: '.status.closedReason', priority: 1 },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
   },

@@ -18,3 +18,4 @@ export * from './contract/ports.js';
 export * from './managed-settings.js';
 export * from './visible.js';
 export * from './kube-limits.js';
+export * from './valkey-metering-record.js';

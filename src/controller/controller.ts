@@ -21,6 +21,8 @@ import type { Logger } from './runtime/log.js';
 import type { ControllerMetrics } from './runtime/metrics.js';
 import { WorkQueue } from './runtime/work-queue.js';
 import type { OpenSession } from './valkey/node-session.js';
+import { MeteringPass } from './reconcile/metering-pass.js';
+import { METERING_RELEASE_ANNOTATION, type ValkeyMeteringRecord } from '../api/valkey-metering-record.js';
 import type { EndpointOf } from './valkey/observe-node.js';
 
 export interface ControllerOptions {
@@ -51,9 +53,12 @@ export interface ControllerOptions {
   slotMigration?: 'auto' | 'classic';
   /** How often an autoscaled cluster's nodes are sampled (default 30 s). */
   sampleIntervalMs?: number;
+  /** Usage metering (docs/metering.md): records in `namespace`, sampled every `sampleMs`; absent: off. */
+  metering?: { namespace: string; sampleMs: number; checkpointMs?: number };
 }
 
 const IMAGES_KEY = 'images';
+const METERING_KEY = 'metering';
 /** The API server answers a GET with the object's metadata alone. */
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const CLUSTER_PREFIX = 'cluster/';
@@ -83,6 +88,8 @@ export class Controller {
    */
   private nodes: Informer<Node> | undefined;
   private readonly queue: WorkQueue;
+  /** Usage metering (reconcile/metering-pass.ts): its records and its pass; absent when off. */
+  private readonly metering: { records: Informer<ValkeyMeteringRecord & ApiObject>; pass: MeteringPass } | undefined;
 
   constructor(private readonly opts: ControllerOptions) {
     const options = <T extends ApiObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void, labelSelector?: string) => ({
@@ -121,6 +128,7 @@ export class Controller {
     this.images = informer('valkeyimages', paths.valkeyImages(), () => this.queue.add(IMAGES_KEY));
     // A controller told to watch some namespaces is a namespaced install: it asks nothing cluster-wide.
     this.nodes = opts.namespaces?.length ? undefined : informer<Node>('nodes', paths.nodes(), (e) => this.onNodeEvent(e));
+    this.metering = opts.metering ? this.meteringPass(opts.metering, informer) : undefined;
     this.queue = new WorkQueue({
       concurrency: opts.concurrency,
       clock: opts.clock,
@@ -136,6 +144,7 @@ export class Controller {
   start(): void {
     for (const i of this.informers()) i.start();
     this.nodes?.start();
+    if (this.metering) this.queue.add(METERING_KEY);
   }
 
   async stop(): Promise<void> {
@@ -155,7 +164,37 @@ export class Controller {
       ...(this.configMaps.informers() as Informer<ApiObject>[]),
       this.configs,
       this.images,
+      ...(this.metering ? [this.metering.records as unknown as Informer<ApiObject>] : []),
     ];
+  }
+
+  private meteringPass(
+    m: NonNullable<ControllerOptions['metering']>,
+    informer: <T extends ApiObject>(name: string, path: string, onEvent: (e: InformerEvent<T>) => void) => Informer<T>,
+  ) {
+    // A person's release annotation is acted on at once; the controller's own writes wake nothing.
+    const records = informer<ValkeyMeteringRecord & ApiObject>('valkeymeteringrecords', paths.valkeyMeteringRecords(m.namespace), (e) => {
+      if (e.object.metadata.annotations?.[METERING_RELEASE_ANNOTATION] === 'true') this.queue.add(METERING_KEY);
+    });
+    const pass = new MeteringPass({
+      namespace: m.namespace,
+      clusters: () => this.clusters.list(),
+      statefulSets: (ns, name) => this.ofCluster(this.statefulSets, ns, name),
+      configMap: (ns, name) => this.configMaps.get(`${ns}/${name}`),
+      records: () => records.list(),
+      client: this.opts.client,
+      paths: {
+        records: paths.valkeyMeteringRecords,
+        record: paths.valkeyMeteringRecord,
+        recordStatus: paths.valkeyMeteringRecordStatus,
+        cluster: paths.valkeyCluster,
+      },
+      // A sample may come late by a pass in flight; an interval of more than three sample periods had no controller.
+      policy: { gapMs: 3 * m.sampleMs, checkpointMs: m.checkpointMs ?? m.sampleMs },
+      clock: this.opts.clock,
+      log: this.opts.log.child({ component: 'metering' }),
+    });
+    return { records, pass };
   }
 
   private onInformerError(e: InformerError): void {
@@ -176,6 +215,8 @@ export class Controller {
   private onClusterEvent(e: InformerEvent<ApiObject>): void {
     // A person acknowledging lost data (an annotation) changes no generation, and is looked at at once.
     const ack = (o: ApiObject | undefined) => o?.metadata.annotations?.[ANNOTATIONS.dataLossAcknowledged];
+    // A deletion is closed in the metering record at once (its finalizer holds the cluster until then).
+    if (this.metering && e.object.metadata.deletionTimestamp && !e.old?.metadata.deletionTimestamp) this.queue.add(METERING_KEY);
     if (e.type === 'modified' && e.old?.metadata.generation === e.object.metadata.generation && ack(e.old) === ack(e.object)) return;
     this.queue.add(CLUSTER_PREFIX + objectKey(e.object));
   }
@@ -211,6 +252,7 @@ export class Controller {
   private async handle(key: string): Promise<{ requeueAfterMs?: number }> {
     // Reconciling before every cache is full would report pods missing that merely are not listed yet.
     if (!this.hasSynced()) return { requeueAfterMs: 100 };
+    if (key === METERING_KEY && this.metering) return this.runMetering(this.metering.pass);
     const kind = key === IMAGES_KEY ? 'images' : 'cluster';
     const pass = this.opts.metrics.reconcileSeconds.startTimer({ kind });
     try {
@@ -223,6 +265,14 @@ export class Controller {
       pass({ result: 'error' });
       throw e;
     }
+  }
+
+  private async runMetering(pass: MeteringPass): Promise<{ requeueAfterMs: number }> {
+    const timer = this.opts.metrics.reconcileSeconds.startTimer({ kind: 'metering' });
+    const outcome = await pass.run();
+    timer({ result: outcome.refused ? 'error' : 'ok' });
+    if (outcome.written || outcome.released) this.opts.log.debug('metering records written', { ...outcome });
+    return { requeueAfterMs: this.opts.metering?.sampleMs ?? 60_000 };
   }
 
   private reconcileImages() {

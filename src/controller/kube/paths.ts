@@ -7,7 +7,11 @@ const crd = (plural: string, namespace?: string) => `/apis/${GROUP}/${VERSION}${
 export const paths = {
   valkeyClusters: (namespace?: string) => crd('valkeyclusters', namespace),
   valkeyClusterStatus: (namespace: string, name: string) => `${crd('valkeyclusters', namespace)}/${name}/status`,
+  valkeyCluster: (namespace: string, name: string) => `${crd('valkeyclusters', namespace)}/${name}`,
   valkeyConfigs: () => crd('valkeyconfigs'),
+  valkeyMeteringRecords: (namespace: string) => crd('valkeymeteringrecords', namespace),
+  valkeyMeteringRecord: (namespace: string, name: string) => `${crd('valkeymeteringrecords', namespace)}/${name}`,
+  valkeyMeteringRecordStatus: (namespace: string, name: string) => `${crd('valkeymeteringrecords', namespace)}/${name}/status`,
   valkeyImages: () => crd('valkeyimages'),
   valkeyImage: (name: string) => `${crd('valkeyimages')}/${name}`,
   nodes: () => '/api/v1/nodes',
