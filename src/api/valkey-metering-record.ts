@@ -47,7 +47,11 @@ const notLowered = (what: string): CelRule => ({
 export const meteringRecordSpec = lazy(() =>
   z
     .strictObject({
-      cluster: z.strictObject({ namespace: z.string(), name: z.string(), uid: z.string() }),
+      cluster: z
+        .strictObject({ namespace: z.string(), name: z.string(), uid: z.string() })
+        .check(
+          z.meta({ description: 'The ValkeyCluster metered: a cluster deleted and created again has another uid, so another record.' }),
+        ),
       month: z
         .string()
         .check(z.regex(new RegExp(MONTH_PATTERN)), z.meta({ description: 'The calendar month (UTC) the record covers, YYYY-MM.' })),
