@@ -19,10 +19,13 @@ import { shardSlotRange, formatRanges } from '../src/api/contract/slots.js';
 import { buildStatus } from '../src/controller/cluster/status.js';
 import { parseClusterInfo, parseClusterNodes, type ClusterNodeInterner } from '../src/controller/valkey/cluster-nodes.js';
 import { figureLog } from './figures.js';
+import { SHIPPED_TIMING } from '../src/controller/shipped-defaults.js';
 
 const report = figureLog('controller');
 
 const LIMIT_MIB = 256;
+/** A quiet fleet of 1,000 clusters must cost the controller less than this share of one core. */
+const QUIET_TARGET_PERCENT = 5;
 const STOP_MIB = Number(process.env.BENCH_STOP_MIB ?? 1024);
 const gc = (globalThis as { gc?: () => void }).gc;
 const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
@@ -96,7 +99,8 @@ function pass(
       info: parseClusterInfo(INFO),
       replication: { role: p.ordinal === 0 ? ('primary' as const) : ('replica' as const), linkUp: true, syncing: false, offset: 0 },
     });
-    if (sample() > STOP_MIB * 1024 * 1024) return { pods: members.length, stopped: true, textBytes };
+    // Heap samples per pod in a large cluster; per cluster otherwise (a sample costs more than a small pod's pass).
+    if (pods.length > 50 && sample() > STOP_MIB * 1024 * 1024) return { pods: members.length, stopped: true, textBytes };
   }
   if (process.env.BENCH_TRACE) console.error(`parsed ${members.length} views: heap ${mib(process.memoryUsage().heapUsed)} MiB`);
   const plan = planFormation({ shards, members, allPodsObserved: true });
@@ -121,8 +125,13 @@ interface Row {
   heap: string;
   rss: string;
   ms: string;
+  cpu: string;
+  perPod: string;
   fits: string;
 }
+
+/** CPU (user + system, ms) of the last measured case, for the fleet figures below. */
+const cpuOf = new Map<string, { cpuMs: number; clusters: number; pods: number }>();
 
 function measure(what: string, clusters: number, shards: number, replicas: number): Row {
   gc?.();
@@ -136,6 +145,7 @@ function measure(what: string, clusters: number, shards: number, replicas: numbe
     return m.heapUsed - base;
   };
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   let pods = 0;
   let stopped = false;
   let textBytes = 0;
@@ -146,6 +156,9 @@ function measure(what: string, clusters: number, shards: number, replicas: numbe
     textBytes = r.textBytes;
   }
   const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  const cpuMs = (c.user + c.system) / 1000;
+  cpuOf.set(what, { cpuMs, clusters, pods });
   const expected = clusters * shards * (1 + replicas);
   return {
     what: `${what} (CLUSTER NODES ${mib(textBytes)} MiB per pod)`,
@@ -153,6 +166,8 @@ function measure(what: string, clusters: number, shards: number, replicas: numbe
     heap: mib(peak),
     rss: mib(peakRss),
     ms: stopped ? `stopped at ${STOP_MIB} MiB after ${ms.toFixed(0)}` : ms.toFixed(0),
+    cpu: cpuMs.toFixed(0),
+    perPod: ((cpuMs * 1000) / Math.max(pods, 1)).toFixed(0),
     fits: stopped || peakRss > LIMIT_MIB * 1024 * 1024 ? 'no' : 'yes',
   };
 }
@@ -170,7 +185,16 @@ const cases: [string, number, number, number][] = [
 ];
 const only = process.env.BENCH_CASES?.split(',').map(Number);
 const rows = cases.filter((_, i) => !only || only.includes(i)).map(([what, c, s, r]) => measure(what, c, s, r));
-const header: Row = { what: 'case', pods: 'pods', heap: 'peak heap MiB', rss: 'peak RSS MiB', ms: 'pass ms', fits: `fits ${LIMIT_MIB}Mi` };
+const header: Row = {
+  what: 'case',
+  pods: 'pods',
+  heap: 'peak heap MiB',
+  rss: 'peak RSS MiB',
+  ms: 'pass ms',
+  cpu: 'CPU ms',
+  perPod: 'CPU µs/pod',
+  fits: `fits ${LIMIT_MIB}Mi`,
+};
 const widths = Object.keys(header).map((k) => Math.max(...[header, ...rows].map((r) => r[k as keyof Row].length)));
 for (const r of [header, ...rows])
   report.line(
@@ -178,3 +202,27 @@ for (const r of [header, ...rows])
       .map((k, i) => r[k as keyof Row].padEnd(widths[i] as number))
       .join('  '),
   );
+
+// The fleet: what the controller's passes cost per 1,000 clusters of 3 shards × 2 (the case above)
+// when the fleet is quiet and during a fleet-wide roll, from the per-cluster CPU just measured and
+// how often each cluster is passed over (shipped timing: an Active cluster every resyncMs, one
+// whose roll is under way every progressMs; --max-concurrent-rolls 1). A cluster whose roll waits
+// for the fleet's slot is passed over at resyncMs and woken when a slot frees.
+const fleet = cpuOf.get('1,000 clusters, 3 shards × 2, one after another');
+if (fleet) {
+  const perCluster = fleet.cpuMs / fleet.clusters;
+  const { resyncMs, progressMs } = SHIPPED_TIMING;
+  const rolls = 1;
+  const quiet = (perCluster * 1000) / resyncMs;
+  const rolling = (perCluster * rolls) / progressMs + (perCluster * (1000 - rolls)) / resyncMs;
+  report.line('');
+  report.line(
+    `per pass (observation parsed, formation planned, status built): ${perCluster.toFixed(2)} ms CPU per cluster, ${((fleet.cpuMs * 1000) / fleet.pods).toFixed(0)} µs per pod`,
+  );
+  report.line(
+    `1,000 quiet clusters (a pass each per ${resyncMs / 1000} s): ${(quiet * 100).toFixed(2)}% of one core (target < ${QUIET_TARGET_PERCENT}%: ${quiet * 100 < QUIET_TARGET_PERCENT ? 'met' : 'MISSED'})`,
+  );
+  report.line(
+    `1,000 clusters during a fleet-wide roll (${rolls} rolling, a pass per ${progressMs / 1000} s; the rest waiting, a pass per ${resyncMs / 1000} s): ${(rolling * 100).toFixed(2)}% of one core`,
+  );
+}

@@ -1,7 +1,7 @@
 import { inHandshake, isFailed, isMyself, isPrimary, type ClusterNode } from './cluster-view.js';
 import { classifyNodes, foreignNodeMessage, type ClusterIdentity, type OtherNode, type OwnNodeHistory } from './foreign-nodes.js';
 import { byPosition, type Endpoint, type Member } from './observation.js';
-import { TOTAL_SLOTS, formatRanges, shardSlotRange, toRanges, type SlotRange } from '../../api/contract/slots.js';
+import { formatRanges, shardSlotRange, type SlotRange } from '../../api/contract/slots.js';
 
 export interface PlanInput {
   shards: number;
@@ -57,15 +57,36 @@ const selfOf = (m: Member): ClusterNode => {
   return self;
 };
 
-/** Each slot's owner: what members claim for themselves first, then what they say about others. */
-function slotOwners(members: readonly Member[], foreign: Iterable<ForeignNode>): (string | undefined)[] {
-  const owner: (string | undefined)[] = new Array<string | undefined>(TOTAL_SLOTS);
-  const claim = (id: string, ranges: readonly SlotRange[]): void => {
-    for (const [a, b] of ranges) for (let s = a; s <= b; s++) owner[s] ??= id;
-  };
-  for (const m of members) claim(selfOf(m).id, selfOf(m).slots);
-  for (const f of foreign) claim(f.id, f.slots);
-  return owner;
+/** The slots someone owns: what members claim for themselves and what they say about others. */
+function ownedRanges(members: readonly Member[], foreign: Iterable<ForeignNode>): SlotRange[] {
+  // Merged ranges, not a slot-by-slot table: a pass over a formed cluster looks at every range
+  // once instead of all 16,384 slots per node.
+  const ranges: SlotRange[] = [];
+  for (const m of members) ranges.push(...selfOf(m).slots);
+  for (const f of foreign) ranges.push(...f.slots);
+  ranges.sort((x, y) => x[0] - y[0]);
+  const merged: [number, number][] = [];
+  for (const [a, b] of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else merged.push([a, b]);
+  }
+  return merged;
+}
+
+/** The slots of first..last that no range of `owned` (merged, in order) covers. */
+function freeRanges(first: number, last: number, owned: readonly SlotRange[]): SlotRange[] {
+  const free: SlotRange[] = [];
+  let next = first;
+  for (const [a, b] of owned) {
+    if (b < next) continue;
+    if (a > last) break;
+    if (a > next) free.push([next, a - 1]);
+    next = b + 1;
+    if (next > last) return free;
+  }
+  if (next <= last) free.push([next, last]);
+  return free;
 }
 
 type ShardPrimary =
@@ -230,12 +251,11 @@ function meetMembers(f: Formation): Step & { joined: ReadonlySet<Member> } {
 function assignFreeSlots(f: Formation, primaries: ReadonlyMap<number, Member>): Step {
   if (!f.allPodsObserved) return { actions: [], waiting: ['slots are not assigned while a pod does not answer'] };
   const slots: FormationAction[] = [];
-  const owner = slotOwners(f.members, [...f.foreign.values(), ...f.intruders.values()]);
+  const owned = ownedRanges(f.members, [...f.foreign.values(), ...f.intruders.values()]);
   for (const [s, p] of primaries) {
     const [first, last] = shardSlotRange(s, f.shards);
-    const free: number[] = [];
-    for (let slot = first; slot <= last; slot++) if (owner[slot] === undefined) free.push(slot);
-    if (free.length > 0) slots.push({ kind: 'addSlots', on: p.pod, ranges: toRanges(free) });
+    const free = freeRanges(first, last, owned);
+    if (free.length > 0) slots.push({ kind: 'addSlots', on: p.pod, ranges: free });
   }
   return { actions: slots, waiting: [] };
 }

@@ -146,9 +146,19 @@ function nodeStatus(o: NodeObservation, failedIds: ReadonlySet<string>, former: 
 
 /** Slots some answering node believes are owned, by anyone (dead nodes included). */
 function assignedAnywhere(answered: readonly Answered[]): number {
-  const owned = new Set<number>();
-  for (const o of answered) for (const n of o.view) for (const [a, b] of n.slots) for (let s = a; s <= b; s++) owned.add(s);
-  return owned.size;
+  // The union of the views' ranges, merged in order: every view repeats the same ranges, and
+  // counting slot by slot (a Set of slot numbers) cost a pass more than everything else together.
+  const ranges: [number, number][] = [];
+  for (const o of answered) for (const n of o.view) for (const r of n.slots) ranges.push([r[0], r[1]]);
+  ranges.sort((x, y) => x[0] - y[0]);
+  let count = 0;
+  let end = -1;
+  for (const [a, b] of ranges) {
+    if (b <= end) continue;
+    count += b - Math.max(a, end + 1) + 1;
+    end = b;
+  }
+  return count;
 }
 
 /** Whether every shard has its primary serving its slots and exactly the replicas asked for. */

@@ -181,6 +181,19 @@ describe('planFormation', () => {
     ]);
   });
 
+  it('assigns exactly the slots of each range nobody owns: holes, overlaps and a range across shards', () => {
+    const model = formed(3, 0);
+    // c-0-0 holds two pieces of its own range and a piece of shard 1's; c-2-0 overlaps c-1-0's piece.
+    (model[0] as ModelNode).slots = '100-200 300 5000-5600';
+    (model[1] as ModelNode).slots = '6000-7000';
+    (model[2] as ModelNode).slots = '6500-7100 16383';
+    expect(kinds(planFormation({ shards: 3, members: members(model), allPodsObserved: true }).actions)).toEqual([
+      'addSlots 0-99,201-299,301-4999 on c-0-0',
+      'addSlots 5601-5999,7101-10922 on c-1-0',
+      'addSlots 10923-16382 on c-2-0',
+    ]);
+  });
+
   it('grows a shard: a new pod is met, then attached as a replica', () => {
     const model = [...formed(2, 1), isolated('new', 'c-1-2', 1, 2, 7012)];
     expect(kinds(planFormation({ shards: 2, members: members(model), allPodsObserved: true }).actions)).toEqual(['meet c-1-2 on c-0-0']);
