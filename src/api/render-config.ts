@@ -188,12 +188,13 @@ export const renderConfig = lazy(() =>
 export type RenderConfig = z.output<ReturnType<typeof renderConfigSpec>>;
 
 export const SYSTEM_USERS_HINT = [
-  'Create each password and its hash, then the Secrets, for example:',
-  '  PASSWORD=$(openssl rand -hex 32); printf %s "$PASSWORD" | sha256sum | cut -d" " -f1   # -> passwordHash',
-  '  kubectl -n <cluster namespace> create secret generic valkey-replication --from-literal=password="$PASSWORD"',
-  '  kubectl -n <controller namespace> create secret generic valkey-controller --from-literal=password="$PASSWORD"   # with the controller password',
-  'and put the hashes under spec.systemUsers.replication.passwordHash and spec.systemUsers.controller.passwordHash.',
-  'For a controller password per namespace (a tenant who gets one opens no other namespace), see docs/security.md.',
+  'Create the replication password and the controller key, their Secrets, and the hashes, for example:',
+  '  REPL=$(openssl rand -hex 32); printf %s "$REPL" | sha256sum | cut -d" " -f1   # -> spec.systemUsers.replication.passwordHash',
+  '  kubectl -n <cluster namespace> create secret generic valkey-replication --from-literal=password="$REPL"',
+  '  KEY=$(openssl rand -hex 32); kubectl -n valkey-system create secret generic valkey-controller --from-literal=key="$KEY"',
+  '  printf %s "valkey-krm-controller/<namespace>" | openssl dgst -sha256 -hmac "$KEY" -r | cut -d" " -f1 | tr -d "\\n" | sha256sum | cut -d" " -f1',
+  '      # -> spec.systemUsers.controller.namespaces.<namespace>: [<hash>], one entry per namespace with clusters',
+  'docs/security.md, "Controller credentials", says why each namespace has its own controller password.',
 ].join('\n');
 
 /** The controller user's password hashes for clusters in `namespace`: its own, then the fleet-wide one; none when neither is set. */

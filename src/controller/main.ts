@@ -21,11 +21,11 @@ Usage: valkey-status-sync [options]
   --kubeconfig PATH          kubeconfig to use (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)
   --namespace NS[,NS...]     reconcile ValkeyClusters in these namespaces only, one watch each, so a Role in
                              each is all it needs (deploy/controller-namespaced/); repeatable (default: all)
-  --credentials-dir DIR      the controller's Secret, mounted: key (per-namespace passwords are derived from it),
-                             previous-key (during a rotation), password (the fleet-wide password of earlier
-                             releases) and fleet-namespaces (the namespaces it may still be offered to while
-                             migrating) (default: /etc/valkey-krm/controller; docs/security.md)
-  --password-file PATH       read the fleet-wide password from PATH instead of DIR/password
+  --credentials-dir DIR      the controller's Secret, mounted: key (each namespace's password is derived from
+                             it) and previous-key (during a rotation) (default: /etc/valkey-krm/controller);
+                             while migrating from an earlier release also password and fleet-namespaces
+                             (docs/security.md, "Migrating from the single password")
+  --password-file PATH       migration only: read the earlier releases' single password from PATH
   --cluster-domain DOMAIN    cluster DNS domain, for TLS names of pods (default: cluster.local)
   --http-address HOST:PORT   /healthz, /readyz and /metrics (default: 0.0.0.0:8080)
   --concurrency N            clusters reconciled at once (default: 4)

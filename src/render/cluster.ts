@@ -71,7 +71,7 @@ export function renderCluster(
       objects: [],
       problems: [
         error(
-          `ValkeyCluster ${namespace}/${name}: the render config has no controller password hash for namespace ${namespace}: add spec.systemUsers.controller.namespaces.${namespace} (docs/security.md shows how to derive it from the controller key), or a fleet-wide spec.systemUsers.controller.passwordHash`,
+          `ValkeyCluster ${namespace}/${name}: the render config has no controller password hash for namespace ${namespace}: add spec.systemUsers.controller.namespaces.${namespace} (docs/security.md shows how to derive it from the controller key)`,
           valkeyRef('ValkeyCluster', name, namespace),
         ),
       ],

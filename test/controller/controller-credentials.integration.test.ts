@@ -65,7 +65,7 @@ describe('the controller password of a namespace', () => {
     expect(out.clusters).toEqual([]);
     expect(out.problems.map((p) => [p.severity, p.message])).toContainEqual([
       'error',
-      'ValkeyCluster team-a/cache: the render config has no controller password hash for namespace team-a: add spec.systemUsers.controller.namespaces.team-a (docs/security.md shows how to derive it from the controller key), or a fleet-wide spec.systemUsers.controller.passwordHash',
+      'ValkeyCluster team-a/cache: the render config has no controller password hash for namespace team-a: add spec.systemUsers.controller.namespaces.team-a (docs/security.md shows how to derive it from the controller key)',
     ]);
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { run } from '../support/exec.js';
 import { binDir, changedFiles, copyTree, lowerImageVersion, snapshot, tempDirs } from '../support/files.js';
+import { namespacePassword } from '../../src/controller/valkey/controller-credentials.js';
 import { sha256 } from '../support/hash.js';
 import { countKinds, expectedKinds, isGenerated, type KubeObject } from '../support/objects.js';
 import { examplePackages, repoPath } from '../support/paths.js';
@@ -265,15 +266,16 @@ describe('kpt fn eval --exec', () => {
     const dir = copyPackage('tshirt-sizes');
     rmSync(join(dir, 'render-config.yaml'));
     const config = parse(readFileSync(repoPath('kptfile-examples/tshirt-sizes/render-config.yaml'), 'utf8')) as {
-      spec: { systemUsers: { replication: { passwordHash: string }; controller: { passwordHash: string } } };
+      spec: { systemUsers: { replication: { passwordHash: string }; controller: { namespaces: Record<string, string[]> } } };
     };
+    const namespaces = Object.entries(config.spec.systemUsers.controller.namespaces);
     const r = await fnEvalExec(
       dir,
       'render-valkey',
       '--',
       'outputDir=manifests',
       `systemUsers.replication.passwordHash=${config.spec.systemUsers.replication.passwordHash}`,
-      `systemUsers.controller.passwordHash=${config.spec.systemUsers.controller.passwordHash}`,
+      ...namespaces.map(([ns, hashes]) => `systemUsers.controller.namespaces.${ns}=${hashes.join(',')}`),
     );
     expect(r.code, r.stderr).toBe(0);
     expect([...snapshot(dir).keys()].filter((f) => f.startsWith('manifests/'))).toEqual([
@@ -339,12 +341,16 @@ describe('the example packages themselves', () => {
   it.each(examplePackages())('%s: every password hash is the SHA-256 of an example password its README lists', (name) => {
     const dir = repoPath('kptfile-examples', name);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
-    const passwords = [...readme.matchAll(/`(example-[a-z0-9-]+)`/g)].map((m) => m[1] as string);
-    const known = new Map(passwords.map((p) => [sha256(p), p]));
     const text = [...snapshot(dir).entries()]
       .filter(([f]) => /\.ya?ml$/.test(f))
       .map(([, t]) => t)
       .join('\n');
+    // An example key (the controller's) stands for the password it derives for each namespace of the package.
+    const namespaces = [...new Set([...text.matchAll(/^\s+namespace: ([a-z0-9-]+)$/gm)].map((m) => m[1] as string))];
+    const passwords = [...readme.matchAll(/`(example-[a-z0-9-]+)`/g)]
+      .map((m) => m[1] as string)
+      .flatMap((p) => (p.endsWith('-key') ? namespaces.map((ns) => namespacePassword(p, ns)) : [p]));
+    const known = new Map(passwords.map((p) => [sha256(p), p]));
     const hashes = [...text.matchAll(/\b[0-9a-f]{64}\b/g)].map((m) => m[0]);
     expect(hashes.length).toBeGreaterThan(0);
     for (const h of hashes) expect(known.has(h), `${h} in ${name} is not the hash of an example password listed in its README`).toBe(true);

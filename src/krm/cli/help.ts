@@ -30,7 +30,8 @@ The render config (apiVersion ${API_VERSION}, kind ${RENDER_CONFIG_KIND}):
   spec.defaultZoneSpread  bestEffort (default) or required
   spec.nodeSpread         required (default: a shard's pods on distinct nodes) or bestEffort (dev)
   spec.systemUsers.replication.passwordHash / .secretName (default valkey-replication)
-  spec.systemUsers.controller.passwordHash  / .secretName (default valkey-controller)
+  spec.systemUsers.controller.namespaces.NS  the controller's password hash for namespace NS, derived
+                          from its key (docs/security.md) / .secretName (default valkey-controller)
 
 Resources it does not own pass through byte for byte; its own earlier output is replaced.
 Any error renders nothing: exit 1, a report on stderr (and results in KRM mode), and in
