@@ -35,6 +35,11 @@ Usage: valkey-status-sync [options]
                              the classic protocol; classic: always the classic protocol (default: auto)
   --autoscale-sample-seconds N  how often the nodes of a cluster with spec.autoscaling are sampled
                              (INFO memory cpu stats) (default: 30)
+  --metering BOOL            usage metering: a ValkeyMeteringRecord per cluster per month, and a finalizer
+                             on each ValkeyCluster so its deletion is counted (docs/metering.md) (default: true)
+  --metering-namespace NS    where the records are written (default: the --lease-namespace)
+  --metering-sample-seconds N  how often what each cluster provisions is sampled; a record is written at
+                             most once per sample unless its shape changed (default: 60)
   --leader-elect BOOL        elect a leader on a Lease so replicas can run side by side (default: true)
   --lease-namespace NS       namespace of the Lease (default: $POD_NAMESPACE, else valkey-system)
   --lease-name NAME          name of the Lease (default: valkey-status-sync)
@@ -92,6 +97,9 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
       'slot-migration': { type: 'string', default: 'auto' },
       'autoscale-sample-seconds': { type: 'string', default: '30' },
       'leader-elect': { type: 'string', default: 'true' },
+      metering: { type: 'string', default: 'true' },
+      'metering-namespace': { type: 'string' },
+      'metering-sample-seconds': { type: 'string', default: '60' },
       'lease-namespace': { type: 'string' },
       'lease-name': { type: 'string', default: 'valkey-status-sync' },
       'log-level': { type: 'string', default: 'info' },
@@ -106,6 +114,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     throw new UsageError(`--slot-migration must be auto or classic, got "${slotMigration}"`);
   const leaderElect = values['leader-elect'];
   if (leaderElect !== 'true' && leaderElect !== 'false') throw new UsageError(`--leader-elect must be true or false, got "${leaderElect}"`);
+  const metering = values.metering;
+  if (metering !== 'true' && metering !== 'false') throw new UsageError(`--metering must be true or false, got "${metering}"`);
+  const leaseNamespace = values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'valkey-system';
+  const meteringNamespace = values['metering-namespace'] ?? leaseNamespace;
+  if (values['metering-namespace'] !== undefined) namespaceList([meteringNamespace]);
   return {
     help: values.help,
     version: values.version,
@@ -121,7 +134,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     slotMigration: slotMigration as 'auto' | 'classic',
     sampleIntervalMs: 1000 * positiveInt('autoscale-sample-seconds', values['autoscale-sample-seconds']),
     leaderElect: leaderElect === 'true',
-    leaseNamespace: values['lease-namespace'] ?? env.POD_NAMESPACE ?? 'valkey-system',
+    leaseNamespace,
+    metering:
+      metering === 'true'
+        ? { namespace: meteringNamespace, sampleMs: 1000 * positiveInt('metering-sample-seconds', values['metering-sample-seconds']) }
+        : undefined,
     leaseName: values['lease-name'],
     logLevel,
     identity: env.POD_NAME ?? `${hostname()}-${randomBytes(3).toString('hex')}`,
@@ -171,6 +188,7 @@ export async function runStatusSync(argv: readonly string[], env: NodeJS.Process
       maxConcurrentRolls: options.maxConcurrentRolls,
       slotMigration: options.slotMigration,
       sampleIntervalMs: options.sampleIntervalMs,
+      ...(options.metering ? { metering: options.metering } : {}),
       timing: SHIPPED_TIMING,
       watchBackoff: { initialMs: 500, maxMs: 30_000, jitter: 0.2 },
       retryBackoff: SHIPPED_RETRY_BACKOFF,

@@ -59,6 +59,6 @@ describe('docs/install.md', () => {
     expect(readFileSync(join(dir, 'team-a.controller.sha256'), 'utf8').trim()).toBe(createHash('sha256').update(password).digest('hex'));
 
     const crds = (await kubectl(['get', 'crd', '-o', 'name'])).stdout.split('\n').filter((l) => l.includes('valkey.gomomento.com'));
-    expect(crds).toHaveLength(4);
+    expect(crds).toHaveLength(5);
   }, 240_000);
 });

@@ -268,7 +268,8 @@ describe('resilience and operations', () => {
       'get secrets tls -n team: yes',
       'create leases -n valkey-system: yes',
       'update leases valkey-status-sync -n valkey-system: yes',
-      'patch valkeyclusters -n team: no',
+      // patch: the metering finalizer only; deploy/controller/admission-policy.yaml refuses any other change (metering.integration).
+      'patch valkeyclusters -n team: yes',
       'update valkeyclusters -n team: no',
       'update valkeyconfigs: no',
       'delete valkeyimages: no',

@@ -73,7 +73,7 @@ export async function prepareWorld(api: ApiServer, o: { install?: 'cluster-wide'
   } else {
     const files = [
       join(REPO, 'crds'),
-      ...['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml'].map((f) => join(REPO, 'deploy/controller', f)),
+      ...['namespace.yaml', 'serviceaccount.yaml', 'rbac.yaml', 'admission-policy.yaml'].map((f) => join(REPO, 'deploy/controller', f)),
     ];
     await kubectl(api, ['apply', '--server-side', ...files.flatMap((f) => ['-f', f])]);
   }

@@ -31,12 +31,14 @@ export interface TestControllerOptions {
   wrapOpen?: (open: OpenSession) => OpenSession;
   leaderElection?: AppOptions['leaderElection'];
   http?: AppOptions['http'];
+  /** Usage metering on (off unless given). */
+  metering?: AppOptions['metering'];
 }
 
 /** The session timeouts, timings and fan-out a test gives the controller; the rest is fixed below. */
 export type ControllerTuning = Pick<
   AppOptions,
-  'concurrency' | 'timing' | 'retryBackoff' | 'maxConcurrentRolls' | 'rebalanceBatchSlots' | 'slotMigration' | 'sampleIntervalMs'
+  'concurrency' | 'timing' | 'retryBackoff' | 'maxConcurrentRolls' | 'rebalanceBatchSlots' | 'slotMigration' | 'sampleIntervalMs' | 'metering'
 >;
 
 export interface InProcessAppOptions {
@@ -105,6 +107,7 @@ export async function startController(o: TestControllerOptions): Promise<TestCon
       concurrency: 4,
       timing: { progressMs: 200, resyncMs: 1_500, failedResyncMs: 1_500 },
       retryBackoff: { initialMs: 200, maxMs: 2_000 },
+      ...(o.metering ? { metering: o.metering } : {}),
     },
     log: jsonLogger({ level: 'debug', write: (l) => logs.push(l) }),
     metrics,
