@@ -38,7 +38,14 @@ export interface TestControllerOptions {
 /** The session timeouts, timings and fan-out a test gives the controller; the rest is fixed below. */
 export type ControllerTuning = Pick<
   AppOptions,
-  'concurrency' | 'timing' | 'retryBackoff' | 'maxConcurrentRolls' | 'rebalanceBatchSlots' | 'slotMigration' | 'sampleIntervalMs' | 'metering'
+  | 'concurrency'
+  | 'timing'
+  | 'retryBackoff'
+  | 'maxConcurrentRolls'
+  | 'rebalanceBatchSlots'
+  | 'slotMigration'
+  | 'sampleIntervalMs'
+  | 'metering'
 >;
 
 export interface InProcessAppOptions {
