@@ -101,6 +101,8 @@ export const EVENT = {
   evicted: 'Evicted',
   failedOver: 'FailedOver',
   failedBack: 'FailedBack',
+  /** A primary whose pod is leaving (its Node cordoned, its pod being evicted) handed its shard to an in-sync replica that stays. */
+  handedOver: 'HandedOver',
   slotsHealed: 'SlotsHealed',
   slotsMoved: 'SlotsMoved',
   slotMigrationFailed: 'SlotMigrationFailed',

@@ -221,12 +221,18 @@ export class Controller {
     this.queue.add(CLUSTER_PREFIX + objectKey(e.object));
   }
 
-  /** A Node that went (Not)Ready, got or lost the out-of-service taint, or was deleted: the clusters with pods on it. */
+  /** A Node that went (Not)Ready, got or lost the out-of-service taint, was cordoned or uncordoned, or was deleted: the clusters with pods on it. */
   private onNodeEvent(e: InformerEvent<Node>): void {
     if (e.type === 'modified' && e.old) {
       const before = nodeFacts(e.old);
       const after = nodeFacts(e.object);
-      if (before.ready === after.ready && before.outOfService === after.outOfService && before.zone === after.zone) return;
+      if (
+        before.ready === after.ready &&
+        before.outOfService === after.outOfService &&
+        before.zone === after.zone &&
+        before.cordoned === after.cordoned
+      )
+        return;
     }
     const seen = new Set<string>();
     for (const pod of this.pods.list()) {

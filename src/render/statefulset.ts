@@ -12,7 +12,7 @@ import type { ResolvedConfig } from '../menu/resolve-menu.js';
 import { CONF_DIR, DATA_DIR, REPLICATION_PASSWORD_ENV, TLS_DIR, VALKEY_UID, configMapName, type KubeObject } from './object.js';
 import { shardLabels, shardSelector } from './labels.js';
 import { renderPlacement } from './placement.js';
-import { renderProbes } from './probes.js';
+import { renderLifecycle, renderProbes } from './probes.js';
 import { deepFreeze, frozenMemo } from './frozen.js';
 import type { ClusterRevisions } from './revisions.js';
 
@@ -113,6 +113,7 @@ export function renderShardPodTemplate({ cluster, config, render, shard }: Shard
   const res = resourcesOf(config);
   if (res) container.resources = res;
   Object.assign(container, renderProbes());
+  container.lifecycle = renderLifecycle();
   container.securityContext = CONTAINER_SECURITY;
   container.volumeMounts = mountsFor(tls !== undefined);
   // A server that exits at start-up (a binary older than the config, an ACL file it refuses) logs

@@ -46,6 +46,10 @@ describe('the rendered pod is Ready only while it holds a full copy of its shard
       expect(c.livenessProbe).toMatchObject({ exec: { command: ['sh', '/etc/valkey/conf/probe.sh', 'live'] } });
       expect(c.env.map((e) => e.name)).toContain('VALKEY_REPLICATION_PASSWORD');
       expect(spec.readinessGates).toBeUndefined();
+      // The preStop hook holds a stopping primary until the controller hands its shard over.
+      expect((c as unknown as { lifecycle: unknown }).lifecycle).toEqual({
+        preStop: { exec: { command: ['sh', '/etc/valkey/conf/probe.sh', 'handover'] } },
+      });
     }
   });
 
@@ -63,11 +67,11 @@ describe('the rendered pod is Ready only while it holds a full copy of its shard
     expect(acl).toContain(`user ${SYSTEM_USERNAMES.replication} on #${'a'.repeat(64)} resetchannels ${REPLICATION_RULES}`);
   });
 
-  it('over TLS the probe presents the pod certificate on both calls', () => {
+  it('over TLS the probe presents the pod certificate on every call (the preStop hold, PING, the readiness check)', () => {
     const script = objects(true).find((o) => o.kind === 'ConfigMap')!.data!['probe.sh']!;
     const tlsCli =
       'valkey-cli --tls --cacert /etc/valkey/tls/ca.crt --cert /etc/valkey/tls/tls.crt --key /etc/valkey/tls/tls.key -h 127.0.0.1 -p 6379';
-    expect(script.split(tlsCli)).toHaveLength(3);
+    expect(script.split(tlsCli)).toHaveLength(4);
   });
 
   it('each shard has a PDB of one disruption that evicts a pod not Ready only within budget; the Service publishes pods not Ready', () => {

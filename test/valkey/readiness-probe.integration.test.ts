@@ -62,13 +62,13 @@ async function cli(host: string, args: readonly string[], user: [string, string]
 }
 
 /** The rendered probe as the kubelet runs it in the pod: `sh /etc/valkey/conf/probe.sh <mode>`. */
-async function probe(mode: 'ready' | 'live' | 'startup', o: { shell?: string[]; password?: string } = {}) {
+async function probe(mode: 'ready' | 'live' | 'startup' | 'handover', o: { shell?: string[]; password?: string } = {}) {
   const script = join(dirs.make('script'), 'probe.sh');
   writeFileSync(script, probeScript);
   const shell = o.shell ?? ['/bin/busybox', 'sh'];
   // Only valkey-cli on PATH, as the script may count on nothing else the image has.
   const env = { PATH: dirname(valkeyCliPath()), VALKEY_REPLICATION_PASSWORD: o.password ?? passwords.replication };
-  const r = await run(NSENTER, [ns(), '--', ...shell, script, mode], { env, timeoutMs: 5_000 });
+  const r = await run(NSENTER, [ns(), '--', ...shell, script, mode], { env, timeoutMs: mode === 'handover' ? 30_000 : 5_000 });
   return { ready: r.code === 0, output: (r.stdout + r.stderr).trim() };
 }
 
@@ -118,6 +118,10 @@ describe(`the rendered readiness probe on real Valkey ${SUPPORTED_BUILD}: ready 
     }
     expect((await probe('live')).ready).toBe(true);
     expect((await probe('startup')).ready).toBe(true);
+    // The preStop hold: a primary with no replica has nothing to hand over and stops at once.
+    const t = Date.now();
+    expect((await probe('handover')).ready).toBe(true);
+    expect(Date.now() - t).toBeLessThan(3_000);
   });
 
   it('a wrong replication password is not ready, and says it cannot authenticate', async () => {
@@ -188,5 +192,28 @@ describe(`the rendered readiness probe on real Valkey ${SUPPORTED_BUILD}: ready 
     const primary = await probe('ready');
     expect(primary.ready, primary.output).toBe(true);
     expect((await probe('ready', { shell: ['/bin/dash'] })).ready).toBe(true);
+
+    // The preStop hold (probe.sh handover): A, a primary with B attached, is held while it is one;
+    // B's graceful CLUSTER FAILOVER (what the controller sends) ends the hold within a second or two.
+    await waitFor('B attached to A', async () => /connected_slaves:1/.test(await info('127.0.0.1')), { timeoutMs: 30_000 });
+    const t0 = Date.now();
+    const held = probe('handover');
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await cli('127.0.0.2', ['CLUSTER', 'FAILOVER'])).toBe('OK');
+    const tFailover = Date.now();
+    const r = await held;
+    const heldMs = Date.now() - t0;
+    process.stdout.write(
+      `[probe] preStop hold of a primary with a replica: ${String(heldMs)} ms, ${String(Date.now() - tFailover)} ms after the failover\n`,
+    );
+    expect(r.ready, r.output).toBe(true);
+    expect(r.output).toContain('waiting for the controller to hand the shard over');
+    expect(heldMs).toBeGreaterThanOrEqual(3_000);
+    expect(Date.now() - tFailover).toBeLessThan(5_000);
+    expect(/role:slave/.test(await info('127.0.0.1'))).toBe(true);
+    // Now a replica: it stops at once.
+    const t1 = Date.now();
+    expect((await probe('handover', { shell: ['/bin/dash'] })).ready).toBe(true);
+    expect(Date.now() - t1).toBeLessThan(3_000);
   }, 180_000);
 });

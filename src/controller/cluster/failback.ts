@@ -15,7 +15,14 @@ import type { Answered } from './observation.js';
 export type FailbackDecision =
   | { kind: 'none' }
   | { kind: 'wait'; reason: string }
-  | { kind: 'failover'; on: string; from: string; shard: number };
+  | {
+      kind: 'failover';
+      on: string;
+      from: string;
+      shard: number;
+      /** Why the primary's pod is leaving (its Node cordoned, its pod being evicted): a drain handover (drain-handover.ts), not a failback. */
+      leaving?: string;
+    };
 
 export function planFailback(shards: number, answered: readonly Answered[], leaders?: ReadonlyMap<number, string>): FailbackDecision {
   const waits: string[] = [];

@@ -19,6 +19,28 @@ export interface NodeFacts {
   readyReason?: string;
   /** A person (or a tool) set node.kubernetes.io/out-of-service: the machine is known off. */
   outOfService: boolean;
+  /**
+   * `spec.unschedulable` (cordoned): what `kubectl drain`, `kubectl cordon` and node-pool upgrade
+   * tools set before they evict the node's pods. Absent: not cordoned.
+   */
+  cordoned?: boolean;
+}
+
+/** Whether the pod runs on a cordoned Node (being drained, or about to be). */
+export function onCordonedNode(facts: KubeFacts, pod: string): string | undefined {
+  const node = facts.pods.get(pod)?.node;
+  return node !== undefined && facts.nodes?.get(node)?.cordoned === true ? node : undefined;
+}
+
+/**
+ * Why a pod is about to stop and should lead no shard: its Node is cordoned, or it is being deleted
+ * (an eviction) while its preStop hook holds it for the handover. Undefined: it stays.
+ */
+export function leaving(facts: KubeFacts, pod: string): string | undefined {
+  const p = facts.pods.get(pod);
+  if (p?.deleting !== undefined && p.holdsForHandover) return `its pod is being deleted (its preStop hook waits for the handover)`;
+  const node = onCordonedNode(facts, pod);
+  return node ? `its node ${node} is cordoned` : undefined;
 }
 
 export interface PodFacts {
@@ -29,6 +51,11 @@ export interface PodFacts {
   deleting?: string;
   /** Where its server listens, as the controller dials it (podIP and port). */
   endpoint?: { host: string; port: number };
+  /**
+   * Its preStop hook holds a stopping primary for the controller's handover (render/probes.ts
+   * `probe.sh handover`): while it is being deleted its server still runs, and waits.
+   */
+  holdsForHandover?: boolean;
 }
 
 /**

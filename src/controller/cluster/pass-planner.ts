@@ -3,12 +3,13 @@ import type { AutoscalingSpec } from '../../api/autoscaling.js';
 import { planAutoscale, type AutoscaleFacts, type AutoscaleOutcome, type AutoscaleRecord } from './autoscale.js';
 import { planFailback, type FailbackDecision } from './failback.js';
 import { planFormation, type FormationAction, type FormationPlan } from './formation.js';
-import type { KubeFacts } from './kube-facts.js';
+import { leaving, type KubeFacts } from './kube-facts.js';
 import { planLeaders, type LeaderCandidate, type LeaderPlan } from './leader-placement.js';
 import { judgeLostPrimaries, type LastSight, type LostPrimaries } from './lost-primaries.js';
 import { isMyself, isPrimary } from './cluster-view.js';
 import { everyPodObserved, isAnswered, type Answered, type NodeObservation, type PodPlace } from './observation.js';
 import type { ClusterIdentity, OwnNodeHistory } from './foreign-nodes.js';
+import { planDrainHandover } from './drain-handover.js';
 import { planRebalance, shrinkWouldNotFit, type PrimaryObservation, type RebalanceDecision, type RebalanceOptions } from './rebalance.js';
 import { planRetirement, type RetireDecision } from './retire.js';
 import { planRoll, rollUnderWay, type RollShard, type RollStep } from './roll.js';
@@ -163,12 +164,16 @@ export function leaderCandidates(shards: number, answered: readonly Answered[], 
     });
     const primaryId = primary?.view.find(isMyself)?.id;
     if (!primary || !primaryId) continue;
+    const shard: LeaderCandidate[] = [];
     for (const o of inShard) {
       if (o !== primary && o.view.find(isMyself)?.primaryId !== primaryId) continue;
       const node = kube.pods.get(o.pod)?.node;
       const zone = node ? nodes.get(node)?.zone : undefined;
-      if (node) out.push({ pod: o.pod, shard: s, ordinal: o.ordinal, node, ...(zone ? { zone } : {}), primary: o === primary });
+      if (node) shard.push({ pod: o.pod, shard: s, ordinal: o.ordinal, node, ...(zone ? { zone } : {}), primary: o === primary });
     }
+    // A pod on a cordoned Node, or being evicted, is about to stop: it leads only if no pod of its shard stays.
+    const staying = shard.filter((c) => leaving(kube, c.pod) === undefined);
+    out.push(...(staying.length ? staying : shard));
   }
   return out;
 }
@@ -280,6 +285,10 @@ export function planPass(f: PassFacts): PassPlan {
   const rollActs = step.kind === 'evict' || step.kind === 'failover';
   const topology: ReturnType<typeof planTopology> = formationBusy ? { kind: 'none' } : planTopology(f);
   const heal = topology.kind === 'act' && topology.op.kind === 'heal';
+  // A primary on a cordoned Node moves before its eviction, even while formation waits for a pod
+  // (a drain replaces pods: formation is rarely idle then); never while formation has steps to take.
+  const leaders = f.kube?.nodes ? planLeaders(leaderCandidates(f.shards, answered, f.kube)) : undefined;
+  const handover = f.kube && leaders ? planDrainHandover(f.shards, answered, f.kube, leaders) : ({ kind: 'none' } as const);
 
   // Who has the turn, in priority order; what keeps the roll from acting when it is not the roll.
   let now: Operation = { kind: 'none' };
@@ -291,6 +300,9 @@ export function planPass(f: PassFacts): PassPlan {
   } else if (topology.kind === 'act' && heal) {
     now = topology.op;
     rollBlocker = 'slots an interrupted migration left marked are settled first';
+  } else if (handover.kind === 'failover') {
+    now = handover;
+    rollBlocker = `a primary whose pod is leaving hands its shard over first (${handover.leaving})`;
   } else if (underWay && step.kind !== 'held') {
     if (rollActs) now = { kind: 'roll', step, revision };
     if (topologyState)
@@ -303,10 +315,9 @@ export function planPass(f: PassFacts): PassPlan {
   const roll = rollStateOf(step, underWay, now.kind === 'roll', rollBlocker, revision);
 
   // Cleanup, once nothing above is due: a primary away from ordinal 0 goes back.
-  const leaders = f.kube?.nodes && !formationBusy ? planLeaders(leaderCandidates(f.shards, answered, f.kube)) : undefined;
   const failback = formationBusy ? ({ kind: 'none' } as const) : planFailback(f.shards, answered, leaders?.leaders);
-  let failbackWaiting: string | undefined;
-  if (failback.kind !== 'none') {
+  let failbackWaiting: string | undefined = handover.kind === 'wait' ? handover.reason : undefined;
+  if (failback.kind !== 'none' && handover.kind !== 'failover') {
     const blocker =
       now.kind !== 'none' && now.kind !== 'failover'
         ? DONE[now.kind]
@@ -345,7 +356,7 @@ export function planPass(f: PassFacts): PassPlan {
     ...(autoscale ? { autoscale } : {}),
     ...(topologyState ? { topology: topologyState } : {}),
     ...(failbackWaiting ? { failbackWaiting } : {}),
-    ...(leaders ? { leaders } : {}),
+    ...(leaders && !formationBusy ? { leaders } : {}),
     ...(lost ? { lost } : {}),
   };
 }

@@ -60,7 +60,7 @@ export interface ContainerStatus {
 }
 
 export interface Pod extends ApiObject {
-  spec?: { nodeName?: string };
+  spec?: { nodeName?: string; containers?: { name: string; lifecycle?: { preStop?: { exec?: { command?: string[] } } } }[] };
   status?: {
     phase?: string;
     podIP?: string;

@@ -36,13 +36,20 @@ export async function executeFailback(
   deps: FailbackDeps,
 ): Promise<string> {
   const session = sessions.get(decision.on);
-  const what = `${decision.on} takes shard ${decision.shard}'s primary back from ${decision.from}`;
+  const what = decision.leaving
+    ? `${decision.on} takes shard ${decision.shard}'s primary over from ${decision.from}, which is leaving (${decision.leaving})`
+    : `${decision.on} takes shard ${decision.shard}'s primary back from ${decision.from}`;
   if (!session) return `${what}: no connection to ${decision.on}`;
   try {
     const result = await failoverAndConfirm(session, (ms) => deps.clock.sleep(ms), FAILBACK_CONFIRM_MS);
     if (result !== 'ok') return `${what}: CLUSTER FAILOVER did not complete in time; retrying`;
   } catch (e) {
     return `${what}: CLUSTER FAILOVER failed: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  if (decision.leaving) {
+    deps.events.record(about, 'Normal', EVENT.handedOver, `CLUSTER FAILOVER: ${what} (in sync), before the primary is stopped`);
+    deps.log.info('handed a leaving primary over', { shard: decision.shard, pod: decision.on, from: decision.from });
+    return what;
   }
   deps.events.record(
     about,

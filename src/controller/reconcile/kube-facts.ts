@@ -26,8 +26,16 @@ export function nodeFacts(n: Node): NodeFacts {
     ...(ready?.lastTransitionTime ? { readySince: ready.lastTransitionTime } : {}),
     ...(ready?.reason ? { readyReason: ready.reason } : {}),
     outOfService: (n.spec?.taints ?? []).some((t) => t.key === OUT_OF_SERVICE_TAINT),
+    ...(n.spec?.unschedulable === true ? { cordoned: true } : {}),
   };
 }
+
+/** The rendered preStop hook (render/probes.ts renderLifecycle): `sh <conf>/probe.sh handover`. */
+const holdsForHandover = (pod: Pod): boolean =>
+  (pod.spec?.containers ?? []).some((c) => {
+    const cmd = c.lifecycle?.preStop?.exec?.command ?? [];
+    return cmd.length === 3 && cmd[0] === 'sh' && cmd[1]?.endsWith('/probe.sh') === true && cmd[2] === 'handover';
+  });
 
 export function gatherKubeFacts(
   pods: readonly Pod[],
@@ -45,6 +53,7 @@ export function gatherKubeFacts(
       ...(node ? { node } : {}),
       ...(pod.metadata.deletionTimestamp ? { deleting: pod.metadata.deletionTimestamp } : {}),
       ...(endpoint ? { endpoint: { host: endpoint.host, port: endpoint.port } } : {}),
+      ...(holdsForHandover(pod) ? { holdsForHandover: true } : {}),
     });
   }
   if (!nodes) return { pods: byPod };
