@@ -1,6 +1,6 @@
 // Where the benchmarks' figures live: each bench prints its lines as it goes and, when the process
 // exits, writes them to docs/figures/<bench>.txt with the date, Node and the machine's CPUs, so the
-// docs link one file per bench instead of copying numbers by hand (docs/benchmarks.md).
+// docs link one file per bench instead of copying numbers by hand (contributing/benchmarks.md).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { dirname, join } from 'node:path';

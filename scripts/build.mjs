@@ -28,7 +28,7 @@ const common = {
   platform: 'node',
   target: 'node20',
   // BUILD_NAMES=1 builds without minifying, for a CPU profile that names functions and lines
-  // (docs/development.md); what ships is minified.
+  // (contributing/development.md); what ships is minified.
   minify: !process.env.BUILD_NAMES,
   legalComments: 'none',
   logLevel: 'warning',

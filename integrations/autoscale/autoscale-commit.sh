@@ -1,5 +1,5 @@
 #!/bin/sh
-# The autoscaling job (docs/design/autoscaling.md): the controller decides and writes
+# The autoscaling job (contributing/autoscaling-design.md): the controller decides and writes
 # status.autoscaling.desiredShards; this job turns each decision into a commit, and the normal
 # render / plan / review / sync path carries it out. Copy it into the repository that holds your
 # packages and run it on a schedule (a CI job, or a CronJob with a deploy key).

@@ -5,7 +5,7 @@ import { celRules } from './common.js';
 /**
  * `spec.autoscaling` of a ValkeyCluster (the model operator's v0.9 fields) and `status.autoscaling`.
  * The controller only decides (status and Events); the shard count stays in git, where a job
- * (integrations/autoscale/) commits the decision (docs/design/autoscaling.md, Option A).
+ * (integrations/autoscale/) commits the decision (contributing/autoscaling-design.md, Option A).
  */
 
 /** The defaults of the three timings (the model operator's). */

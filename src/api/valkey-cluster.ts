@@ -156,7 +156,7 @@ export const valkeyClusterSpec = lazy(() =>
  * Pods one cluster may have. The controller's pass keeps every pod's CLUSTER NODES view, so its
  * memory grows with the square of a cluster's pods: 500 pods fit the shipped 256Mi limit (172 MiB
  * RSS in bench/controller.bench.ts), 1,000 did not (337 MiB). The bound and the Deployment's limit
- * change together (docs/benchmarks.md).
+ * change together (contributing/benchmarks.md).
  */
 export const MAX_PODS_PER_CLUSTER = 500;
 

@@ -199,7 +199,7 @@ export const ROWS: readonly AgreementRow[] = [
   reject('ValkeyCluster shards 1.5', rowCluster({ shards: 1.5 }), 'spec.shards'),
   reject('ValkeyCluster replicasPerShard -1', rowCluster({ replicasPerShard: -1 }), 'spec.replicasPerShard'),
   reject('ValkeyCluster replicasPerShard 11', rowCluster({ replicasPerShard: 11 }), 'spec.replicasPerShard'),
-  // At most 500 pods per cluster (the controller's memory per pass; docs/benchmarks.md).
+  // At most 500 pods per cluster (the controller's memory per pass; contributing/benchmarks.md).
   reject('ValkeyCluster 251 shards x 2 pods (502 pods)', rowCluster({ shards: 251, replicasPerShard: 1 }), 'spec.shards'),
   reject('ValkeyCluster 46 shards x 11 pods (506 pods)', rowCluster({ shards: 46, replicasPerShard: 10 }), 'spec.shards'),
   // (500 pods exactly is accepted by both: test/apiserver/crds.test.ts, without rendering 250 StatefulSets here.)

@@ -9,7 +9,7 @@ import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { filesUnder } from '../support/files.js';
 import { repoPath } from '../support/paths.js';
 
-const DOC_DIRS = ['docs', 'integrations', 'functions', 'kptfile-examples', 'deploy'];
+const DOC_DIRS = ['docs', 'contributing', 'integrations', 'functions', 'kptfile-examples', 'deploy'];
 const pages = [
   'README.md',
   'CHANGELOG.md',

@@ -10,7 +10,7 @@ import type { NodeRates } from './load-window.js';
 /**
  * The autoscaler's decision, pure and table-tested (test/controller/cluster/autoscale.test.ts). It
  * proposes one shard more or less and never changes spec.shards: the decision goes to
- * status.autoscaling and an Event, and a job commits it to git (docs/design/autoscaling.md). The pass
+ * status.autoscaling and an Event, and a job commits it to git (contributing/autoscaling-design.md). The pass
  * planner asks it last, and only when no other operation is due.
  *
  * - Out: any primary's latest sample passes any scale-out threshold; below maxShards; not within

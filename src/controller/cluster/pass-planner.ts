@@ -34,7 +34,7 @@ import { shareProblems } from './scaling.js';
  *   4. cleanup: fail primaries back to ordinal 0.
  *   5. autoscaling (cluster/autoscale.ts): decided last, and only when the cluster is whole and
  *      nothing above acts or waits. It acts on nothing: its decision goes to status and an Event,
- *      and git carries it out (docs/design/autoscaling.md). A shrink it proposes must pass the same
+ *      and git carries it out (contributing/autoscaling-design.md). A shrink it proposes must pass the same
  *      memory check as a shrink under way.
  *
  * Rules for the pairs that can conflict:
