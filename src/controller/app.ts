@@ -43,6 +43,7 @@ export async function startApp(opts: AppOptions): Promise<App> {
       const c = controller;
       controller = undefined;
       await c?.stop();
+      metrics.forgetClusters();
     });
   };
 

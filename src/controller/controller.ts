@@ -55,6 +55,8 @@ export interface ControllerOptions {
   sampleIntervalMs?: number;
   /** Usage metering (docs/metering.md): records in `namespace`, sampled every `sampleMs`; absent: off. */
   metering?: { namespace: string; sampleMs: number; checkpointMs?: number };
+  /** Read each pod's Valkey metrics figures at most this often (--valkey-metrics-seconds); absent or 0: no per-pod Valkey metrics. */
+  valkeyMetricsMs?: number;
 }
 
 const IMAGES_KEY = 'images';
@@ -365,6 +367,7 @@ export class Controller {
       ...(o.rebalanceBatchSlots ? { batchSlots: o.rebalanceBatchSlots } : {}),
       ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
       ...(o.sampleIntervalMs ? { sampleIntervalMs: o.sampleIntervalMs } : {}),
+      ...(o.valkeyMetricsMs ? { valkeyMetricsMs: o.valkeyMetricsMs } : {}),
       clock: o.clock,
       log: o.log,
       metrics: o.metrics,

@@ -12,7 +12,7 @@ import { controllerMetrics } from './runtime/metrics.js';
 import { candidateCredentials, readControllerSecrets } from './valkey/controller-credentials.js';
 import { sessionOpener } from './valkey/node-session.js';
 import type { EndpointOf } from './valkey/observe-node.js';
-import { SHIPPED_NODE_TIMEOUT_MS, SHIPPED_RETRY_BACKOFF, SHIPPED_TIMING } from './shipped-defaults.js';
+import { SHIPPED_NODE_TIMEOUT_MS, SHIPPED_RETRY_BACKOFF, SHIPPED_TIMING, SHIPPED_VALKEY_METRICS_MS } from './shipped-defaults.js';
 
 export const USAGE = `valkey-status-sync: the valkey-krm status-sync controller
 
@@ -40,6 +40,9 @@ Usage: valkey-status-sync [options]
   --metering-namespace NS    where the records are written (default: the --lease-namespace)
   --metering-sample-seconds N  how often what each cluster provisions is sampled; a record is written at
                              most once per sample unless its shape changed (default: 60)
+  --valkey-metrics-seconds N  read each pod's Valkey metrics (memory, clients, commands, hits, evictions,
+                             replication) at most this often, in the INFO a pass sends anyway, and serve them
+                             on /metrics as valkey_* series; 0: none (default: 15; docs/monitoring.md)
   --leader-elect BOOL        elect a leader on a Lease so replicas can run side by side (default: true)
   --lease-namespace NS       namespace of the Lease (default: $POD_NAMESPACE, else valkey-system)
   --lease-name NAME          name of the Lease (default: valkey-status-sync)
@@ -59,6 +62,13 @@ class UsageError extends Error {}
 function positiveInt(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--${name} must be a positive whole number, got "${value}"`);
+  return n;
+}
+
+function wholeNumber(name: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new UsageError(`--${name} must be 0 or a positive whole number, got "${value}"`);
   return n;
 }
 
@@ -96,6 +106,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
       'node-timeout': { type: 'string', default: String(SHIPPED_NODE_TIMEOUT_MS) },
       'slot-migration': { type: 'string', default: 'auto' },
       'autoscale-sample-seconds': { type: 'string', default: '30' },
+      'valkey-metrics-seconds': { type: 'string', default: String(SHIPPED_VALKEY_METRICS_MS / 1000) },
       'leader-elect': { type: 'string', default: 'true' },
       metering: { type: 'string', default: 'true' },
       'metering-namespace': { type: 'string' },
@@ -133,6 +144,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv) {
     nodeTimeoutMs: positiveInt('node-timeout', values['node-timeout']),
     slotMigration: slotMigration as 'auto' | 'classic',
     sampleIntervalMs: 1000 * positiveInt('autoscale-sample-seconds', values['autoscale-sample-seconds']),
+    valkeyMetricsMs: 1000 * wholeNumber('valkey-metrics-seconds', values['valkey-metrics-seconds']),
     leaderElect: leaderElect === 'true',
     leaseNamespace,
     metering:
@@ -189,6 +201,7 @@ export async function runStatusSync(argv: readonly string[], env: NodeJS.Process
       slotMigration: options.slotMigration,
       sampleIntervalMs: options.sampleIntervalMs,
       ...(options.metering ? { metering: options.metering } : {}),
+      valkeyMetricsMs: options.valkeyMetricsMs,
       timing: SHIPPED_TIMING,
       watchBackoff: { initialMs: 500, maxMs: 30_000, jitter: 0.2 },
       retryBackoff: SHIPPED_RETRY_BACKOFF,

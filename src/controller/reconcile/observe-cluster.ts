@@ -15,6 +15,7 @@ import { mapLimit } from '../runtime/map-limit.js';
 import type { NodeSession, OpenSession } from '../valkey/node-session.js';
 import { observeNode, podPlace, type EndpointOf, type ObservedNode } from '../valkey/observe-node.js';
 import type { TlsOptions } from '../valkey/resp-connection.js';
+import type { NodeStats } from '../valkey/node-stats.js';
 import { readSecretFacts } from '../valkey/certificate.js';
 import { observeRebalance } from './rebalance-cluster.js';
 import { removedShardKeys } from './retire-shards.js';
@@ -52,6 +53,8 @@ export interface ClusterObservation {
   observations: NodeObservation[];
   /** Open sessions to the nodes that answered; the caller closes them. */
   sessions: Map<string, NodeSession>;
+  /** The per-pod Valkey metrics' figures read this pass, by pod (only pods they were due on). */
+  stats?: Map<string, NodeStats>;
   /** A TLS cluster: the Secret's certificate and a way to handshake with a pod again. */
   tls?: { certificate: string; reopen(pod: string): Promise<NodeSession | undefined> };
   declared?: Declared;
@@ -144,12 +147,16 @@ function notAnImpostor(o: ObservedNode, identity: { cluster: string; namespace: 
   return { observation: { pod, shard, ordinal, ...(ip !== undefined ? { ip } : {}), state: 'unreachable', error: reason } };
 }
 
-/** `nowMs`: the pass's time, for judging the TLS certificate's validity. */
+/**
+ * `nowMs`: the pass's time, for judging the TLS certificate's validity; `statsDue`: the pods whose
+ * Valkey metrics this pass reads (in the INFO it sends anyway: valkey/observe-node.ts).
+ */
 export async function observeCluster(
   cluster: ValkeyCluster,
   reads: ObserveReads,
   nodes: NodeAccess,
   nowMs: number,
+  statsDue?: (pod: string) => boolean,
 ): Promise<ClusterObservation> {
   const namespace = cluster.metadata.namespace as string;
   const name = cluster.metadata.name;
@@ -179,12 +186,23 @@ export async function observeCluster(
     statefulSetShards,
   );
   const options = tls?.options;
-  const context = { open, policy: nodes.policy, endpointOf: nodes.endpointOf, interner: new Map(), ...(options ? { tls: options } : {}) };
+  const context = {
+    open,
+    policy: nodes.policy,
+    endpointOf: nodes.endpointOf,
+    interner: new Map(),
+    ...(options ? { tls: options } : {}),
+    ...(statsDue ? { statsDue } : {}),
+  };
   const observed = (await mapLimit(pods, NODES_IN_FLIGHT, ({ pod, place }) => observeNode(pod, place, context))).map((o) =>
     notAnImpostor(o, { cluster: name, namespace }),
   );
   const sessions = new Map<string, NodeSession>();
-  for (const o of observed) if (o.session) sessions.set(o.observation.pod, o.session);
+  const stats = new Map<string, NodeStats>();
+  for (const o of observed) {
+    if (o.session) sessions.set(o.observation.pod, o.session);
+    if (o.stats && o.session) stats.set(o.observation.pod, o.stats);
+  }
   const reopen = async (podName: string): Promise<NodeSession | undefined> => {
     const pod = pods.find((p) => p.pod.metadata.name === podName)?.pod;
     const endpoint = pod ? nodes.endpointOf(pod) : undefined;
@@ -197,6 +215,7 @@ export async function observeCluster(
     foreign: ownership.foreign,
     observations: observed.map((o) => o.observation),
     sessions,
+    ...(stats.size ? { stats } : {}),
     ...(tls ? { tlsVerdict: tls.verdict } : {}),
     ...(tls?.certificate ? { tls: { certificate: tls.certificate, reopen } } : {}),
     ...(declared ? { declared } : {}),

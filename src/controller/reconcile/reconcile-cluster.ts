@@ -30,6 +30,7 @@ import { gatherKubeFacts, type Node } from './kube-facts.js';
 import { recordSight, type LastSight } from '../cluster/lost-primaries.js';
 import { podsOnLostNodes, lostNodeMessage } from '../cluster/lost-nodes.js';
 import { clusterFacts } from './cluster-facts.js';
+import { keepSamples, podFacts, statsDue, type StatsSample } from './pod-facts.js';
 import { dataLostCondition, describeLoss, slotsGivenEmpty } from '../cluster/data-loss.js';
 import { countSlots } from '../../api/contract/slots.js';
 import { ANNOTATIONS } from '../../api/contract/annotations.js';
@@ -89,6 +90,8 @@ export interface PassMemory {
   lastSight?: Map<string, ReadonlyMap<string, LastSight>>;
   /** The status this process last wrote on each cluster (by key, with the object's uid): see previousStatus. */
   writtenStatus: Map<string, { uid: string; status: ValkeyClusterStatus }>;
+  /** Each cluster's pods' last Valkey metrics figures (reconcile/pod-facts.ts), by cluster key and pod: what a scrape shows. */
+  valkeyStats?: Map<string, Map<string, StatsSample>>;
 }
 
 /**
@@ -123,6 +126,11 @@ export interface ClusterReconcilerDeps {
   slotMigration?: 'auto' | 'classic';
   /** How often an autoscaled cluster's nodes are sampled (--autoscale-sample-seconds); default 30 s. */
   sampleIntervalMs?: number;
+  /**
+   * How often each pod's Valkey metrics figures are read, at most: in a pass due on that pod
+   * (--valkey-metrics-seconds); 0 or absent: no per-pod Valkey metrics.
+   */
+  valkeyMetricsMs?: number;
 }
 
 /** The model operator's sampling interval. */
@@ -237,6 +245,8 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
     deps.memory.autoscale.records.delete(key);
     deps.memory.writtenStatus.delete(key);
     deps.memory.lastSight?.delete(key);
+    deps.memory.valkeyStats?.delete(key);
+    deps.metrics.setClusterPods(key, undefined);
     deps.metrics.setDataLost(key, false);
     return {};
   }
@@ -256,7 +266,17 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   // The one thing a pass keeps from the last: which node ids were this cluster's (foreign-nodes.ts).
   const history = ownNodeHistory(previous, written?.uid === uid ? written?.status : undefined);
 
-  const seen = await observeCluster(cluster, deps.api, deps.nodes, deps.clock.now());
+  const statsEveryMs = deps.valkeyMetricsMs ?? 0;
+  const statsKept = deps.memory.valkeyStats?.get(key);
+  const passStartMs = deps.clock.now();
+  const seen = await observeCluster(
+    cluster,
+    deps.api,
+    deps.nodes,
+    passStartMs,
+    statsEveryMs > 0 ? (pod) => statsDue(statsKept?.get(pod), passStartMs, statsEveryMs) : undefined,
+  );
+  recordPodMetrics(key, seen, statsKept, passStartMs, deps);
   // Only the StatefulSets' own pods are dialled; any other pod with the cluster's labels is named
   // in status and an Event, and never talked to.
   reportForeignPods(cluster, seen.foreign, deps, log);
@@ -398,6 +418,24 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
   } finally {
     for (const s of seen.sessions.values()) s.close();
   }
+}
+
+/** Valkey's per-pod series from this pass's reads (runtime/valkey-metrics.ts), or none when they are off. */
+function recordPodMetrics(
+  key: string,
+  seen: ClusterObservation,
+  kept: ReadonlyMap<string, StatsSample> | undefined,
+  nowMs: number,
+  deps: ClusterReconcilerDeps,
+): void {
+  if (!deps.valkeyMetricsMs) {
+    deps.metrics.setClusterPods(key, undefined);
+    return;
+  }
+  const samples = keepSamples(kept, seen.stats ?? new Map(), seen.observations, nowMs);
+  deps.memory.valkeyStats ??= new Map();
+  deps.memory.valkeyStats.set(key, samples);
+  deps.metrics.setClusterPods(key, podFacts(seen.observations, samples));
 }
 
 /** The status of a pass with every string made inert: the one door node text passes into status. */

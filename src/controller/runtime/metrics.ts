@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { PACKAGE_VERSION } from '../../api/index.js';
 import { STATE } from '../../api/status-names.js';
 import { compareStrings } from '../../api/order.js';
+import { valkeyPodMetrics } from './valkey-metrics.js';
 
 /**
  * Every metric the controller exports (docs/controller.md lists them), on a prom-client registry:
@@ -132,8 +133,22 @@ export function controllerMetrics(registry = new Registry()) {
     },
   });
 
+  const pods = valkeyPodMetrics(registry);
+
   return {
     registry,
+    /** Valkey's own per-pod series of one cluster, from its last pass (runtime/valkey-metrics.ts); undefined when it is gone. */
+    setClusterPods: pods.setClusterPods,
+    /**
+     * A replica that stops leading forgets every cluster: the new leader's series are the fleet's,
+     * and a standby that kept its last ones would count every cluster twice in a sum.
+     */
+    forgetClusters(): void {
+      nodesByCluster.clear();
+      clusters.clear();
+      dataLost.clear();
+      pods.forgetAll();
+    },
     /** Whether a cluster's DataLost condition is True now (the gauge counts those clusters). */
     setDataLost(cluster: string, lost: boolean): void {
       if (lost) dataLost.add(cluster);

@@ -2,6 +2,7 @@ import type { Endpoint } from '../cluster/observation.js';
 import type { SlotRange } from '../../api/contract/slots.js';
 import type { RespValue } from './resp.js';
 import { aclPasswordHash } from './digests.js';
+import { STATS_SECTIONS } from './node-stats.js';
 import { CommandError, connectResp, NodeUnavailableError, type TlsOptions } from './resp-connection.js';
 
 export interface Credentials {
@@ -28,6 +29,8 @@ export interface NodeSession {
   /** CLUSTER FAILOVER (graceful): sent to a replica, which waits until it has every write. */
   failover(): Promise<void>;
   infoReplication(): Promise<string>;
+  /** One INFO of the replication section and what the per-pod Valkey metrics show (valkey/node-stats.ts). */
+  infoStats(): Promise<string>;
   /** CONFIG GET of these names, as name → value (names Valkey does not know are left out). */
   configGet(names: readonly string[]): Promise<Map<string, string>>;
   configSet(name: string, value: string): Promise<void>;
@@ -241,6 +244,7 @@ export function sessionOpener(credentials: CredentialSource, timeouts: NodeTimeo
       takeover: () => ok('CLUSTER FAILOVER', ['CLUSTER', 'FAILOVER', 'TAKEOVER']),
       failover: () => ok('CLUSTER FAILOVER', ['CLUSTER', 'FAILOVER']),
       infoReplication: async () => text(await call('INFO', ['INFO', 'replication']), 'INFO replication'),
+      infoStats: async () => text(await call('INFO', ['INFO', ...STATS_SECTIONS]), `INFO ${STATS_SECTIONS.join(' ')}`),
       configGet: async (names) => pairs(await call('CONFIG GET', ['CONFIG', 'GET', ...names])),
       configSet: (name, value) => ok('CONFIG SET', ['CONFIG', 'SET', name, value]),
       aclLoad: () => ok('ACL LOAD', ['ACL', 'LOAD']),

@@ -5,6 +5,7 @@ import { versionInStartupLog, type VersionPolicy } from '../cluster/version-gate
 import type { Pod } from '../kube/types.js';
 import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes, type ClusterNodeInterner } from './cluster-nodes.js';
 import { parseInfo, serverIdentity } from './info.js';
+import { parseNodeStats, type NodeStats } from './node-stats.js';
 import type { NodeSession, OpenSession } from './node-session.js';
 import { CommandError, type TlsOptions } from './resp-connection.js';
 
@@ -18,12 +19,19 @@ export interface ObserveContext {
   tls?: (pod: string) => TlsOptions;
   /** Shared by the pods of one pass, so n views of n nodes hold each distinct line once. */
   interner?: ClusterNodeInterner;
+  /**
+   * Whether this pod's Valkey metrics are due this pass: then the replication INFO asks the stats
+   * sections too (one round trip either way, valkey/node-stats.ts).
+   */
+  statsDue?: (pod: string) => boolean;
 }
 
 export interface ObservedNode {
   observation: NodeObservation;
   /** Kept open for formation commands when the node answered and passed the gate. */
   session?: NodeSession;
+  /** What the per-pod Valkey metrics show, when they were due and the node answered. */
+  stats?: NodeStats;
 }
 
 /** `<cluster>-<shard>-<ordinal>` with the shard from the pod's label; undefined for foreign pods. */
@@ -125,8 +133,14 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
       session.close();
       return { observation: { ...place, state: 'rejected', identity, verdict } };
     }
-    const [nodes, info, replication] = await Promise.all([session.clusterNodes(), session.clusterInfo(), session.infoReplication()]);
+    const due = ctx.statsDue?.(place.pod) === true;
+    const [nodes, info, replication] = await Promise.all([
+      session.clusterNodes(),
+      session.clusterInfo(),
+      due ? session.infoStats() : session.infoReplication(),
+    ]);
     return {
+      ...(due ? { stats: parseNodeStats(replication) } : {}),
       observation: {
         ...place,
         state: 'answered',

@@ -9,6 +9,7 @@ import { jsonLogger, type Logger } from '../../../src/controller/runtime/log.js'
 import { controllerMetrics, type ControllerMetrics } from '../../../src/controller/runtime/metrics.js';
 import { sessionOpener, type NodeTimeouts, type OpenSession } from '../../../src/controller/valkey/node-session.js';
 import { strictPolicy } from '../../../src/controller/cluster/version-gate.js';
+import { SHIPPED_VALKEY_METRICS_MS } from '../../../src/controller/shipped-defaults.js';
 import { CONTROLLER_PASSWORD, type World } from './api-world.js';
 import { readMetrics, type MetricsReadout } from './metrics-readout.js';
 import type { EndpointBook } from './nodes.js';
@@ -46,6 +47,7 @@ export type ControllerTuning = Pick<
   | 'slotMigration'
   | 'sampleIntervalMs'
   | 'metering'
+  | 'valkeyMetricsMs'
 >;
 
 export interface InProcessAppOptions {
@@ -85,6 +87,8 @@ export async function startInProcessApp(o: InProcessAppOptions): Promise<App> {
     endpointOf: o.endpointOf,
     open: o.wrapOpen ? o.wrapOpen(open) : open,
     clusterDomain: 'cluster.local',
+    // Valkey's per-pod metrics on, as shipped, unless a test tunes them.
+    valkeyMetricsMs: SHIPPED_VALKEY_METRICS_MS,
     ...o.tuning,
     watchBackoff: { initialMs: 100, maxMs: 1_000 },
     watchTimeoutSeconds: 60,
