@@ -82,6 +82,10 @@ export class Controller {
   private readonly memory: PassMemory;
   /** What --max-concurrent-rolls counts: the clusters whose roll is in progress. */
   private readonly rollSlots: RollSlots;
+  /** Clusters whose roll waits for a slot only; woken when a roll ends rather than polled. */
+  private readonly rollWaiters = new Set<string>();
+  /** Clusters this process saw rolling. */
+  private readonly rolled = new Set<string>();
   private readonly images: Informer<ApiObject>;
   /**
    * Nodes. Not waited for: until it is filled, nothing is decided from where pods run
@@ -333,6 +337,13 @@ export class Controller {
   }
 
   /** The clusters whose status says their roll is in progress (what a controller just started knows). */
+  /** Whether the cache's status of `key` says its roll is in progress. */
+  private rollingInStatusHas(key: string): boolean {
+    const conditions = (this.clusters.get(key) as { status?: { conditions?: { type: string; status: string }[] } } | undefined)?.status
+      ?.conditions;
+    return conditions?.some((x) => x.type === CONDITION.rollInProgress && x.status === 'True') === true;
+  }
+
   private *rollingInStatus(): Iterable<string> {
     for (const c of this.clusters.list()) {
       const conditions = (c as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions;
@@ -373,7 +384,14 @@ export class Controller {
       metrics: o.metrics,
       timing: o.timing,
     });
-    if (!result.rolling) this.rollSlots.release(key);
+    if (result.waitsForRollSlot) this.rollWaiters.add(key);
+    else this.rollWaiters.delete(key);
+    if (!result.rolling) {
+      this.rollSlots.release(key);
+      // A roll that finished (or a cluster whose status said it rolled) may have freed a slot:
+      // the clusters waiting for one are looked at now rather than on their resync.
+      if (this.rolled.delete(key) || this.rollingInStatusHas(key)) for (const k of this.rollWaiters) this.queue.add(CLUSTER_PREFIX + k);
+    } else this.rolled.add(key);
     return result;
   }
 }

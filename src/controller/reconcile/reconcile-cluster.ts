@@ -236,7 +236,10 @@ export function rollStatus(plan: PassPlan, executed: Pick<Executed, 'rollDetail'
 }
 
 /** One pass over one ValkeyCluster; `rolling` tells the fleet whether this cluster holds a roll slot now. */
-export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps): Promise<WorkResult & { rolling?: boolean }> {
+export async function reconcileCluster(
+  key: string,
+  deps: ClusterReconcilerDeps,
+): Promise<WorkResult & { rolling?: boolean; waitsForRollSlot?: boolean }> {
   const raw = deps.api.cluster(key);
   if (!raw) {
     deps.metrics.setClusterVersions(key, undefined);
@@ -411,10 +414,15 @@ export async function reconcileCluster(key: string, deps: ClusterReconcilerDeps)
       deps.metrics.statusWrites.inc();
       log.info('status written', { state: status.state, message: status.message });
     }
-    const next = requeue(status, plan, reloads.reloads, executed.scaling?.again === true, deps.timing);
+    const next = requeue(status, plan, reloads.reloads, executed.scaling?.again === true, deps.timing, !facts.rollSlotFree);
     // An autoscaled cluster is looked at at least once per sampling interval.
     const sampled = autoscale && next.requeueAfterMs !== undefined ? Math.min(next.requeueAfterMs, sampleIntervalMs) : next.requeueAfterMs;
-    return { ...next, ...(sampled !== undefined ? { requeueAfterMs: sampled } : {}), rolling: plan.roll.state === 'rolling' };
+    return {
+      ...next,
+      ...(sampled !== undefined ? { requeueAfterMs: sampled } : {}),
+      rolling: plan.roll.state === 'rolling',
+      waitsForRollSlot: waitsForRollSlot(plan, !facts.rollSlotFree),
+    };
   } finally {
     for (const s of seen.sessions.values()) s.close();
   }
@@ -441,6 +449,17 @@ function recordPodMetrics(
 /** The status of a pass with every string made inert: the one door node text passes into status. */
 export const inertStatus = (input: Parameters<typeof buildStatus>[0]): ValkeyClusterStatus => inertStrings(buildStatus(input));
 
+/** The roll waits for its turn and nothing else acts on the cluster: only a freed roll slot changes that. */
+export function waitsForRollSlot(plan: PassPlan, rollSlotsTaken: boolean): boolean {
+  return (
+    rollSlotsTaken &&
+    plan.roll.state === 'waiting' &&
+    plan.now.kind === 'none' &&
+    plan.formation.actions.length === 0 &&
+    plan.topology === undefined
+  );
+}
+
 /**
  * When to look again: at once while slots still move (the pass only stopped to write status), soon
  * while something acts or waits on the cluster itself, slowly when a person must act.
@@ -451,9 +470,14 @@ export function requeue(
   reloads: readonly string[],
   slotsStillMove: boolean,
   timing: ReconcileTiming,
+  rollSlotsTaken = false,
 ): WorkResult {
   if (status.state === STATE.failed || status.state === STATE.invalid) return { requeueAfterMs: timing.failedResyncMs };
   if (slotsStillMove) return { requeueAfterMs: 0 };
+  // A roll that waits for the fleet's slot (--max-concurrent-rolls) is woken when a slot frees
+  // (controller.ts), so it is looked at on the resync meanwhile, not polled: during a fleet-wide
+  // roll the waiting clusters cost what quiet ones do.
+  if (waitsForRollSlot(plan, rollSlotsTaken) && reloads.length === 0) return { requeueAfterMs: timing.resyncMs };
   if (plan.roll.state === 'rolling' || plan.roll.state === 'waiting') return { requeueAfterMs: timing.progressMs };
   // A held roll waits for a person (a fixed image, an opt-in): pod and StatefulSet events wake it.
   if (plan.roll.state === 'held') return { requeueAfterMs: timing.failedResyncMs };

@@ -35,7 +35,7 @@ describe('requeue: when a cluster is looked at again', () => {
       timing.progressMs,
     ],
     [
-      'a roll waiting for its turn: soon (the slot or the migration frees up without an event)',
+      'a roll waiting for its turn while a roll slot is free: soon (a migration frees up without an event)',
       status('Updating'),
       plan({ roll: { state: 'waiting', message: wait.reason, step: wait, revision: 'r' } }),
       timing.progressMs,
@@ -51,6 +51,22 @@ describe('requeue: when a cluster is looked at again', () => {
     ['an Active cluster: at the resync period', status('Active'), plan(), timing.resyncMs],
   ] as const)('%s', (_name, s, p, ms) => {
     expect(requeue(s, p, [], false, timing)).toEqual({ requeueAfterMs: ms });
+  });
+
+  it("a roll waiting only for the fleet's roll slot: at the resync period (the controller wakes it when a roll ends)", () => {
+    const waiting = plan({ roll: { state: 'waiting', message: wait.reason, step: wait, revision: 'r' } });
+    expect(requeue(status('Updating'), waiting, [], false, timing, true)).toEqual({ requeueAfterMs: timing.resyncMs });
+    // Anything else going on keeps it looked at soon: a reload, slots moving, a formation step.
+    expect(requeue(status('Updating'), waiting, ['users.acl: waiting on c-0-0'], false, timing, true)).toEqual({
+      requeueAfterMs: timing.progressMs,
+    });
+    const moving = plan({ ...waiting, topology: { phase: 'moving', message: 'x' } });
+    expect(requeue(status('Updating'), moving, [], false, timing, true)).toEqual({ requeueAfterMs: timing.progressMs });
+    const forming = plan({
+      ...waiting,
+      formation: { actions: [{ kind: 'meet', on: 'c-0-0', target: 'c-1-0' } as never], waiting: [], primaries: new Map() },
+    });
+    expect(requeue(status('Updating'), forming, [], false, timing, true)).toEqual({ requeueAfterMs: timing.progressMs });
   });
 
   it('a reload not yet everywhere keeps an otherwise idle cluster looked at soon', () => {
