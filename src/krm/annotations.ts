@@ -58,14 +58,19 @@ export function originOf(value: unknown): { path: string; index: number } | unde
   return found ? { path: found, index: 0 } : undefined;
 }
 
-/** The path and index annotations kpt needs to write a generated object to its file (both generations of keys). */
+/** The path and index annotations kpt needs to write a generated object to its file (both generations of keys), in order. */
+export function fileAnnotations(path: string, index: number): [key: string, value: string][] {
+  const i = String(index);
+  return [
+    [LEGACY_PATH, path],
+    [LEGACY_INDEX, i],
+    [PATH, path],
+    [INDEX, i],
+  ];
+}
+
+/** `object` with its file annotations (fileAnnotations) after its own. */
 export function withFileAnnotations(object: KubeObject, path: string, index: number): KubeObject {
-  const annotations = {
-    ...object.metadata.annotations,
-    [LEGACY_PATH]: path,
-    [LEGACY_INDEX]: String(index),
-    [PATH]: path,
-    [INDEX]: String(index),
-  };
+  const annotations = { ...object.metadata.annotations, ...Object.fromEntries(fileAnnotations(path, index)) };
   return { ...object, metadata: { ...object.metadata, annotations } };
 }

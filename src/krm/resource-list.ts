@@ -1,5 +1,5 @@
 import { error } from '../api/index.js';
-import { withFileAnnotations } from './annotations.js';
+import { fileAnnotations, withFileAnnotations } from './annotations.js';
 import { RESOURCE_LIST_API_VERSION, parseResourceList } from './read-input.js';
 import { failureText, formatReport, successText } from './report.js';
 import { toResults } from './results.js';
@@ -7,7 +7,7 @@ import { runFunction, sortItems, type FunctionOutcome, type GeneratedObject } fr
 import { bytesOutput, type RunOutput } from './run-output.js';
 import type { Tool } from './tool.js';
 import { ByteSink } from './yaml/byte-sink.js';
-import { emitMappingTo, emitSequenceItemTo, emitYaml } from './yaml/emitter.js';
+import { emitMappingTo, emitObjectItemTo, emitSequenceItemTo, emitYaml } from './yaml/emitter.js';
 
 /**
  * KRM function mode: a ResourceList in, a ResourceList out. Items we do not own are written back
@@ -56,7 +56,10 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
 
 function emitGenerated(g: GeneratedObject, indent: number, out: ByteSink): void {
   if (g.header) out.write(`${' '.repeat(indent)}# ${g.header}\n`);
-  emitSequenceItemTo(withFileAnnotations(g.object, g.path, g.index), indent, out);
+  // The file annotations are written after the object's own, as withFileAnnotations puts them,
+  // without copying the object to add them.
+  if (!emitObjectItemTo(g.object, indent, out, fileAnnotations(g.path, g.index)))
+    emitSequenceItemTo(withFileAnnotations(g.object, g.path, g.index), indent, out);
 }
 
 /** `streamed`: the generated items, already written (runFunction's `emit`). */

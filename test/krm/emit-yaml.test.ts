@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { emitSequenceItemTo, emitYaml } from '../../src/krm/yaml/emitter.js';
+import { emitObjectItemTo, emitSequenceItemTo, emitYaml } from '../../src/krm/yaml/emitter.js';
+import { fileAnnotations, withFileAnnotations } from '../../src/krm/annotations.js';
+import type { KubeObject } from '../../src/render/object.js';
 import { ByteSink } from '../../src/krm/yaml/byte-sink.js';
 
 /** A mapping as an item of a block sequence whose `-` is at column `col`. */
@@ -34,6 +36,38 @@ describe('the YAML emitter', () => {
         expect(parse(`items:\n${emitSequenceItem(item, 4)}`)).toEqual({ items: [item] });
       }
     }
+  });
+
+  it('writes an object with its file annotations byte for byte as it writes the copy that has them', () => {
+    const root = 'test/golden/cases';
+    const objects: Record<string, unknown>[] = [
+      { apiVersion: 'v1', kind: 'X', metadata: { name: 'a', annotations: {} } },
+      { apiVersion: 'v1', kind: 'X', metadata: { annotations: { '1': 'digit key first', b: 'c' }, name: 'a' }, data: { k: 'v\n' } },
+      { kind: 'X', metadata: Object.freeze({ name: 'frozen', annotations: Object.freeze({ x: 'y' }) }), spec: [1, { a: [] }] },
+      { kind: 'X', metadata: { name: 'b', annotations: { 'config.kubernetes.io/index': '9', z: 'already has one' } } },
+      { kind: 'X', metadata: { name: 'no annotations' } },
+      { kind: 'X', metadata: {} },
+    ];
+    for (const c of readdirSync(root)) {
+      const expected = parse(readFileSync(`${root}/${c}/_expected.yaml`, 'utf8')) as { items: Record<string, unknown>[] };
+      // Expected items carry their file annotations already: take them off, to be added again.
+      for (const item of expected.items) {
+        const annotations = (item.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
+        for (const [key] of fileAnnotations('', 0)) if (annotations) delete annotations[key];
+        objects.push(item);
+      }
+    }
+    let fast = 0;
+    for (const object of objects)
+      for (const col of [0, 2]) {
+        const direct = new ByteSink(4096);
+        const copy = new ByteSink(4096);
+        if (emitObjectItemTo(object, col, direct, fileAnnotations('rendered/ns/c.yaml', 3))) fast++;
+        else emitSequenceItemTo(withFileAnnotations(object as unknown as KubeObject, 'rendered/ns/c.yaml', 3), col, direct);
+        emitSequenceItemTo(withFileAnnotations(object as unknown as KubeObject, 'rendered/ns/c.yaml', 3), col, copy);
+        expect(direct.toString()).toBe(copy.toString());
+      }
+    expect(fast).toBeGreaterThan(objects.length); // most objects take the direct way
   });
 
   it('writes multi-line text as a literal block, and kubectl-style compact lists', () => {

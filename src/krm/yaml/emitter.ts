@@ -243,3 +243,57 @@ export function emitSequenceItemTo(value: { [key: string]: unknown }, col: numbe
   out.write('- ');
   emitMapping(value as { [key: string]: Plain }, col + 2, out, true);
 }
+
+const isPlainMapping = (v: unknown): v is { [key: string]: Plain } => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A rendered object as an item of a block sequence whose `-` is at column `col`, with `extra`
+ * annotations written after its own: the same text as emitSequenceItemTo of a copy whose
+ * metadata.annotations is `{ ...annotations, ...extra }`, without making the copy. Returns false,
+ * having written nothing, when the object is not of that shape (no metadata.annotations mapping,
+ * or one that already holds a key of `extra`): the caller then copies.
+ */
+export function emitObjectItemTo(
+  value: { [key: string]: unknown },
+  col: number,
+  out: ByteSink,
+  extra: readonly (readonly [key: string, value: string])[],
+): boolean {
+  const metadata = value.metadata;
+  if (!isPlainMapping(metadata) || !hasKeys(metadata)) return false;
+  const annotations = metadata.annotations;
+  if (!isPlainMapping(annotations)) return false;
+  for (const [key] of extra) if (Object.hasOwn(annotations, key)) return false;
+  out.write(indent(col));
+  out.write('- ');
+  const c = col + 2;
+  let first = true;
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    if (v === undefined) continue;
+    out.write(first ? keyLine(0, key, c) : keyLine(c, key));
+    first = false;
+    if (v !== metadata) {
+      emitValue(v as Plain, c, out);
+      continue;
+    }
+    out.write('\n');
+    const m = c + 2;
+    for (const mk of Object.keys(metadata)) {
+      const mv = metadata[mk];
+      if (mv === undefined) continue;
+      out.write(keyLine(m, mk));
+      if (mv !== annotations) {
+        emitValue(mv, m, out);
+        continue;
+      }
+      out.write('\n');
+      emitMapping(annotations, m + 2, out, false);
+      for (const [ak, av] of extra) {
+        out.write(keyLine(m + 2, ak));
+        emitFreshValue(av, m + 2, out);
+      }
+    }
+  }
+  return true;
+}
