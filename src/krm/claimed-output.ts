@@ -1,7 +1,7 @@
 import { ANNOTATIONS, describeRef, error, LABELS, type Problem } from '../api/index.js';
 import { objectRefOf } from '../menu/parse.js';
 import { own, ownPath } from '../menu/own.js';
-import { isEarlierOutput, renderedNameMatches } from './ownership.js';
+import { clustersNamedBy, isEarlierOutput, renderedNameMatches } from './ownership.js';
 import type { InputItem } from './run-function.js';
 
 /**
@@ -46,9 +46,11 @@ function claims(value: unknown, clusters: ReadonlyMap<string, PackageCluster>): 
   };
   const owner = str(ownPath(value, 'metadata', 'annotations', ANNOTATIONS.renderedFor));
   if (owner !== undefined) add(owner, `its ${ANNOTATIONS.renderedFor} annotation`);
-  for (const c of clusters.values())
-    if (c.namespace === namespace && renderedNameMatches(apiVersion, kind, name, c.name))
-      add(`${c.namespace}/${c.name}`, 'its kind and name');
+  // The clusters its name could be rendered for (at most one reading per kind), looked up: not
+  // every cluster of the package tried against every item.
+  for (const cluster of clustersNamedBy(kind, name))
+    if (clusters.has(`${namespace}/${cluster}`) && renderedNameMatches(apiVersion, kind, name, cluster))
+      add(`${namespace}/${cluster}`, 'its kind and name');
   if (typeof kind === 'string' && POD_MAKERS.has(kind)) {
     const own = str(ownPath(value, 'metadata', 'labels', LABELS.cluster));
     const template =

@@ -23,7 +23,7 @@ export function renderedNameMatches(apiVersion: unknown, kind: unknown, name: st
 }
 
 /** The cluster names an object of this kind and name could have been rendered for (at most two readings). */
-function clustersNamedBy(kind: unknown, name: string): string[] {
+export function clustersNamedBy(kind: unknown, name: string): string[] {
   if (kind === 'ConfigMap') {
     for (const suffix of ['-config', '-connection']) if (name.endsWith(suffix)) return [name.slice(0, -suffix.length)];
     return [];
