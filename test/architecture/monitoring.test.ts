@@ -44,6 +44,8 @@ describe('deploy/monitoring', () => {
       'ValkeyControllerNoLeader',
       'ValkeyControllerReconcileErrors',
       'ValkeyReplicationBroken',
+      'ValkeyMemoryNearMaxmemory',
+      'ValkeyClusterStateFail',
       'ValkeyAutoscalerAtMaximum',
       'ValkeyDataLost',
       'ValkeyMajorityOfPrimariesLost',
@@ -55,7 +57,7 @@ describe('deploy/monitoring', () => {
   it('names only metrics the controller exports, and selects only on their labels', () => {
     const wrong: string[] = [];
     for (const { where, expr } of all) {
-      const names = [...expr.matchAll(/\b(valkey_status_sync_\w+?)(_bucket|_sum|_count)?\b(\{[^}]*\})?/g)];
+      const names = [...expr.matchAll(/\b(valkey_\w+?)(_bucket|_sum|_count)?\b(\{[^}]*\})?/g)];
       expect(names.length, `${where}: ${expr}`).toBeGreaterThan(0);
       const known = new Set<string>(['le']);
       for (const [, name, suffix, selector] of names) {
@@ -73,7 +75,7 @@ describe('deploy/monitoring', () => {
         for (const [, label] of (selector ?? '').matchAll(/(\w+)\s*(?:=~|!~|!=|=)/g))
           if (!labels.includes(label as string)) wrong.push(`${where}: ${name} has no label ${label}`);
       }
-      for (const [, list] of expr.matchAll(/\b(?:by|on)\s*\(([^)]*)\)/g))
+      for (const [, list] of expr.matchAll(/\b(?:by|on|group_left|group_right)\s*\(([^)]*)\)/g))
         for (const label of (list as string).split(',').map((s) => s.trim()))
           if (!known.has(label)) wrong.push(`${where}: no metric of it has the label ${label}`);
     }

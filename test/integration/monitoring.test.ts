@@ -56,7 +56,7 @@ async function scrape(setup: (m: ReturnType<typeof controllerMetrics>) => void):
   const text = await m.registry.metrics();
   return text
     .split('\n')
-    .filter((line) => line.startsWith('valkey_status_sync_'))
+    .filter((line) => line.startsWith('valkey_'))
     .map((line) => {
       const space = line.lastIndexOf(' ');
       return { series: line.slice(0, space), value: Number(line.slice(space + 1)) };
@@ -121,6 +121,26 @@ describe('alert rules under promtool, on the controller’s own series', () => {
           { shards: 3, autoscaling: { minShards: 2, maxShards: 6 } as never },
         ),
       );
+      m.setClusterPods('shop/cache', [
+        {
+          pod: 'cache-0-0',
+          shard: 0,
+          up: true,
+          role: 'primary',
+          clusterStateOk: true,
+          stats: { usedMemoryBytes: 50, maxmemoryBytes: 100 },
+        },
+        {
+          pod: 'cache-0-1',
+          shard: 0,
+          up: true,
+          role: 'replica',
+          clusterStateOk: true,
+          replication: { linkUp: true, syncing: false, lagBytes: 0 },
+        },
+        // No maxmemory: never near it.
+        { pod: 'cache-1-0', shard: 1, up: true, role: 'primary', clusterStateOk: true, stats: { usedMemoryBytes: 50, maxmemoryBytes: 0 } },
+      ]);
     });
     const r = await promtoolTest(series, '150m', []);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -164,6 +184,13 @@ describe('alert rules under promtool, on the controller’s own series', () => {
           { shards: 3 },
         ),
       );
+      m.setClusterPods('team/lost', [
+        { pod: 'lost-0-0', shard: 0, up: true, role: 'primary', clusterStateOk: true, stats: { usedMemoryBytes: 95, maxmemoryBytes: 100 } },
+        { pod: 'lost-0-1', shard: 0, up: true, role: 'replica', clusterStateOk: false, replication: { linkUp: false, syncing: false } },
+      ]);
+      // A cluster being created says cluster_state:fail until its slots are assigned: not ValkeyClusterStateFail.
+      m.setClusterStatus('shop/new', clusterFacts(status('Creating'), [], undefined, { shards: 3 }));
+      m.setClusterPods('shop/new', [{ pod: 'new-0-0', shard: 0, up: true, role: 'primary', clusterStateOk: false }]);
     });
     // An autoscaler that wants its maximum: git runs 4, the proposal is 4 of at most 4.
     const held = { namespace: 'shop', cluster: 'held' };
@@ -173,13 +200,16 @@ describe('alert rules under promtool, on the controller’s own series', () => {
       ['ValkeyClusterInvalid', { namespace: 'shop', cluster: 'invalid' }],
       ['ValkeyClusterNotConverging', held],
       ['ValkeyClusterNotConverging', lost],
+      ['ValkeyClusterNotConverging', { namespace: 'shop', cluster: 'new' }],
       ['ValkeyRollHeld', held],
       ['ValkeyDataLost', held],
       ['ValkeyCertificateExpiringSoon', held],
       ['ValkeyAutoscalerAtMaximum', held],
       ['ValkeyMajorityOfPrimariesLost', lost],
       ['ValkeyNodeLost', lost],
-      ['ValkeyReplicationBroken', lost],
+      ['ValkeyReplicationBroken', { ...lost, shard: '0', pod: 'lost-0-1' }],
+      ['ValkeyMemoryNearMaxmemory', { ...lost, shard: '0', pod: 'lost-0-0' }],
+      ['ValkeyClusterStateFail', lost],
       ['ValkeyCertificateExpiringSoon', lost],
       ['ValkeyCertificateExpiring', lost],
       ['ValkeyControllerNoLeader', {}],
