@@ -29,6 +29,7 @@ const LONG = [
   'test/controller/formation.integration.test.ts',
   'test/controller/autoscaling.integration.test.ts',
   'test/controller/gitops-order.integration.test.ts',
+  'test/controller/team-clusters-sync.integration.test.ts',
 ];
 
 /** Tests that start real servers or run external tools. */

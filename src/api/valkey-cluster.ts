@@ -4,6 +4,7 @@ import { RESERVED_ANNOTATION_PREFIX } from './contract/annotations.js';
 import {
   celRules,
   CLUSTER_NAME_MAX,
+  DNS1123_LABEL,
   DNS1035_LABEL_PATTERN,
   isQualifiedName,
   kindObject,
@@ -93,6 +94,61 @@ export const placement = lazy(() =>
   }),
 );
 
+export const ISSUER_KINDS = ['ClusterIssuer', 'Issuer'] as const;
+const CLIENT_USER_MESSAGE =
+  "must be an ACL user whose name is a DNS label (at most 63 lowercase letters, digits and '-'): it names the Certificate and Secret <cluster>-client-<user>; for another user write its Certificate yourself (docs/connecting.md)";
+export const MAX_CLIENT_CERTIFICATES = 32;
+
+/**
+ * Client certificates the GitOps way (issue 33; docs/connecting.md): one cert-manager Certificate
+ * per listed ACL user, `<cluster>-client-<user>` in the cluster's namespace, client auth only,
+ * from the issuer that issues the cluster's own certificate.
+ */
+export const clientCertificates = lazy(() =>
+  z
+    .strictObject({
+      issuerRef: z
+        .strictObject({
+          kind: z.enum(ISSUER_KINDS, { error: 'must be ClusterIssuer or Issuer' }),
+          name: refName('cert-manager issuer'),
+        })
+        .check(
+          z.meta({
+            description:
+              "The cert-manager issuer of the cluster's own certificate (spec.tls.secretRef): an Issuer in the cluster namespace or a ClusterIssuer. Its CA must be the ca.crt the servers trust.",
+          }),
+        ),
+      users: z
+        .array(
+          z
+            .string({ error: CLIENT_USER_MESSAGE })
+            .check(
+              z.minLength(1, { error: CLIENT_USER_MESSAGE }),
+              z.maxLength(63, { error: CLIENT_USER_MESSAGE }),
+              z.regex(DNS1123_LABEL, { error: CLIENT_USER_MESSAGE }),
+            ),
+        )
+        .check(
+          z.minLength(1, { error: 'must list at least one user, or leave clientCertificates out' }),
+          z.maxLength(MAX_CLIENT_CERTIFICATES),
+          z.superRefine((users, ctx) => {
+            if (new Set(users).size !== users.length) ctx.addIssue({ code: 'custom', message: 'lists a user twice' });
+          }),
+          z.meta({
+            description:
+              'ACL users (of spec.acl or the config chain) that get a client certificate: a Certificate and Secret <cluster>-client-<user> with tls.crt, tls.key and ca.crt.',
+            'x-kubernetes-list-type': 'set',
+          }),
+        ),
+    })
+    .check(
+      z.meta({
+        description:
+          'Renders a cert-manager Certificate (client auth) per listed user, so applications get their client certificate from git (docs/connecting.md).',
+      }),
+    ),
+);
+
 /** A whole number from `min` to `max`, with the messages people see when it is not. */
 const count = (what: string, min: number, minMessage: string, max: number) =>
   z.number({ error: what }).check(z.int({ error: what }), z.gte(min, { error: minMessage }), z.lte(max));
@@ -117,6 +173,7 @@ export const valkeyClusterSpec = lazy(() =>
             secretRef: refName('Secret').check(
               z.meta({ description: 'A Secret with tls.crt, tls.key and ca.crt in the cluster namespace.' }),
             ),
+            clientCertificates: z.optional(clientCertificates()),
           }),
         )
         .check(z.meta({ description: 'TLS only: clients, replication and the cluster bus use TLS with the certificate in this Secret.' })),

@@ -1,6 +1,7 @@
-import { ANNOTATIONS, LABELS, MANAGED_BY, shardName } from '../api/index.js';
+import { ANNOTATIONS, DNS1123_LABEL, LABELS, MANAGED_BY, shardName } from '../api/index.js';
 import { configMapName } from '../render/object.js';
 import { connectionConfigMapName } from '../render/connection.js';
+import { CERT_MANAGER_API_VERSION, clientCertificatePrefix } from '../render/client-certificate.js';
 import { own, ownPath } from '../menu/own.js';
 import { fileOf } from './annotations.js';
 
@@ -9,12 +10,17 @@ export const wearsOurLabel = (value: unknown): boolean => ownPath(value, 'metada
 
 /**
  * The ValkeyCluster name whose rendered objects include one of this kind and name: ConfigMaps
- * `C-config` and `C-connection`, Service and NetworkPolicy `C`, StatefulSet and PodDisruptionBudget `C-<shard>`.
+ * `C-config` and `C-connection`, Service and NetworkPolicy `C`, StatefulSet and PodDisruptionBudget `C-<shard>`,
+ * cert-manager Certificate `C-client-<user>` (spec.tls.clientCertificates).
  */
 export function renderedNameMatches(apiVersion: unknown, kind: unknown, name: string, cluster: string): boolean {
   if (kind === 'ConfigMap' && apiVersion === 'v1') return name === configMapName(cluster) || name === connectionConfigMapName(cluster);
   if (kind === 'Service' && apiVersion === 'v1') return name === cluster;
   if (kind === 'NetworkPolicy' && apiVersion === 'networking.k8s.io/v1') return name === cluster;
+  if (kind === 'Certificate' && apiVersion === CERT_MANAGER_API_VERSION) {
+    const prefix = clientCertificatePrefix(cluster);
+    return name.startsWith(prefix) && DNS1123_LABEL.test(name.slice(prefix.length));
+  }
   if ((kind === 'StatefulSet' && apiVersion === 'apps/v1') || (kind === 'PodDisruptionBudget' && apiVersion === 'policy/v1')) {
     const shard = name.startsWith(`${cluster}-`) ? name.slice(cluster.length + 1) : '';
     return /^(0|[1-9][0-9]{0,3})$/.test(shard) && name === shardName(cluster, Number(shard));
@@ -29,6 +35,11 @@ export function clustersNamedBy(kind: unknown, name: string): string[] {
     return [];
   }
   if (kind === 'Service' || kind === 'NetworkPolicy') return [name];
+  if (kind === 'Certificate') {
+    const out: string[] = [];
+    for (let i = name.indexOf('-client-'); i > 0; i = name.indexOf('-client-', i + 1)) out.push(name.slice(0, i));
+    return out;
+  }
   const dash = name.lastIndexOf('-');
   return dash > 0 ? [name.slice(0, dash)] : [];
 }

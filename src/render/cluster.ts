@@ -23,6 +23,7 @@ import { renderConnectionConfigMap } from './connection.js';
 import { renderShardPodTemplate, renderShardStatefulSet } from './statefulset.js';
 import { renderShardPodDisruptionBudget } from './pdb.js';
 import { renderNetworkPolicy } from './network-policy.js';
+import { renderClientCertificates } from './client-certificate.js';
 import type { PreviousCluster } from './previous.js';
 import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
 import { primaryPromiseFindings } from './primary-promise.js';
@@ -30,7 +31,11 @@ import { rolloutFindings } from './rollout-warnings.js';
 import { shapeFindings } from './shape-checks.js';
 
 export interface ClusterRender {
-  /** ConfigMap, Service, then each shard's StatefulSet, then each shard's PodDisruptionBudget, then the NetworkPolicy (unless switched off), then the connection ConfigMap. */
+  /**
+   * The client Certificates (spec.tls.clientCertificates), ConfigMap, Service, then each shard's
+   * StatefulSet, then each shard's PodDisruptionBudget, then the NetworkPolicy (unless switched
+   * off), then the connection ConfigMap.
+   */
   objects: KubeObject[];
   problems: Problem[];
 }
@@ -77,6 +82,22 @@ export function renderCluster(
       ],
     };
   }
+  const clients = cluster.spec.tls?.clientCertificates;
+  const aclUsers = [...config.acl, ...(cluster.spec.acl ?? [])].map((b) => b.username);
+  const unknownClients = (clients?.users ?? []).filter((u) => !aclUsers.includes(u));
+  if (unknownClients.length > 0) {
+    return {
+      objects: [],
+      problems: [
+        ...problems,
+        error(
+          `ValkeyCluster ${namespace}/${name}: spec.tls.clientCertificates.users: ${unknownClients.join(', ')} ${unknownClients.length === 1 ? 'is not an ACL user' : 'are not ACL users'} of this cluster (its spec.acl or config chain ${config.chain.join(' -> ')} lists ${aclUsers.length ? aclUsers.join(', ') : 'none'}): a certificate gets a client past the handshake only to log in as a user, so add the user to spec.acl or remove it here`,
+          valkeyRef('ValkeyCluster', name, namespace),
+          'spec.tls.clientCertificates.users',
+        ),
+      ],
+    };
+  }
   const aclBody = renderUsersAcl(config.acl, cluster.spec.acl ?? [], roles, {
     replication: render.systemUsers.replication.passwordHash,
     controller: controllerHashes,
@@ -106,7 +127,12 @@ export function renderCluster(
   const files = { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) };
   const tooLarge = configMapSizeProblem(name, namespace, files);
   if (tooLarge) return { objects: [], problems: [...problems, tooLarge] };
-  const objects: KubeObject[] = [renderConfigMap(name, namespace, files), renderService(name, namespace)];
+  // Certificates first: a sync in the order rendered asks cert-manager for them before the pods come.
+  const objects: KubeObject[] = [
+    ...(clients ? renderClientCertificates(name, namespace, clients) : []),
+    renderConfigMap(name, namespace, files),
+    renderService(name, namespace),
+  ];
   for (let shard = 0; shard < cluster.spec.shards; shard++) {
     objects.push(renderShardStatefulSet({ cluster, config, render, shard, revisions, allowDataLossRoll: rollout.allowDataLossRoll }));
   }
@@ -121,6 +147,7 @@ export function renderCluster(
       shards: cluster.spec.shards,
       clusterDomain: render.clusterDomain,
       ...(cluster.spec.tls ? { tlsSecret: cluster.spec.tls.secretRef } : {}),
+      ...(clients ? { clientCertificateUsers: clients.users } : {}),
       users: [...config.acl, ...(cluster.spec.acl ?? [])],
     }),
   );

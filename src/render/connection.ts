@@ -1,4 +1,5 @@
 import { CLIENT_PORT, GROUP, podFqdn, podName, serviceName, shardName, type AclBinding } from '../api/index.js';
+import { clientCertificateName } from './client-certificate.js';
 import { clusterLabels } from './labels.js';
 import type { KubeObject } from './object.js';
 
@@ -23,6 +24,8 @@ export interface ConnectionInput {
   clusterDomain: string;
   /** spec.tls.secretRef; absent: a plaintext cluster. */
   tlsSecret?: string;
+  /** spec.tls.clientCertificates.users: the users whose client certificate the render asks cert-manager for. */
+  clientCertificateUsers?: readonly string[];
   /** The application users: the config chain's bindings, then the cluster's own. */
   users: readonly Pick<AclBinding, 'username'>[];
 }
@@ -51,6 +54,8 @@ export function renderConnectionConfigMap(o: ConnectionInput): KubeObject {
     data['tls-server-names'] = `*.${service}`;
     data['tls-client-certificate'] =
       'required: present a certificate (usage client auth) signed by the CA in tls-ca-secret, e.g. a cert-manager Certificate from the issuer of the cluster certificate (docs/connecting.md)';
+    if (o.clientCertificateUsers?.length)
+      data['tls-client-secrets'] = o.clientCertificateUsers.map((u) => `${u}=${clientCertificateName(o.cluster, u)}`).join(',');
   }
   return {
     apiVersion: 'v1',

@@ -16,7 +16,13 @@ describe('types inferred from the schemas', () => {
   it('ValkeyCluster spec fields', () => {
     expectTypeOf<ValkeyClusterSpec['configRef']>().toEqualTypeOf<string>();
     expectTypeOf<ValkeyClusterSpec['shards']>().toEqualTypeOf<number>();
-    expectTypeOf<ValkeyClusterSpec['tls']>().toEqualTypeOf<{ secretRef: string } | undefined>();
+    expectTypeOf<ValkeyClusterSpec['tls']>().toEqualTypeOf<
+      | {
+          secretRef: string;
+          clientCertificates?: { issuerRef: { kind: 'ClusterIssuer' | 'Issuer'; name: string }; users: string[] } | undefined;
+        }
+      | undefined
+    >();
     expectTypeOf<NonNullable<ValkeyClusterSpec['placement']>['zoneSpread']>().toEqualTypeOf<ZoneSpread | undefined>();
     expectTypeOf<ZoneSpread>().toEqualTypeOf<'bestEffort' | 'required'>();
     expectTypeOf<ValkeyCluster['kind']>().toEqualTypeOf<'ValkeyCluster'>();

@@ -11,7 +11,7 @@ import { ensureTools, type ApiServer, type KubectlResult } from '../support/apis
 import { CONTROLLER_HASH, REPLICATION_HASH, guideMenu, role } from '../support/objects.js';
 import { AGREEMENT_NAMESPACE, ROWS, type AgreementRow } from './agreement-rows.js';
 import { createNamespaces } from '../support/namespaces.js';
-import { servedGroups, show, startWithCrds, warningsIn } from '../support/kubectl.js';
+import { installCertificateCrd, servedGroups, show, startWithCrds, warningsIn } from '../support/kubectl.js';
 import {
   describeObject,
   groupOf,
@@ -87,6 +87,8 @@ describe('rendered objects on a real kube-apiserver', () => {
     api = started.api;
     const [examples, golden] = await rendering;
     expect(started.crdApply.code, show(started.crdApply)).toBe(0);
+    // The rendered client Certificates (spec.tls.clientCertificates) and the examples' own are checked too.
+    await installCertificateCrd(api);
     const served = await servedGroups(api);
     examplePackages().forEach((name, i) => {
       const printed = examples[i] as SourceDoc[];

@@ -12,10 +12,9 @@
 // - an application connects from the connection ConfigMap with a client certificate issued by the
 //   cluster's CA (client auth only) and its ACL user, with real valkey-cli; without a certificate,
 //   or with one from another CA, it is refused.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { podFqdn } from '../../src/api/index.js';
 import type { App } from '../../src/controller/app.js';
 import { podEndpoint } from '../../src/controller/main.js';
@@ -28,11 +27,10 @@ import { apiJson, renderClusterObjects, startDay2World } from '../support/contro
 import { startInProcessApp } from '../support/controller/test-controller.js';
 import { run } from '../support/exec.js';
 import { tempDirs } from '../support/files.js';
-import { argoHealth, kstatus } from '../support/gitops-oracles.js';
+import { argoHealth, argoHealthScript, kstatus } from '../support/gitops-oracles.js';
 import { sha256 } from '../support/hash.js';
 import type { KubeWorld } from '../support/kube-world.js';
 import { cluster, role } from '../support/objects.js';
-import { repoPath } from '../support/paths.js';
 import { waitFor } from '../support/process.js';
 import { issueClientCertificate, makePki, type TestPki } from '../support/tls.js';
 import { valkeyCliPath } from '../support/valkey.js';
@@ -79,12 +77,7 @@ interface ClusterObject {
   status?: { state?: string; message?: string; conditions?: Condition[] };
 }
 
-const healthScript = (() => {
-  const patch = parse(readFileSync(repoPath('integrations/argocd/argocd-cm-patch.yaml'), 'utf8')) as { data: Record<string, string> };
-  const path = join(tmp.make('lua'), 'health.lua');
-  writeFileSync(path, patch.data['resource.customizations.health.valkey.gomomento.com_ValkeyCluster'] as string);
-  return path;
-})();
+const healthScript = argoHealthScript(tmp.make('lua'));
 
 const tlsSecret = (name: string, pki: TestPki) => ({
   apiVersion: 'v1',

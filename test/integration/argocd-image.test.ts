@@ -128,7 +128,7 @@ describe('the Argo CD plugin sidecar: discover and generate in the image, withou
     expect(byExec.code, byExec.stderr).toBe(0);
     expect(byImage.stdout).toBe(byExec.stdout);
     expect(byImage.stderr).toBe(byExec.stderr);
-    expect(parseObjects(byImage.stdout).filter(isGenerated).length).toBe(18);
+    expect(parseObjects(byImage.stdout).filter(isGenerated).length).toBe(19);
   });
 
   it('an invalid menu fails the sync: non-zero, nothing on stdout, the reason on stderr, as the exec form', async () => {

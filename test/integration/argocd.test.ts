@@ -148,12 +148,13 @@ describe('generate, as the CMP server runs it', () => {
       StatefulSet: 5,
       PodDisruptionBudget: 5,
       NetworkPolicy: 2,
+      Certificate: 1,
     });
     // Local config is read, never applied.
     expect(objects.map((o) => o.kind)).not.toEqual(expect.arrayContaining(['Kptfile']));
     expect(objects.map((o) => o.kind)).not.toContain('ValkeyRenderConfig');
     expect(objects.map((o) => o.kind)).not.toContain('ResourceList');
-    expect(r.stderr).toBe('render-valkey: 0 errors, 0 warnings, 0 infos; rendered 2 clusters into 18 objects\n');
+    expect(r.stderr).toBe('render-valkey: 0 errors, 0 warnings, 0 infos; rendered 2 clusters into 19 objects\n');
   });
 
   it("leaves out kpt's inventory (kpt live init's resourcegroup.yaml), which is not the package's to apply", async () => {
@@ -238,7 +239,7 @@ describe.runIf(busybox)('discover and generate with only BusyBox tools on PATH, 
     expect(find).toMatchObject({ code: 0, stdout: './render-config.yaml\n' });
     const r = await runCommand(plugin.spec.generate, appPath, env);
     expect(r.code, r.stderr).toBe(0);
-    expect(manifests(r.stdout).filter(isGenerated).length).toBe(18);
+    expect(manifests(r.stdout).filter(isGenerated).length).toBe(19);
   });
 });
 

@@ -191,6 +191,7 @@ describe('the sample workflow and render-and-commit.sh, on a real git repository
       StatefulSet: 6,
       PodDisruptionBudget: 6,
       NetworkPolicy: 2,
+      Certificate: 1,
     });
     for (const s of objects.filter((o: KubeObject) => o.kind === 'StatefulSet')) {
       expect(s.metadata.annotations?.['kustomize.toolkit.fluxcd.io/prune']).toBe('disabled');

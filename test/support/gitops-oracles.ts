@@ -2,7 +2,10 @@
 // Flux's status reader (cli-utils kstatus) and kubeconform. Built into the tools cache by
 // scripts/build-gitops-oracles.sh on first use.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { REPO_ROOT } from './paths.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { REPO_ROOT, repoPath } from './paths.js';
 
 let built: { oracles: string; kubeconform: string } | undefined;
 
@@ -28,6 +31,14 @@ export interface Verdict {
 
 const ask = (args: string[], obj: unknown): Verdict =>
   JSON.parse(execFileSync(tools().oracles, args, { input: JSON.stringify(obj), encoding: 'utf8' })) as Verdict;
+
+/** The recipe's ValkeyCluster health check (integrations/argocd/argocd-cm-patch.yaml), written to `dir`: its path. */
+export function argoHealthScript(dir: string): string {
+  const patch = parse(readFileSync(repoPath('integrations/argocd/argocd-cm-patch.yaml'), 'utf8')) as { data: Record<string, string> };
+  const path = join(dir, 'health.lua');
+  writeFileSync(path, patch.data['resource.customizations.health.valkey.gomomento.com_ValkeyCluster'] as string);
+  return path;
+}
 
 /** What Argo CD's health check `script` says of `obj`. */
 export const argoHealth = (scriptPath: string, obj: unknown): Verdict => ask(['argocd-health', scriptPath], obj);

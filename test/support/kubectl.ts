@@ -3,7 +3,9 @@
 import { ApiextensionsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { type ApiServer, type KubectlResult, startApiServer } from './apiserver.js';
 import { VALKEY_KINDS } from './objects.js';
-import { CRD_DIR } from './paths.js';
+import { CRD_DIR, repoPath } from './paths.js';
+
+const CERTIFICATE_CRD = repoPath('test/fixtures/cert-manager/certificate-crd.yaml');
 import { waitFor } from './process.js';
 
 /** kubectl's warnings: one `Warning: ...` line on stderr each. */
@@ -47,4 +49,16 @@ export async function startWithCrds(): Promise<{ api: ApiServer; crdApply: Kubec
     await api.stop();
     throw e;
   }
+}
+
+/**
+ * Teaches the server cert-manager's Certificate kind from the schema of our own in
+ * test/fixtures/cert-manager/ (cert-manager is not installed in the tests), so rendered and
+ * example Certificates are applied and validated like the rest; waits until it is Established.
+ */
+export async function installCertificateCrd(api: ApiServer): Promise<void> {
+  const applied = await api.kubectl(['apply', '--server-side', '--field-manager=contract-test', '-f', CERTIFICATE_CRD]);
+  if (applied.code !== 0) throw new Error(`cert-manager Certificate CRD stand-in: ${show(applied)}`);
+  const est = await api.kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/certificates.cert-manager.io']);
+  if (est.code !== 0) throw new Error(`cert-manager Certificate CRD stand-in not Established: ${show(est)}`);
 }

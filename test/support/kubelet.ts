@@ -42,7 +42,7 @@ import {
   type Volume,
 } from './kubelet/pod.js';
 import { mergePatch } from './kubelet/merge-patch.js';
-import { nodeLabels, registerNodes } from './kubelet/nodes.js';
+import { type NodeLabelling, nodeLabels, registerNodes } from './kubelet/nodes.js';
 import { chooseNode, type Placed, type SchedPod } from './kubelet/scheduling.js';
 import { ProjectedVolume, volumeFiles } from './kubelet/projected-volume.js';
 import { terminatedState } from './kubelet/termination.js';
@@ -63,6 +63,8 @@ export interface KubeletOptions {
   images: Record<string, ImageBuild>;
   /** Node names to register (default three, in zones a, b, c). */
   nodes?: readonly string[];
+  /** The Nodes' zones and extra labels (kubelet/nodes.ts). */
+  nodeLabelling?: NodeLabelling;
   /** Delay between a ConfigMap/Secret change and the pod's files showing it (default 2 000 ms). */
   configSyncDelayMs?: number;
   /** Probe period (default 500 ms; the rendered probes say 5 s). */
@@ -174,7 +176,7 @@ export class Kubelet {
     const dir = await mkdtemp(join(tmpdir(), 'valkey-krm-kubelet-'));
     const kubelet = new Kubelet(api, opts, dir, new Reaper(dir, keep), opts.nodes ?? ['node-a', 'node-b', 'node-c']);
     try {
-      await registerNodes(api, kubelet.nodes, kubelet.ips.hostIp);
+      await registerNodes(api, kubelet.nodes, kubelet.ips.hostIp, opts.nodeLabelling);
       kubelet.watches.push(
         watchCollection<ConfigMap>(api, '/api/v1/configmaps', (_t, cm) =>
           kubelet.sourceChanged('configMap', cm.metadata.namespace ?? '', cm.metadata.name),
@@ -250,7 +252,7 @@ export class Kubelet {
   /** Binds an unscheduled pod where the rules allow, or reports it Unschedulable and keeps it for later. */
   private schedule(pod: Pod): void {
     const uid = pod.metadata.uid;
-    const decision = chooseNode(schedPod(pod), nodeLabels(this.nodes), this.placed());
+    const decision = chooseNode(schedPod(pod), nodeLabels(this.nodes, this.opts.nodeLabelling), this.placed());
     if (decision.kind === 'bind') {
       this.unschedulable.delete(uid);
       this.binding.set(uid, { node: decision.node, pod });

@@ -72,9 +72,17 @@ export const MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const isGenerated = (o: KubeObject): boolean => o.metadata?.labels?.[MANAGED_BY] === 'valkey-krm';
 
 /** Objects generated for one cluster, by kind: what render-valkey promises per ValkeyCluster. */
-export function expectedKinds(shards: number): Record<string, number> {
-  // Two ConfigMaps: the cluster's own and its connection document (render/connection.ts).
-  return { ConfigMap: 2, Service: 1, StatefulSet: shards, PodDisruptionBudget: shards, NetworkPolicy: 1 };
+export function expectedKinds(shards: number, clientCertificates = 0): Record<string, number> {
+  // Two ConfigMaps: the cluster's own and its connection document (render/connection.ts); a
+  // cert-manager Certificate per user of spec.tls.clientCertificates (render/client-certificate.ts).
+  return {
+    ConfigMap: 2,
+    Service: 1,
+    StatefulSet: shards,
+    PodDisruptionBudget: shards,
+    NetworkPolicy: 1,
+    ...(clientCertificates > 0 ? { Certificate: clientCertificates } : {}),
+  };
 }
 
 export function countKinds(objects: readonly KubeObject[]): Record<string, number> {

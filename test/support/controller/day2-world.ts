@@ -86,6 +86,8 @@ export const appUserAcl = (passwords: readonly string[]): string =>
 export interface KubeControllerOptions {
   controllerKubeconfig: string;
   namespace: string;
+  /** Watch these namespaces instead of `namespace` alone. */
+  namespaces?: readonly string[];
   controllerPassword: string;
   log: Logger;
   metrics: ControllerMetrics;
@@ -117,7 +119,7 @@ export function startShippedController(
 ): Promise<App> {
   return startInProcessApp({
     kubeconfig: o.controllerKubeconfig,
-    namespace: o.namespace,
+    ...(o.namespaces ? { namespaces: o.namespaces } : { namespace: o.namespace }),
     password: o.controllerPassword,
     endpointOf: podEndpoint,
     timeouts: { connectMs: SHIPPED_NODE_TIMEOUT_MS, commandMs: SHIPPED_NODE_TIMEOUT_MS },
