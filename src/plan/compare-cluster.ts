@@ -138,6 +138,10 @@ function risksOf(base: RenderedCluster, change: RenderedCluster, settings: reado
     });
   }
   risks.push(...systemUserRisks(base, change));
+  // A shape check's warning the change brings (a setting that makes this cluster refuse writes
+  // while a replica is down, a memory limit a full sync can exceed): risky, with the render's reason.
+  const known = new Set(base.shapeWarnings);
+  for (const message of change.shapeWarnings) if (!known.has(message)) risks.push({ level: 'risky', message });
   if (base.replicasPerShard > 0 && change.replicasPerShard === 0) {
     risks.push({
       level: 'risky',

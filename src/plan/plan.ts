@@ -123,7 +123,7 @@ function renderSide(side: PlanSide, readRenderConfig: (value: unknown) => Render
       const key = `${c.namespace}/${c.name}`;
       const objects = other ? other.get(key) : c.objects;
       // A cluster the other release did not render is new to it: the plan says "new".
-      if (objects) clusters.set(key, readRenderedCluster(c.namespace, c.name, objects, c.provenance, c.autoscaling));
+      if (objects) clusters.set(key, readRenderedCluster(c.namespace, c.name, objects, c.provenance, c.autoscaling, c.shapeWarnings));
     }
   }
   return parsed.config ? { render: parsed.config, clusters, problems } : { clusters, problems };

@@ -34,6 +34,8 @@ export interface RenderedCluster {
   provenance: ClusterProvenance;
   /** spec.autoscaling's range: the controller proposes counts within it, git's count applies. */
   autoscaling: { minShards: number; maxShards: number } | undefined;
+  /** The render's shape warnings for this cluster (src/render/shape-checks.ts): work it may refuse. */
+  shapeWarnings: readonly string[];
 }
 
 interface StatefulSetLike {
@@ -50,6 +52,7 @@ export function readRenderedCluster(
   objects: readonly KubeObject[],
   provenance: ClusterProvenance,
   autoscaling?: { minShards: number; maxShards: number },
+  shapeWarnings: readonly string[] = [],
 ): RenderedCluster {
   let conf = '';
   let acl = '';
@@ -97,5 +100,6 @@ export function readRenderedCluster(
     objects,
     provenance,
     autoscaling,
+    shapeWarnings,
   };
 }

@@ -38,6 +38,8 @@ export interface ClusterRender {
    */
   objects: KubeObject[];
   problems: Problem[];
+  /** The shape checks' warnings (shape-checks.ts): what plan reports as a risk of this cluster when a change brings one. */
+  shapeWarnings?: string[];
 }
 
 /**
@@ -110,11 +112,8 @@ export function renderCluster(
     acl: aclRevision,
   };
   const rollout = rolloutFindings(cluster, revisions.restart, previous);
-  problems.push(
-    ...rollout.problems,
-    ...primaryPromiseFindings(cluster),
-    ...shapeFindings(cluster, config.valkey, config.valkeyFrom, config.name),
-  );
+  const shape = shapeFindings(cluster, config);
+  problems.push(...rollout.problems, ...primaryPromiseFindings(cluster), ...shape);
   if (render.nodeSpread === 'bestEffort' && cluster.spec.replicasPerShard > 0) {
     problems.push(
       warning(
@@ -151,7 +150,12 @@ export function renderCluster(
       users: [...config.acl, ...(cluster.spec.acl ?? [])],
     }),
   );
-  return { objects: objects.map((o) => withOwner(o, `${namespace}/${name}`)), problems };
+  const shapeWarnings = shape.filter((p) => p.severity === 'warning').map((p) => p.message);
+  return {
+    objects: objects.map((o) => withOwner(o, `${namespace}/${name}`)),
+    problems,
+    ...(shapeWarnings.length ? { shapeWarnings } : {}),
+  };
 }
 
 /**

@@ -15,6 +15,8 @@ export interface RenderedSet {
     provenance: ClusterProvenance;
     /** spec.autoscaling's range, for plan: nothing rendered depends on it. */
     autoscaling?: { minShards: number; maxShards: number };
+    /** The shape checks' warnings for this cluster (shape-checks.ts), for plan's risks. */
+    shapeWarnings?: string[];
   }[];
   problems: Problem[];
   stats: { images: number; configs: number; roles: number; clusters: number };
@@ -60,6 +62,7 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
         ...(rc.cluster.spec.autoscaling
           ? { autoscaling: { minShards: rc.cluster.spec.autoscaling.minShards, maxShards: rc.cluster.spec.autoscaling.maxShards } }
           : {}),
+        ...(out.shapeWarnings ? { shapeWarnings: out.shapeWarnings } : {}),
       };
       if (options.onCluster) options.onCluster(entry);
       else clusters.push(entry);

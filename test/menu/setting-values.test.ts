@@ -24,7 +24,8 @@ const errorsFor = (valkey: Record<string, string>) =>
     ],
     render,
   )
-    .problems.filter((p) => p.severity === 'error')
+    // The value checks' errors: a shape check's (maxmemory at the 2Gi limit) is on the cluster, not spec.valkey.
+    .problems.filter((p) => p.severity === 'error' && p.object?.kind === 'ValkeyConfig')
     .map((p) => ({ field: p.field, message: p.message }));
 
 const refusal = (name: string, value: string) => settingValueRefusal(name, value, lookupSetting(name)!.facts);
