@@ -80,11 +80,10 @@ const writerLine = (label: string, r: WriterReport): void =>
       `${r.longestPauseMs.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(' / ')}`,
   );
 
-// The zones listed with zoneSpread: required: with the render's shipped bestEffort zone spread the
-// API server refused the rendered StatefulSets on main 3774ee0 (two topologySpreadConstraints on
-// the zone, both ScheduleAnyway), so this block runs the required spread.
-describe('node-pool upgrade on 3 nodes in zones a/b/c, zoneSpread: required, 3 shards x 1 replica', () => {
-  const s = world('mn-upgrade', 3, { zones: ['zone-a', 'zone-b', 'zone-c'], zoneSpread: 'required' });
+// The shipped placement defaults (no spec.placement): nodeSpread required, the bestEffort zone
+// spread and the per-ordinal preferred anti-affinity (db585c3).
+describe('node-pool upgrade on 3 nodes in zones a/b/c, shipped placement defaults, 3 shards x 1 replica', () => {
+  const s = world('mn-upgrade', 3);
 
   it('placement: a shard’s pods never share a node, and no node or zone holds more than one of the three primaries', async () => {
     const rows = await placement(s());
@@ -197,6 +196,108 @@ describe('a node holding two primaries lost, on 3 nodes in zones a/b/c, zoneSpre
   );
 });
 
+/**
+ * A node holding a primary and a replica crashes: served again by Valkey's own failover; status
+ * names the node and the fix; then the person's remedy (the out-of-service taint, or deleting the
+ * Node) and the time until every shard has its replica again.
+ */
+async function nodeLost(
+  s: () => MultiSuite,
+  label: string,
+  pickVictim: (rows: Awaited<ReturnType<typeof placement>>) => string,
+  remedy: 'taint' | 'delete',
+) {
+  const rows = await placement(s());
+  figure(`${label}: placement ${describePlacement(rows)}`);
+  expect(shardsSharing(rows, (r) => r.node)).toEqual([]);
+  const primaries = rows.filter((r) => r.role === 'primary');
+  expect(Math.max(...countBy(primaries, (r) => r.zone).values())).toBe(1);
+  const victim = pickVictim(rows);
+  const lostPods = rows.filter((r) => r.node === victim);
+  expect(lostPods.some((r) => r.role === 'primary')).toBe(true);
+  const deadIps = new Set(lostPods.map((r) => r.ip));
+  const w = await s().writer(label, 3);
+  await sleep(5_000);
+  const status = recordStatus(s());
+  const t0 = Date.now();
+  await s().world.crash(victim);
+  figure(
+    `${label}: ${victim} crashed (${s().world.nodes.find((n) => n.name === victim)?.zone}: ${lostPods.map((r) => `${r.pod} ${r.role}`).join(', ')})`,
+  );
+  let servedMs: number | undefined;
+  await waitFor('every slot served again', () => everySlotServed(s(), deadIps), { timeoutMs: 5 * MIN, intervalMs: 1_000 })
+    .then(() => {
+      servedMs = Date.now() - t0;
+    })
+    .catch(() => undefined);
+  figure(
+    `${label}: ${servedMs === undefined ? 'NOT serving every slot 5 min after the loss' : `every slot served ${(servedMs / 1000).toFixed(1)} s after the loss`}`,
+  );
+
+  // Without the taint: Kubernetes does not replace a StatefulSet's pods on an unreachable node;
+  // status must say so, naming the node and the command.
+  const full = async (): Promise<boolean> => {
+    const st = await s().status();
+    const live = (await s().pods()).filter((p) => isLive(p) && isReady(p) && !deadIps.has(p.status?.podIP ?? ''));
+    return (
+      live.length === 6 &&
+      [0, 1, 2].every((shard) => st.nodes?.some((n) => n.shard === shard && n.role === 'replica' && n.health === 'online'))
+    );
+  };
+  let explainedMs: number | undefined;
+  const explained = async (): Promise<boolean> => {
+    const vc = await s().world.json<{ status?: { message?: string; conditions?: { message?: string }[] } }>(
+      'GET',
+      `/apis/valkey.gomomento.com/v1alpha1/namespaces/${s().pkg.namespace}/valkeyclusters/${s().pkg.cluster}`,
+    );
+    const text = [vc.status?.message ?? '', ...(vc.status?.conditions ?? []).map((c) => c.message ?? '')].join('\n');
+    return text.includes(victim) && text.includes('out-of-service');
+  };
+  await waitFor('status names the lost node and the out-of-service taint', explained, { timeoutMs: 3 * MIN, intervalMs: 1_000 })
+    .then(() => {
+      explainedMs = Date.now() - t0;
+    })
+    .catch(() => undefined);
+  const fullWithout = await full();
+  figure(
+    `${label}: without the taint, ${explainedMs === undefined ? 'status did NOT name the node and the out-of-service taint within 3 min' : `status named ${victim} and the out-of-service taint ${(explainedMs / 1000).toFixed(1)} s after the loss`}; ` +
+      `every shard with its replica again: ${fullWithout ? 'yes' : 'no'} at ${secondsSince(t0)}`,
+  );
+
+  const tTaint = Date.now();
+  const act = await s().world.kubectl(remedy === 'taint' ? ['taint', 'node', victim, OUT_OF_SERVICE] : ['delete', 'node', victim]);
+  expect(act.code, act.stderr).toBe(0);
+  const how = remedy === 'taint' ? 'the out-of-service taint' : 'kubectl delete node';
+  let replicasMs: number | undefined;
+  await waitFor('every shard has its replica again', full, { timeoutMs: 6 * MIN, intervalMs: 1_000 })
+    .then(() => {
+      replicasMs = Date.now() - tTaint;
+    })
+    .catch(() => undefined);
+  figure(
+    `${label}: with ${how}, ${replicasMs === undefined ? `shards NOT whole 6 min after ${how}` : `every shard has its replica again ${(replicasMs / 1000).toFixed(1)} s after ${how} (${secondsSince(t0)} after the loss)`}`,
+  );
+  let active = true;
+  await s()
+    .waitActive(`Active after ${remedy}`, 5 * MIN)
+    .catch(() => {
+      active = false;
+    });
+  const r = await w.stop();
+  printStatus(label, t0, await status.stop());
+  writerLine(label, r);
+  for (const wl of (await warnings(s(), t0)).filter((x) => !x.includes('MissingClusterDNS')))
+    figure(`${label}: Warning ${wl.slice(0, 300)}`);
+  const after = await placement(s());
+  figure(`${label}: placement after ${describePlacement(after)}`);
+  expect(servedMs).toBeDefined();
+  expect(r.lost).toBe(0);
+  expect(explainedMs).toBeDefined();
+  expect(replicasMs).toBeDefined();
+  expect(active).toBe(true);
+  expect(shardsSharing(after, (x) => x.node)).toEqual([]);
+}
+
 describe('a zone lost with zoneSpread: required, on 3 nodes in zones a/b/c (one node each), 3 shards x 1 replica', () => {
   const s = world('mn-zone', 3, { zones: ['zone-a', 'zone-b', 'zone-c'], zoneSpread: 'required' });
 
@@ -204,91 +305,28 @@ describe('a zone lost with zoneSpread: required, on 3 nodes in zones a/b/c (one 
     'the zone’s node (a primary and a replica) lost: served again, status names the node and the fix, and with the out-of-service taint every shard has its replica again',
     async () => {
       const rows = await placement(s());
-      figure(`zone: placement ${describePlacement(rows)}`);
       expect(shardsSharing(rows, (r) => r.zone)).toEqual([]);
-      const primaries = rows.filter((r) => r.role === 'primary');
-      expect(Math.max(...countBy(primaries, (r) => r.zone).values())).toBe(1);
-      const victim = s().world.nodes.find((n) => n.zone === 'zone-c')?.name as string;
-      const lostPods = rows.filter((r) => r.node === victim);
-      expect(lostPods.some((r) => r.role === 'primary')).toBe(true);
-      const deadIps = new Set(lostPods.map((r) => r.ip));
-      const w = await s().writer('zone lost', 3);
-      await sleep(5_000);
-      const status = recordStatus(s());
-      const t0 = Date.now();
-      await s().world.crash(victim);
-      figure(`zone: zone-c lost (${victim} crashed: ${lostPods.map((r) => `${r.pod} ${r.role}`).join(', ')})`);
-      let servedMs: number | undefined;
-      await waitFor('every slot served again', () => everySlotServed(s(), deadIps), { timeoutMs: 5 * MIN, intervalMs: 1_000 })
-        .then(() => {
-          servedMs = Date.now() - t0;
-        })
-        .catch(() => undefined);
-      figure(
-        `zone: ${servedMs === undefined ? 'NOT serving every slot 5 min after the loss' : `every slot served ${(servedMs / 1000).toFixed(1)} s after the loss`}`,
-      );
+      await nodeLost(s, 'zone', () => s().world.nodes.find((n) => n.zone === 'zone-c')?.name as string, 'taint');
+      expect(shardsSharing(await placement(s()), (x) => x.zone)).toEqual([]);
+    },
+    25 * MIN,
+  );
+});
 
-      // Without the taint: Kubernetes does not replace a StatefulSet's pods on an unreachable node;
-      // status must say so, naming the node and the command.
-      const full = async (): Promise<boolean> => {
-        const st = await s().status();
-        const live = (await s().pods()).filter((p) => isLive(p) && isReady(p) && !deadIps.has(p.status?.podIP ?? ''));
-        return (
-          live.length === 6 &&
-          [0, 1, 2].every((shard) => st.nodes?.some((n) => n.shard === shard && n.role === 'replica' && n.health === 'online'))
-        );
-      };
-      let explainedMs: number | undefined;
-      const explained = async (): Promise<boolean> => {
-        const vc = await s().world.json<{ status?: { message?: string; conditions?: { message?: string }[] } }>(
-          'GET',
-          `/apis/valkey.gomomento.com/v1alpha1/namespaces/${s().pkg.namespace}/valkeyclusters/${s().pkg.cluster}`,
-        );
-        const text = [vc.status?.message ?? '', ...(vc.status?.conditions ?? []).map((c) => c.message ?? '')].join('\n');
-        return text.includes(victim) && text.includes('out-of-service');
-      };
-      await waitFor('status names the lost node and the out-of-service taint', explained, { timeoutMs: 3 * MIN, intervalMs: 1_000 })
-        .then(() => {
-          explainedMs = Date.now() - t0;
-        })
-        .catch(() => undefined);
-      const fullWithout = await full();
-      figure(
-        `zone: without the taint, ${explainedMs === undefined ? 'status did NOT name the node and the out-of-service taint within 3 min' : `status named ${victim} and the out-of-service taint ${(explainedMs / 1000).toFixed(1)} s after the loss`}; ` +
-          `every shard with its replica again: ${fullWithout ? 'yes' : 'no'} at ${secondsSince(t0)}`,
-      );
+describe('a node with a primary and a replica lost, shipped placement defaults, 3 shards x 1 replica: the Node deleted instead of tainted', () => {
+  const s = world('mn-node-lost', 3);
 
-      const tTaint = Date.now();
-      const taint = await s().world.kubectl(['taint', 'node', victim, OUT_OF_SERVICE]);
-      expect(taint.code, taint.stderr).toBe(0);
-      let replicasMs: number | undefined;
-      await waitFor('every shard has its replica again', full, { timeoutMs: 6 * MIN, intervalMs: 1_000 })
-        .then(() => {
-          replicasMs = Date.now() - tTaint;
-        })
-        .catch(() => undefined);
-      figure(
-        `zone: with the out-of-service taint, ${replicasMs === undefined ? 'shards NOT whole 6 min after the taint' : `every shard has its replica again ${(replicasMs / 1000).toFixed(1)} s after the taint (${secondsSince(t0)} after the loss)`}`,
-      );
-      let active = true;
-      await s()
-        .waitActive('Active after the taint', 5 * MIN)
-        .catch(() => {
-          active = false;
-        });
-      const r = await w.stop();
-      printStatus('zone', t0, await status.stop());
-      writerLine('zone', r);
-      for (const wl of (await warnings(s(), t0)).filter((x) => !x.includes('MissingClusterDNS')))
-        figure(`zone: Warning ${wl.slice(0, 300)}`);
-      const after = await placement(s());
-      figure(`zone: placement after ${describePlacement(after)}`);
-      expect(servedMs).toBeDefined();
-      expect(r.lost).toBe(0);
-      expect(explainedMs).toBeDefined();
-      expect(replicasMs).toBeDefined();
-      expect(active).toBe(true);
-      expect(shardsSharing(after, (x) => x.zone)).toEqual([]);
+  it(
+    'served again, status names the node and the fix, and once the Node is deleted every shard has its replica again',
+    async () => {
+      const victimOf = (rows: Awaited<ReturnType<typeof placement>>): string => {
+        const n = s().world.nodes.find(
+          (x) => rows.some((r) => r.node === x.name && r.role === 'primary') && rows.some((r) => r.node === x.name && r.role === 'replica'),
+        );
+        if (!n) throw new Error(`no node holds a primary and a replica: ${describePlacement(rows)}`);
+        return n.name;
+      };
+      await nodeLost(s, 'node lost', victimOf, 'delete');
     },
     25 * MIN,
   );
