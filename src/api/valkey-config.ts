@@ -5,7 +5,7 @@ import { aclBindings } from './acl.js';
 import { valkeyArgsError } from './valkey-args.js';
 import { SECURITY_PREFIXES, securitySettingSpellings } from './managed-settings.js';
 import { GENERATED_VALKEY_SETTING_ALIASES } from './valkey-settings.js';
-import { knownSettingNames, lookupSetting } from './valkey-table.js';
+import { settingValueRules } from './setting-value-rules.js';
 
 /** Valkey directive names: what `CONFIG GET` accepts, lowercase letters, digits and dashes. */
 export const VALKEY_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9-]*$';
@@ -31,39 +31,6 @@ function securitySettingsRule(): CelRule {
     message,
     messageExpression: `'must not set ' + self.filter(k, ${refused('k')})[0] + ': it decides who can connect or how, which valkey-krm sets itself (ACL bindings in spec.acl, TLS in the ValkeyCluster spec.tls); remove it'`,
   };
-}
-
-/**
- * The admission twin of the function's value check for bool and enum settings
- * (menu/check-settings.ts, `badValue`): one rule per setting, for its lowercase name and each
- * lowercase alias, from the same tables; like the function, a value with a quote in it is left to
- * Valkey. A key spelled in another case is checked by the function only (a rule per setting
- * cannot afford to scan every key).
- */
-function settingValueRules(): CelRule[] {
-  const rules: CelRule[] = [];
-  const spellings = new Map<string, string[]>();
-  for (const name of knownSettingNames()) {
-    const known = lookupSetting(name);
-    if (!known?.facts.values) continue;
-    spellings.set(known.name, [...(spellings.get(known.name) ?? []), name]);
-  }
-  for (const [canonical, names] of [...spellings].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const facts = lookupSetting(canonical)?.facts;
-    const values = facts?.values ?? [];
-    const one = `(${values.join('|')})`;
-    const pattern = facts?.multi ? `^\\s*${one}(\\s+${one})*\\s*$` : `^\\s*${one}\\s*$`;
-    for (const name of [...new Set(names)].sort()) {
-      const v = `self['${name}']`;
-      rules.push({
-        // In a CEL string a backslash is written twice.
-        rule: `!('${name}' in self) || ${v}.matches('[\\'"]') || ${v}.lowerAscii().matches('${pattern.replaceAll('\\', '\\\\')}')`,
-        message: `${name} takes ${facts?.multi ? 'one or more of' : 'one of'}: ${values.join(', ')}`,
-        messageExpression: `'${name}: "' + ${v} + '" is not a value Valkey takes; it takes ${facts?.multi ? 'one or more of' : 'one of'}: ${values.join(', ')}'`,
-      });
-    }
-  }
-  return rules;
 }
 
 export const valkeySettings = lazy(() =>
