@@ -36,6 +36,9 @@ export function renderProbeScript(tls: boolean): string {
     '  ready:PONG) ;;',
     '  *:PONG) exit 0 ;;',
     '  startup:LOADING*|startup:MASTERDOWN*|live:LOADING*|live:MASTERDOWN*) exit 0 ;;',
+    // A node at maxclients refuses every new connection, the probe's too, from its event loop: it
+    // is alive, and a restart would drop every client and, with no replica, its data.
+    "  startup:'ERR max number of clients'*|live:'ERR max number of clients'*) exit 0 ;;",
     '  *) echo "valkey-krm probe $1: $reply" >&2; exit 1 ;;',
     'esac',
     '# Ready = holds a full copy of the shard: the PodDisruptionBudget counts only such pods.',

@@ -216,4 +216,52 @@ describe(`the rendered readiness probe on real Valkey ${SUPPORTED_BUILD}: ready 
     expect((await probe('handover', { shell: ['/bin/dash'] })).ready).toBe(true);
     expect(Date.now() - t1).toBeLessThan(3_000);
   }, 180_000);
+
+  it("a node at maxclients (9.1.2 counts the bus links too) refuses the probe's connection but is alive: liveness and startup pass, readiness does not", async () => {
+    // One connection held open as the controller, then maxclients set to what is connected now.
+    const { spawn } = await import('node:child_process');
+    const held = spawn(
+      NSENTER,
+      [
+        ns(),
+        '--',
+        valkeyCliPath(),
+        '-h',
+        '127.0.0.1',
+        '-p',
+        '6379',
+        '--no-auth-warning',
+        '--user',
+        SYSTEM_USERNAMES.controller,
+        '--pass',
+        passwords.controller,
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let said = '';
+    held.stdout.on('data', (d: Buffer) => {
+      said += d.toString();
+    });
+    const send = async (line: string, reply: RegExp) => {
+      held.stdin.write(`${line}\n`);
+      await waitFor(`${line} answered`, async () => reply.test(said), { timeoutMs: 5_000 });
+    };
+    try {
+      await send('INFO clients', /cluster_connections:\d+/);
+      const clients = Number(/connected_clients:(\d+)/.exec(said)?.[1]) + Number(/cluster_connections:(\d+)/.exec(said)?.[1]);
+      said = '';
+      await send(`CONFIG SET maxclients ${String(clients)}`, /OK/);
+      expect(await cli('127.0.0.1', ['PING'])).toMatch(/max number of clients/);
+      const live = await probe('live');
+      expect(live.ready, live.output).toBe(true);
+      expect((await probe('startup')).ready).toBe(true);
+      const ready = await probe('ready');
+      expect(ready.ready).toBe(false);
+      expect(ready.output).toContain('max number of clients');
+    } finally {
+      said = '';
+      await send('CONFIG SET maxclients 10000', /OK/);
+      held.stdin.end();
+    }
+  });
 });
