@@ -2,39 +2,17 @@
 // fed with series the controller's own metrics code produces: controllerMetrics() given the facts a
 // pass derives from status (clusterFacts), scraped as Prometheus would, each series held for two
 // hours. Which alerts fire is asserted per scenario, and a healthy fleet fires none.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import type { ValkeyClusterStatus } from '../../src/api/index.js';
 import { clusterFacts } from '../../src/controller/reconcile/cluster-facts.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
-import { run } from '../support/exec.js';
-import { tempDirs } from '../support/files.js';
-import { repoPath } from '../support/paths.js';
+import { promtoolRules, seriesOf, type PromtoolRules, type Series } from '../support/promtool.js';
 
-const tmp = tempDirs('monitoring');
-afterAll(() => tmp.cleanup());
-
-let promtool = '';
-beforeAll(() => {
-  const env = execFileSync('bash', [repoPath('scripts/build-promtool.sh'), '--print-env'], { encoding: 'utf8' });
-  promtool = /^PROMTOOL=(.*)$/m.exec(env)?.[1] ?? '';
-  expect(promtool).not.toBe('');
+let promtool: PromtoolRules;
+beforeAll(async () => {
+  promtool = await promtoolRules();
 }, 30 * 60_000);
-
-interface Rule {
-  alert: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-}
-const ruleObject = parse(readText('deploy/monitoring/prometheus-rule.yaml')) as { spec: { groups: Array<{ rules: Rule[] }> } };
-const RULES = ruleObject.spec.groups.flatMap((g) => g.rules);
-
-function readText(path: string): string {
-  return readFileSync(repoPath(path), 'utf8');
-}
+afterAll(() => promtool?.cleanup());
 
 const DAY = 86_400;
 /** promtool's clock starts at the Unix epoch: a certificate "10 days from now" expires 10 days after it. */
@@ -50,59 +28,13 @@ function status(state: ValkeyClusterStatus['state'], conditions: Array<[string, 
 }
 
 /** One fleet's series, as the controller's /metrics would serve them: name{labels} value. */
-async function scrape(setup: (m: ReturnType<typeof controllerMetrics>) => void): Promise<Array<{ series: string; value: number }>> {
+async function scrape(setup: (m: ReturnType<typeof controllerMetrics>) => void): Promise<Series[]> {
   const m = controllerMetrics();
   setup(m);
-  const text = await m.registry.metrics();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('valkey_'))
-    .map((line) => {
-      const space = line.lastIndexOf(' ');
-      return { series: line.slice(0, space), value: Number(line.slice(space + 1)) };
-    });
+  return seriesOf(await m.registry.metrics());
 }
 
-const expected = (rule: Rule, labels: Record<string, string>) => {
-  const fill = (s: string) => s.replace(/\{\{ \$labels\.(\w+) \}\}/g, (_, l: string) => labels[l] ?? '');
-  return {
-    exp_labels: { ...labels, ...rule.labels },
-    exp_annotations: Object.fromEntries(Object.entries(rule.annotations).map(([k, v]) => [k, fill(v)])),
-  };
-};
-
-/** Runs promtool test rules on the series, and checks at `evalTime` exactly the alerts given (every other alert: none). */
-async function promtoolTest(
-  series: Array<{ series: string; value: number }>,
-  evalTime: string,
-  firing: Array<[alert: string, labels: Record<string, string>]>,
-) {
-  const dir = tmp.make();
-  const rules = join(dir, 'rules.yaml');
-  writeFileSync(rules, stringify({ groups: ruleObject.spec.groups }));
-  const byAlert = new Map<string, unknown[]>(RULES.map((r) => [r.alert, []]));
-  for (const [alert, labels] of firing) {
-    const rule = RULES.find((r) => r.alert === alert);
-    expect(rule, alert).toBeDefined();
-    byAlert.get(alert)?.push(expected(rule as Rule, labels));
-  }
-  const test = {
-    rule_files: [rules],
-    evaluation_interval: '1m',
-    tests: [
-      {
-        interval: '1m',
-        input_series: series.map((s) => ({ series: s.series, values: `${s.value}+0x180` })),
-        alert_rule_test: [...byAlert].map(([alertname, exp_alerts]) => ({ eval_time: evalTime, alertname, exp_alerts })),
-      },
-    ],
-  };
-  const file = join(dir, 'test.yaml');
-  writeFileSync(file, stringify(test));
-  const check = await run(promtool, ['check', 'rules', rules]);
-  expect(check.code, check.stdout + check.stderr).toBe(0);
-  return run(promtool, ['test', 'rules', file]);
-}
+const promtoolTest: PromtoolRules['test'] = (...args) => promtool.test(...args);
 
 describe('alert rules under promtool, on the controller’s own series', () => {
   it('a healthy fleet fires nothing', async () => {

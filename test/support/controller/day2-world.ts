@@ -107,6 +107,10 @@ export interface KubeControllerOptions {
   wrapOpen?: (open: OpenSession) => OpenSession;
   /** How often an autoscaled cluster is sampled (--autoscale-sample-seconds; the controller's 30 s when absent). */
   sampleIntervalMs?: number;
+  /** How often each pod's Valkey metrics are read (--valkey-metrics-seconds; the shipped 15 s when absent). */
+  valkeyMetricsMs?: number;
+  /** Serve /healthz, /readyz and /metrics here (port 0: any free one); absent: no listener. */
+  http?: { host: string; port: number };
 }
 
 /**
@@ -145,6 +149,7 @@ export function startKubeController(o: KubeControllerOptions): Promise<App> {
     retryBackoff: { initialMs: 300, maxMs: 3_000 },
     ...(o.rebalanceBatchSlots ? { rebalanceBatchSlots: o.rebalanceBatchSlots } : {}),
     ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
+    ...(o.valkeyMetricsMs ? { valkeyMetricsMs: o.valkeyMetricsMs } : {}),
   };
   return startInProcessApp({
     kubeconfig: o.controllerKubeconfig,
@@ -156,6 +161,7 @@ export function startKubeController(o: KubeControllerOptions): Promise<App> {
     tuning,
     log: o.log,
     metrics: o.metrics,
+    ...(o.http ? { http: o.http } : {}),
   });
 }
 
