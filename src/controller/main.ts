@@ -38,8 +38,8 @@ Usage: valkey-status-sync [options]
   --metering BOOL            usage metering: a ValkeyMeteringRecord per cluster per month, and a finalizer
                              on each ValkeyCluster so its deletion is counted (docs/metering.md) (default: true)
   --metering-namespace NS    where the records are written (default: the --lease-namespace)
-  --metering-sample-seconds N  how often what each cluster provisions is sampled; a record is written at
-                             most once per sample unless its shape changed (default: 60)
+  --metering-sample-seconds N  how often what each cluster provisions is sampled; a changed shape is
+                             written at once, an unchanged record every fifth sample (default: 60)
   --valkey-metrics-seconds N  read each pod's Valkey metrics (memory, clients, commands, hits, evictions,
                              replication) at most this often, in the INFO a pass sends anyway, and serve them
                              on /metrics as valkey_* series; 0: none (default: 15; docs/monitoring.md)

@@ -5,6 +5,8 @@
 // this test changed it, within one sample period per change; it outlives the cluster, a delete
 // waits on its finalizer, and the release annotation lets it go. The API server itself refuses a
 // write that lowers the figure.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { kubeClientFromConfig } from '../../src/controller/kube/client.js';
@@ -28,6 +30,7 @@ import {
   waitFor,
   type TestController,
 } from '../support/controller/world.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const SAMPLE_MS = 1_000;
 const GI = 2 ** 30;
@@ -70,7 +73,7 @@ describe('usage metering on a real API server', () => {
         world: t.world,
         book: new EndpointBook(),
         namespace: t.ns,
-        metering: { namespace: CONTROLLER_NAMESPACE, sampleMs: SAMPLE_MS },
+        metering: { namespace: CONTROLLER_NAMESPACE, sampleMs: SAMPLE_MS, checkpointMs: SAMPLE_MS },
       });
     let controller = await start();
     const records = async () => (await apiCall<{ items: ValkeyMeteringRecord[] }>(api, 'GET', RECORDS)).items;
@@ -140,7 +143,7 @@ describe('usage metering on a real API server', () => {
         [5, 10, 1],
         [5, 10, 2],
       ]);
-      // The stop was longer than three sample periods: listed as a gap (counted from what was provisioned).
+      // The stop was longer than the checkpoint and two sample periods: listed as a gap (counted from what was provisioned).
       expect(status?.gaps).toHaveLength(1);
       expect(Math.abs(Date.parse(status?.gaps?.[0]?.from ?? '') - stoppedAt)).toBeLessThanOrEqual(2 * SAMPLE_MS + 1000);
 
@@ -162,6 +165,14 @@ describe('usage metering on a real API server', () => {
         }),
       ).toBe(true);
       expect(await controllerMay(api, 'create', 'valkey.gomomento.com', 'valkeymeteringrecords', { namespace: t.ns })).toBe(false);
+
+      // The export docs/metering.md gives: kubectl's JSON through deploy/metering/metering-csv.mjs.
+      const json = await api.kubectl(['get', 'valkeymeteringrecords', '-n', CONTROLLER_NAMESPACE, '-o', 'json']);
+      const csv = execFileSync(process.execPath, [join(REPO_ROOT, 'deploy/metering/metering-csv.mjs')], {
+        input: json.stdout,
+        encoding: 'utf8',
+      });
+      expect(csv.split('\n')[1]).toBe(`${record?.spec.month},${t.ns},${status?.gbHours},${status?.byteSeconds},1,closed`);
 
       // A delete waits on the finalizer; the release annotation lets the controller drop it.
       const path = `${RECORDS}/${record?.metadata.name}`;
