@@ -38,7 +38,7 @@ import { joinDocs, type SourceDoc } from '../support/yaml-docs.js';
 /** The example passwords of kptfile-examples/team-clusters/README.md, whose hashes the package holds. */
 const EXAMPLE = {
   replication: 'example-replication-password',
-  controller: 'example-controller-password',
+  controllerKey: 'example-controller-key',
   ledgerApi: 'example-ledger-api-password',
 } as const;
 const NAMESPACES = ['payments', 'search'] as const;
@@ -135,7 +135,8 @@ describe.each([
       controllerKubeconfig: prepared.controllerKubeconfig,
       namespace: NAMESPACES[0],
       namespaces: NAMESPACES,
-      controllerPassword: EXAMPLE.controller,
+      controllerPassword: 'unused: the key below derives each namespace password',
+      controllerKey: EXAMPLE.controllerKey,
       log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
       metrics: controllerMetrics(),
     });

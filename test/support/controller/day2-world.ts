@@ -86,6 +86,8 @@ export const appUserAcl = (passwords: readonly string[]): string =>
 export interface KubeControllerOptions {
   controllerKubeconfig: string;
   namespace: string;
+  /** Derive each namespace's controller password from this key (controllerPassword is then unused). */
+  controllerKey?: string;
   /** Watch these namespaces instead of `namespace` alone. */
   namespaces?: readonly string[];
   controllerPassword: string;
@@ -125,6 +127,7 @@ export function startShippedController(
     kubeconfig: o.controllerKubeconfig,
     ...(o.namespaces ? { namespaces: o.namespaces } : { namespace: o.namespace }),
     password: o.controllerPassword,
+    ...(o.controllerKey ? { controllerKey: o.controllerKey } : {}),
     endpointOf: podEndpoint,
     timeouts: { connectMs: SHIPPED_NODE_TIMEOUT_MS, commandMs: SHIPPED_NODE_TIMEOUT_MS },
     ...(o.wrapOpen ? { wrapOpen: o.wrapOpen } : {}),

@@ -1,5 +1,6 @@
 // The controller in-process, with its production parts, the strict version policy included,
 // except one test-only injection: where a pod listens (several servers share loopback).
+import { namespacePassword } from '../../../src/controller/valkey/controller-credentials.js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { SYSTEM_USERNAMES } from '../../../src/api/index.js';
 import { startApp, type App, type AppOptions } from '../../../src/controller/app.js';
@@ -57,6 +58,8 @@ export interface InProcessAppOptions {
   namespaces?: readonly string[];
   /** The controller system user's password, as the rendered users.acl hashes it. */
   password: string;
+  /** The controller key instead: each namespace's password derived from it, as the shipped controller does. */
+  controllerKey?: string;
   endpointOf: AppOptions['endpointOf'];
   timeouts: NodeTimeouts;
   /** Wraps the production session opener (to simulate a crash mid-formation, for instance). */
@@ -76,7 +79,10 @@ export async function startInProcessApp(o: InProcessAppOptions): Promise<App> {
   const kc = new KubeConfig();
   kc.loadFromFile(o.kubeconfig);
   const open = sessionOpener(
-    async () => ({ username: SYSTEM_USERNAMES.controller, password: o.password }),
+    async (namespace) => ({
+      username: SYSTEM_USERNAMES.controller,
+      password: o.controllerKey && namespace ? namespacePassword(o.controllerKey, namespace) : o.password,
+    }),
     o.timeouts,
     o.metrics.timeNodeCommand,
   );
