@@ -1,7 +1,7 @@
 import { ANNOTATIONS, describeRef, error, LABELS, type Problem } from '../api/index.js';
-import { objectRefOf } from '../menu/parse.js';
+import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { own, ownPath } from '../menu/own.js';
-import { clustersNamedBy, isEarlierOutput, renderedNameMatches } from './ownership.js';
+import { clustersNamedBy, isEarlierOutput, renderedNameMatches, wearsOurLabel } from './ownership.js';
 import type { InputItem } from './run-function.js';
 
 /**
@@ -59,6 +59,11 @@ function claims(value: unknown, clusters: ReadonlyMap<string, PackageCluster>): 
     if (own !== undefined) add(`${namespace}/${own}`, `its ${LABELS.cluster} label`);
     if (template !== undefined) add(`${namespace}/${template}`, `the ${LABELS.cluster} label of its pods`);
   }
+  // Any other kind says it is ours by wearing both our managed-by label and the cluster's label
+  // (a Service, NetworkPolicy or ConfigMap the render does not write, e.g. `<cluster>-extra`).
+  const labelled = str(ownPath(value, 'metadata', 'labels', LABELS.cluster));
+  if (labelled !== undefined && wearsOurLabel(value) && !isValkeyObject(apiVersion, kind))
+    add(`${namespace}/${labelled}`, `its ${LABELS.managedBy} and ${LABELS.cluster} labels`);
   return [...out.values()];
 }
 

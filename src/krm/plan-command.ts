@@ -19,6 +19,8 @@ import { readFunctionConfig } from './function-config.js';
 import { refKey } from './results.js';
 import { sortInputs, type InputItem } from './run-function.js';
 import { claimedOutputProblems, packageClusters } from './claimed-output.js';
+import { isEarlierOutput } from './ownership.js';
+import { committedOutputProblems } from './stale-render.js';
 import { parseDocuments } from './read-input.js';
 
 /** The render config is read as render-valkey reads it, kpt's ConfigMap form included. */
@@ -39,7 +41,8 @@ Usage:
                                                            show why one cluster renders as it does
 
 PATH defaults to the current directory. Files are read as render-valkey reads them (YAML and
-JSON files, directories recursively); the package's earlier output is ignored.
+JSON files, directories recursively). The change's committed output must be what this render
+writes, as validate-valkey checks (not with --base-rendered); otherwise the plan ignores it.
 
 Options:
   --base DIR            the base side as files (repeat for several); the change is PATH...
@@ -131,6 +134,9 @@ export function runPlanCommand(argv: readonly string[], io: PlanCommandIO = { cw
   try {
     const change = readSide(paths.map(at), values.config === undefined ? undefined : at(values.config), shown);
     if (values.explain !== undefined) return explain(values.explain, change, format);
+    // The change's committed output must be this render's (another release's is expected to differ).
+    if (values['base-rendered'] === undefined)
+      change.problems.push(...committedOutputProblems(change.objects, change.renderConfig, change.committed));
     if (!values.base && !values['base-rev'] && !values['base-rendered'])
       return usage('say what to compare with: --base DIR, --base-rev REV (e.g. origin/main) or --base-rendered FILE');
     let plan: Plan;
@@ -216,7 +222,11 @@ function explain(target: string, change: PlanSide, format: string): PlanCommandO
  * One side from files: its Valkey objects and its render config, with what went wrong reading
  * them as problems (the plan then says that side is broken). `display` renames temporary paths.
  */
-function readSide(paths: readonly string[], configPath: string | undefined, display: (path: string) => string = (p) => p): PlanSide {
+function readSide(
+  paths: readonly string[],
+  configPath: string | undefined,
+  display: (path: string) => string = (p) => p,
+): PlanSide & { problems: Problem[]; committed: InputItem[] } {
   const problems: Problem[] = [];
   const texts: { path: string; text: string }[] = [];
   for (const path of paths) {
@@ -269,7 +279,8 @@ function readSide(paths: readonly string[], configPath: string | undefined, disp
       earlierOutputBeyondShards: true,
     }),
   );
-  return { objects, renderConfig, problems, fileOf };
+  const committed = sorted.labelled.filter((item) => isEarlierOutput(item.value, typeof outputDir === 'string' ? outputDir : undefined));
+  return { objects, renderConfig, problems, fileOf, committed };
 }
 
 interface Snapshot {

@@ -1,5 +1,7 @@
-import { compareKeys, describeRef, error, type Problem } from '../api/index.js';
+import { compareKeys, describeRef, error, hasErrors, type Problem } from '../api/index.js';
 import { objectRefOf } from '../menu/parse.js';
+import { renderAll } from '../render/render-all.js';
+import { readFunctionConfig } from './function-config.js';
 import type { GeneratedObject, InputItem } from './run-function.js';
 
 /**
@@ -33,6 +35,25 @@ export function staleRenderProblems(previous: readonly InputItem[], fresh: reado
     );
   }
   return problems;
+}
+
+/**
+ * The same check for `plan`, which reads a package as kubectl apply -R or a GitOps tool does: its
+ * committed output is what reaches the API server, so output that is not what this render writes
+ * (a hand-edited connection ConfigMap pointing applications at another host, a NetworkPolicy opened
+ * up in place) is an error of the change, not an "unchanged" plan. Nothing to check (and no second
+ * render) when the package commits no output; a side that does not render is reported elsewhere.
+ */
+export function committedOutputProblems(objects: readonly unknown[], renderConfig: unknown, committed: readonly InputItem[]): Problem[] {
+  if (committed.length === 0) return [];
+  const { config } = readFunctionConfig(renderConfig);
+  if (!config) return [];
+  const fresh = renderAll(objects, config, { previous: committed.map((item) => item.value) });
+  if (hasErrors(fresh.problems)) return [];
+  return staleRenderProblems(
+    committed,
+    fresh.clusters.flatMap((c) => c.objects.map((object, index) => ({ object, path: '', index }))),
+  );
 }
 
 const RERENDER = 'run kpt fn render (or render-valkey over the package) and commit what it writes';
