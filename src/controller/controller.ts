@@ -217,9 +217,12 @@ export class Controller {
       const nodes = this.nodes;
       this.nodes = undefined;
       void nodes?.stop();
-      this.opts.log.info('Nodes cannot be listed (403): shards lead from ordinal 0 and no takeover is made without the vote', {
-        error: e.error.message,
-      });
+      this.opts.log.info(
+        'Nodes cannot be listed (403): shards lead from ordinal 0, and a takeover without the vote waits until the dead primary pod is removed or re-created',
+        {
+          error: e.error.message,
+        },
+      );
       return;
     }
     this.opts.metrics.watchErrors.inc({ phase: e.phase, reason: e.reason, resource: e.informer });

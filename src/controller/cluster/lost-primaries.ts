@@ -19,7 +19,10 @@ import type { Answered, NodeObservation } from './observation.js';
  *     re-created: Kubernetes removes a pod only once its kubelet confirmed it stopped, or a person
  *     or the node controller asserted so by deleting the Node, the out-of-service taint, a forced
  *     delete), the pod at that address answers as another node (re-created), the pod is being
- *     deleted, or its Node is NotReady, Unknown, deleted or out-of-service;
+ *     deleted, or its Node is NotReady, Unknown, deleted or out-of-service. The first two are facts
+ *     about the pod alone, so they count where the controller cannot read Nodes (a namespaced
+ *     install): a shard of a one- or two-shard cluster whose primary was deleted while Valkey's own
+ *     handover failed (no preStop hold ran, or it ran out) would otherwise stay unserved for good;
  *   - the controller cannot reach it, and the replica itself has lost its link to it;
  *   - the replica was in sync at the controller's last sight (or, with no sight kept, it finished
  *     its sync with that primary and is not syncing now).
@@ -27,7 +30,8 @@ import type { Answered, NodeObservation } from './observation.js';
  * Unsafe, so never: the pod is Running on a Ready Node but does not answer the controller. That is
  * a partition, not a loss: the old primary may serve clients on its side, and a takeover would
  * leave two primaries for the same slots; the writes on the losing side would be lost when the
- * partition heals. Also never while the controller cannot read Nodes: it cannot tell the two apart.
+ * partition heals. Without Nodes nothing else counts: a pod being deleted on a Node that is cut
+ * off stays Terminating while its server may still serve.
  */
 
 export interface LastSight {
@@ -89,9 +93,12 @@ function judgeGone(
     return { gone: true, why: `pod ${pod.pod} was re-created and answers as another node`, pod: pod.pod };
   if (now) return { gone: false, why: `pod ${pod.pod} answers the controller` };
   const seen = observations.find((o) => o.pod === pod.pod);
-  if (pod.deleting) return { gone: true, why: `pod ${pod.pod} is being deleted (since ${pod.deleting})`, pod: pod.pod };
   if (!kube.nodes)
-    return { gone: false, why: `the controller cannot read Nodes, so it cannot tell whether pod ${pod.pod} is lost or cut off` };
+    return {
+      gone: false,
+      why: `the controller cannot read Nodes (a namespaced install), so it cannot tell whether pod ${pod.pod}${pod.deleting ? ` (being deleted since ${pod.deleting})` : ''} is lost or cut off; it takes over once Kubernetes has removed or re-created the pod (on a node known down: kubectl delete pod ${pod.pod} --force --grace-period=0)`,
+    };
+  if (pod.deleting) return { gone: true, why: `pod ${pod.pod} is being deleted (since ${pod.deleting})`, pod: pod.pod };
   const lost = nodeLost(kube, pod.node);
   if (lost) return { gone: true, why: `pod ${pod.pod} ran on a lost node: ${lost.why}`, pod: pod.pod };
   const state = seen?.state === 'unreachable' ? `does not answer (${seen.error})` : 'does not answer';

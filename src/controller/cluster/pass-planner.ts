@@ -147,7 +147,7 @@ export interface PassPlan {
   autoscale?: AutoscaleOutcome & { steady: boolean };
   /** The Nodes are known: which pod leads each shard, and whether no node or zone holds half the primaries. */
   leaders?: LeaderPlan;
-  /** The Nodes are known: the slot-owning primaries that answer, and the takeovers without the vote. */
+  /** Kubernetes' facts are known (Nodes or not): the slot-owning primaries that answer, and the takeovers without the vote. */
   lost?: LostPrimaries;
 }
 
@@ -263,9 +263,7 @@ const DONE: Record<Exclude<Operation['kind'], 'none' | 'failover'>, string> = {
 export function planPass(f: PassFacts): PassPlan {
   const answered = f.observations.filter(isAnswered);
   const allPodsObserved = everyPodObserved(f.observations);
-  const lost = f.kube?.nodes
-    ? judgeLostPrimaries({ observations: f.observations, kube: f.kube, lastSight: f.lastSight ?? new Map() })
-    : undefined;
+  const lost = f.kube ? judgeLostPrimaries({ observations: f.observations, kube: f.kube, lastSight: f.lastSight ?? new Map() }) : undefined;
   const formation = planFormation({
     shards: f.shards,
     members: answered,

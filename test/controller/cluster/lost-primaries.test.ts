@@ -150,10 +150,22 @@ describe('takeover without the vote: when a lost majority of primaries may be re
     ]);
   });
 
-  it('never while the controller cannot read Nodes (a namespaced install)', () => {
-    const v = verdict(observations(), kube({ nodesReadable: false }));
+  it.each([
+    { deadPods: 'present' as const, since: '' },
+    { deadPods: 'terminating' as const, since: ' (being deleted since 2026-12-06T04:05:00Z)' },
+  ])('without Nodes (a namespaced install), never while the dead primary pod is still there: $deadPods', ({ deadPods, since }) => {
+    const v = verdict(observations(), kube({ nodesReadable: false, deadPods }));
     expect(v.takeovers).toEqual([]);
-    expect(v.refused[0]).toContain('the controller cannot read Nodes');
+    expect(v.refused[0]).toBe(
+      `shard 0: primary ${id(0, 0).slice(0, 8)} (10.0.0.0:6379) does not answer, but the controller cannot read Nodes (a namespaced install), so it cannot tell whether pod c-0-0${since} is lost or cut off; it takes over once Kubernetes has removed or re-created the pod (on a node known down: kubectl delete pod c-0-0 --force --grace-period=0); no takeover without the vote`,
+    );
+  });
+
+  it('without Nodes, takes over once Kubernetes removed the dead primary pod (its eviction finished, no handover ran)', () => {
+    expect(verdict(observations(), kube({ nodesReadable: false, deadPods: 'gone' })).takeovers).toEqual([
+      'c-0-1 <- 10.0.0.0:6379: no pod has its address 10.0.0.0:6379 any more (deleted or re-created elsewhere)',
+      'c-2-1 <- 10.0.2.0:6379: no pod has its address 10.0.2.0:6379 any more (deleted or re-created elsewhere)',
+    ]);
   });
 
   it('never while the replica still has a link to the old primary', () => {
@@ -230,6 +242,17 @@ describe('the pass plans the takeovers', () => {
     const plan = planPass(facts(kube()));
     expect(plan.now).toEqual({ kind: 'none' });
     expect(plan.lost?.refused).toHaveLength(2);
+  });
+
+  it('without Nodes, sends CLUSTER FAILOVER TAKEOVER once the dead primaries pods were removed', () => {
+    const plan = planPass(facts(kube({ nodesReadable: false, deadPods: 'gone' })));
+    expect(plan.now).toEqual({
+      kind: 'formation',
+      actions: [
+        { kind: 'takeover', on: 'c-0-1', deadPrimaryId: id(0, 0) },
+        { kind: 'takeover', on: 'c-2-1', deadPrimaryId: id(2, 0) },
+      ],
+    });
   });
 
   it('waits for a person without Kubernetes facts, as before', () => {
