@@ -15,7 +15,8 @@
 #   - for the real-node smoke set (test/node/, run alone after the rest, one file at a time): kubelet
 #     and kube-scheduler built with the other Kubernetes tools, and from Debian containerd, runc,
 #     the CNI plugins, iptables, conntrack, podman (to build the node's images), BusyBox (their
-#     /bin/sh), gcc and libc6-dev (the static pause binary), curl and openssl (the node's PKI)
+#     /bin/sh), gcc and libc6-dev (the static pause binary), curl and openssl (the node's PKI),
+#     ipset (kube-router's sets, for the long suite's NetworkPolicy enforcement test)
 #   - the GitOps readers (scripts/gitops-oracles: Argo CD's Lua sandbox via gopher-lua, Flux's
 #     kstatus from sigs.k8s.io/cli-utils, and kubeconform), cached the same way (about 4 minutes)
 #   - promtool (scripts/promtool, github.com/prometheus/prometheus), for deploy/monitoring's
@@ -51,6 +52,7 @@ command -v gcc >/dev/null 2>&1 || missing+=(gcc)                 # the pod sandb
 [ -e "$(gcc -print-file-name=libc.a 2>/dev/null)" ] || missing+=(libc6-dev)
 command -v curl >/dev/null 2>&1 || missing+=(curl)               # the real node waits for the API server with it
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)         # the real node's certificates
+command -v ipset >/dev/null 2>&1 || missing+=(ipset)             # kube-router's policy sets (the long suite's NetworkPolicy enforcement test)
 if ((${#missing[@]})); then
   echo "test-all: installing ${missing[*]}" >&2
   SUDO=""
