@@ -23,7 +23,14 @@ export function shapeFindings(cluster: ValkeyCluster, config: MergedChain & { na
     memory: config.resources.memory,
     cpu: config.resources.cpu,
   };
-  return [...minReplicasToWrite(shape), ...memoryHeadroom(shape), ...maxClients(shape), ...ioThreads(shape)];
+  return [
+    ...minReplicasToWrite(shape),
+    ...fullCoverage(shape),
+    ...replicaNoFailover(shape),
+    ...memoryHeadroom(shape),
+    ...maxClients(shape),
+    ...ioThreads(shape),
+  ];
 }
 
 interface Shape {
@@ -61,6 +68,48 @@ function minReplicasToWrite({ cluster, settings, who, ref }: Shape): Problem[] {
   return [
     warning(
       `${who}: spec.replicasPerShard: ${replicas} replica(s) per shard and ${described(min)}: a shard refuses writes (NOREPLICAS) whenever one of its replicas is down or behind, which every roll does a replica at a time and a lost node does too; keep min-replicas-to-write below replicasPerShard`,
+      ref,
+      'spec.replicasPerShard',
+    ),
+  ];
+}
+
+/** A bool setting as the config leaves it: its value, else Valkey 9.1.2's default (CONFIG GET on a fresh server). */
+const flag = (settings: Shape['settings'], name: string, byDefault: 'yes' | 'no') => {
+  const s = settings.get(name);
+  return { on: (s?.value.toLowerCase() ?? byDefault) === 'yes', shown: s ? described(s) : `${name} ${byDefault} (Valkey's default)` };
+};
+
+/**
+ * `cluster-require-full-coverage yes` (Valkey's default) makes every node refuse every command
+ * (CLUSTERDOWN) while any slot has no serving primary. Without replicas a shard's slots have no one
+ * to fail over to, so one pod restarting (a roll, an OOM kill, a drained node) takes the whole
+ * cluster down for as long as that pod is away, not only its shard. The trade-off is a choice, so a
+ * warning: `no` keeps the other shards serving while clients get errors for the missing slots.
+ */
+function fullCoverage({ cluster, settings, who, ref }: Shape): Problem[] {
+  const coverage = flag(settings, 'cluster-require-full-coverage', 'yes');
+  if (!coverage.on || cluster.spec.replicasPerShard > 0 || cluster.spec.shards < 2) return [];
+  return [
+    warning(
+      `${who}: spec.replicasPerShard: 0 replicas with ${coverage.shown}: while any one pod is away (a roll, an OOM kill, a drained node) its slots have no primary, and every node refuses every command (CLUSTERDOWN), so all ${cluster.spec.shards} shards stop, not one; set cluster-require-full-coverage no in the config to keep the other shards serving (clients then get errors only for the missing slots' keys), or set replicasPerShard to 1 or more`,
+      ref,
+      'spec.replicasPerShard',
+    ),
+  ];
+}
+
+/**
+ * `cluster-replica-no-failover yes` stops replicas from failing over when their primary fails: its
+ * slots stay down until that pod is back (a manual CLUSTER FAILOVER, as rolls send, still works),
+ * so the replicas this cluster pays for do not keep it available.
+ */
+function replicaNoFailover({ cluster, settings, who, ref }: Shape): Problem[] {
+  const noFailover = flag(settings, 'cluster-replica-no-failover', 'no');
+  if (!noFailover.on || cluster.spec.replicasPerShard === 0) return [];
+  return [
+    warning(
+      `${who}: spec.replicasPerShard: ${cluster.spec.replicasPerShard} replica(s) per shard with ${noFailover.shown}: a replica never takes over when its primary fails, so that shard's slots stay down until the pod is back (and with cluster-require-full-coverage yes, the whole cluster); rolls still fail over by hand, nothing else does; remove cluster-replica-no-failover from the config unless that is the intent`,
       ref,
       'spec.replicasPerShard',
     ),

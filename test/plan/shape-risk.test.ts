@@ -15,13 +15,13 @@ import { cluster, config, image, renderConfigObject } from '../support/objects.j
 const dir = mkdtempSync(join(tmpdir(), 'valkey-krm-shape-risk-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A package: the standard config with `valkey` and `memory`, and team-a/cache with one replica per shard. */
-function write(file: string, valkey: Record<string, string>, memory = '2Gi') {
+/** A package: the standard config with `valkey` and `memory`, and team-a/cache with `replicas` per shard (1). */
+function write(file: string, valkey: Record<string, string>, memory = '2Gi', replicas = 1) {
   const docs = [
     renderConfigObject({ outputDir: 'valkey' }),
     image('valkey-9-0'),
     config('standard', { imageRef: 'valkey-9-0', resources: { cpu: '1', memory }, valkey: { maxmemory: '1500mb', ...valkey } }),
-    cluster('cache', { shards: 3, replicasPerShard: 1 }),
+    cluster('cache', { shards: 3, replicasPerShard: replicas }),
   ];
   writeFileSync(join(dir, file), docs.map((d) => `---\n${JSON.stringify(d)}\n`).join(''));
 }
@@ -82,6 +82,34 @@ describe('plan: settings that make a cluster refuse work', () => {
     const out = plan('at-limit.yaml');
     expect(out.stdout).toMatch(/ValkeyCluster team-a\/cache: maxmemory 2gb .* is at or above the container's memory limit 2Gi/);
     expect(out.exitCode).toBe(1);
+  });
+
+  it('cluster-replica-no-failover yes with replicas: risky (a dead primary is never replaced), not live', () => {
+    write('no-failover.yaml', { 'cluster-replica-no-failover': 'yes' });
+    const out = plan('no-failover.yaml');
+    expect(out.stdout).toMatch(
+      /^ {4}risky: ValkeyCluster team-a\/cache: spec\.replicasPerShard: 1 replica\(s\) per shard with cluster-replica-no-failover yes \(ValkeyConfig standard\): a replica never takes over when its primary fails/m,
+    );
+    expect(out.exitCode).toBe(3);
+  });
+
+  it('cluster-require-full-coverage back to yes (the default) without replicas: risky (one pod away stops every shard)', () => {
+    write('zero-partial.yaml', { 'cluster-require-full-coverage': 'no' }, '2Gi', 0);
+    for (const [file, valkey] of [
+      ['zero-full.yaml', {}],
+      ['zero-full-explicit.yaml', { 'cluster-require-full-coverage': 'yes' }],
+    ] as const) {
+      write(file, valkey, '2Gi', 0);
+      const out = runPlanCommand(['--base', 'zero-partial.yaml', '--fail-on', 'risky', file], { cwd: dir });
+      expect(out.stdout).toMatch(
+        /^ {4}risky: ValkeyCluster team-a\/cache: spec\.replicasPerShard: 0 replicas with cluster-require-full-coverage yes .*every node refuses every command \(CLUSTERDOWN\), so all 3 shards stop, not one/m,
+      );
+      expect(out.exitCode).toBe(3);
+    }
+    // Back the other way the warning goes, and with it the risk.
+    const back = runPlanCommand(['--base', 'zero-full.yaml', '--fail-on', 'risky', 'zero-partial.yaml'], { cwd: dir });
+    expect(back.stdout).not.toMatch(/cluster-require-full-coverage yes/);
+    expect(back.exitCode).toBe(0);
   });
 
   it('a warning the base already had is not news: the cluster is live again', () => {

@@ -60,10 +60,14 @@ describe('the restart hash', () => {
 describe('the data-loss opt-in', () => {
   const zero = cluster('c', { shards: 2, replicasPerShard: 0 });
   const hash = restartHashOf(renderOne([...guideMenu(), zero]).statefulSets[0]!) as string;
+  // The availability warning of two zero-replica shards under cluster-require-full-coverage
+  // (shape-checks.ts) is another finding, which the opt-in does not acknowledge.
+  const dataLoss = (problems: readonly { message: string }[]) =>
+    problems.filter((p) => !p.message.includes('cluster-require-full-coverage yes'));
 
   it('without it, a zero-replica cluster gets a warning that names this revision, and nothing is copied', () => {
     const { problems, statefulSets } = renderOne([...guideMenu(), zero]);
-    expect(problems).toEqual([
+    expect(dataLoss(problems)).toEqual([
       { severity: 'warning', field: 'spec.replicasPerShard', message: expect.stringContaining(`"${hash}" (this revision)`) },
     ]);
     for (const sts of statefulSets) expect(sts.metadata.annotations?.[OPT_IN]).toBeUndefined();
@@ -74,7 +78,7 @@ describe('the data-loss opt-in', () => {
     ['"true"', () => 'true'],
   ])('%s allows the roll: copied onto every StatefulSet, and the warning is acknowledged', (_label, value) => {
     const { problems, statefulSets } = renderOne([...guideMenu(), withMeta(zero, { [OPT_IN]: value() })]);
-    expect(problems).toEqual([]);
+    expect(dataLoss(problems)).toEqual([]);
     expect(statefulSets).toHaveLength(2);
     for (const sts of statefulSets) expect(sts.metadata.annotations?.[OPT_IN]).toBe(value());
     // The opt-in is on the StatefulSet, not the pod template: setting it rolls nothing.
