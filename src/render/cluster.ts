@@ -106,8 +106,10 @@ export function renderCluster(
   });
   const aclRevision = sha256(aclBody);
   const acl = aclBody + aclRevisionLine(aclRevision);
+  // Shard 0's pod template is hashed, then becomes shard 0's (the hash is added to a copy of its annotations).
+  const shardZeroTemplate = renderShardPodTemplate({ cluster, config, render, shard: 0 });
   const revisions: ClusterRevisions = {
-    restart: restartHash(conf.restart, renderShardPodTemplate({ cluster, config, render, shard: 0 })),
+    restart: restartHash(conf.restart, shardZeroTemplate),
     live: liveRevision(conf.live, acl),
     acl: aclRevision,
   };
@@ -133,7 +135,17 @@ export function renderCluster(
     renderService(name, namespace),
   ];
   for (let shard = 0; shard < cluster.spec.shards; shard++) {
-    objects.push(renderShardStatefulSet({ cluster, config, render, shard, revisions, allowDataLossRoll: rollout.allowDataLossRoll }));
+    objects.push(
+      renderShardStatefulSet({
+        cluster,
+        config,
+        render,
+        shard,
+        revisions,
+        allowDataLossRoll: rollout.allowDataLossRoll,
+        ...(shard === 0 ? { template: shardZeroTemplate } : {}),
+      }),
+    );
   }
   for (let shard = 0; shard < cluster.spec.shards; shard++) {
     objects.push(renderShardPodDisruptionBudget(name, namespace, shard));

@@ -23,7 +23,11 @@ import { deepFreeze } from './frozen.js';
 /** How long the preStop hook holds a primary for the controller's handover, inside the 30 s grace period. */
 export const HANDOVER_HOLD_SECONDS = 15;
 
-export function renderProbeScript(tls: boolean): string {
+/** The script for a cluster with or without TLS: the same string for every cluster of a kind, made once. */
+export const renderProbeScript = (tls: boolean): string => (probeScripts[tls ? 1 : 0] ??= probeScript(tls));
+const probeScripts: [string?, string?] = [];
+
+function probeScript(tls: boolean): string {
   const tlsFlags = tls ? ` --tls --cacert ${TLS_DIR}/ca.crt --cert ${TLS_DIR}/tls.crt --key ${TLS_DIR}/tls.key` : '';
   const cli = `valkey-cli${tlsFlags} -h 127.0.0.1 -p ${CLIENT_PORT}`;
   const user = SYSTEM_USERNAMES.replication;

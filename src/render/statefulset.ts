@@ -35,6 +35,8 @@ export interface ShardStatefulSetInput extends ShardInput {
   revisions: ClusterRevisions;
   /** The cluster's data-loss opt-in, copied verbatim when it has one (already checked). */
   allowDataLossRoll?: string;
+  /** This shard's pod template (renderShardPodTemplate of this input), when the caller made it already. */
+  template?: ReturnType<typeof renderShardPodTemplate>;
 }
 
 function resources({ cpu, memory }: ResolvedConfig['resources']) {
@@ -150,7 +152,7 @@ export function renderShardStatefulSet(input: ShardStatefulSetInput): KubeObject
   const { cluster, config, shard, revisions, allowDataLossRoll } = input;
   const name = cluster.metadata.name;
   const tls = cluster.spec.tls?.secretRef;
-  const template = renderShardPodTemplate(input);
+  const template = input.template ?? renderShardPodTemplate(input);
   template.metadata.annotations = { [ANNOTATIONS.restartHash]: revisions.restart, ...template.metadata.annotations };
   return {
     apiVersion: 'apps/v1',

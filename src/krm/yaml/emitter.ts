@@ -11,20 +11,44 @@ import { ByteSink } from './byte-sink.js';
 
 type Plain = null | boolean | number | string | Plain[] | { [key: string]: Plain };
 
-const SAFE_PLAIN = /^(?:[A-Za-z_/$(]|-[A-Za-z-])[A-Za-z0-9 _./$()@%=,+*|~:-]*$/;
-const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
-
-function plainOk(s: string): boolean {
-  return (
-    SAFE_PLAIN.test(s) &&
-    !AMBIGUOUS.test(s) &&
-    !s.endsWith(' ') &&
-    !s.endsWith(':') &&
-    !s.includes(': ') &&
-    !s.includes(' #') &&
-    !s.includes('  ')
-  );
+/**
+ * Whether a string may be written plain (unquoted): it starts with a letter, `_`, `/`, `$`, `(`, or
+ * `-` and a letter or `-`; holds only letters, digits and ` _./$()@%=,+*|~:-`; is not a word a
+ * YAML 1.1 reader takes for a boolean or null; does not end with a space or `:`; and holds no
+ * `: `, ` #` or two spaces. (As the regular expressions test/support/reference-emitter.ts keeps,
+ * in one pass: this runs for every value a render writes for the first time.)
+ */
+export function plainOk(s: string): boolean {
+  const n = s.length;
+  if (n === 0) return false;
+  let c = s.charCodeAt(0);
+  let i = 1;
+  if (c === 45 /* - */) {
+    if (n < 2) return false;
+    c = s.charCodeAt(1);
+    if (!(isLetter(c) || c === 45)) return false;
+    i = 2;
+  } else if (!(isLetter(c) || c === 95 || c === 47 || c === 36 || c === 40)) return false;
+  let prev = c;
+  for (; i < n; i++) {
+    c = s.charCodeAt(i);
+    if (c >= 128 || PLAIN_REST[c] !== 1) return false;
+    // `: ` and two spaces (` #` cannot occur: `#` is not in the set).
+    if (c === 32 && (prev === 58 || prev === 32)) return false;
+    prev = c;
+  }
+  if (prev === 32 || prev === 58) return false;
+  return n > 5 || !AMBIGUOUS.has(s);
 }
+
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+/** The characters a plain scalar may hold after its first: 1 per ASCII code. */
+const PLAIN_REST = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./$()@%=,+*|~:-') PLAIN_REST[c.charCodeAt(0)] = 1;
+/** Words YAML 1.1 readers take for booleans or null. */
+const AMBIGUOUS = new Set(
+  'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL ~'.split(' '),
+);
 
 // What YAML readers do not take raw: C0 controls but tab and line feed, DEL, the C1 controls
 // (U+0085 among them, a line break to YAML 1.1), the BOM, U+2028/U+2029 (line breaks to YAML 1.1)
@@ -74,11 +98,7 @@ const indent = (col: number): string => (indents[col] ??= ' '.repeat(col));
  */
 const keyLines: Array<Map<string, string>> = [];
 function keyLine(col: number, key: string, colonCol = col): string {
-  let byKey = keyLines[col];
-  if (byKey === undefined) {
-    byKey = new Map();
-    keyLines[col] = byKey;
-  }
+  const byKey = (keyLines[col] ??= new Map());
   let line = byKey.get(key);
   if (line === undefined) {
     const text = scalar(key);
@@ -94,23 +114,43 @@ const valueLines = new Map<string, string>();
 function valueLine(s: string): string {
   let line = valueLines.get(s);
   if (line === undefined) {
-    line = ` ${scalar(s)}\n`;
+    line = ` ${plainOk(s) ? s : doubleQuoted(s)}\n`;
     if (valueLines.size < 100_000) valueLines.set(s, line);
   }
   return line;
 }
 
-/** Literal block text for multi-line strings a reader gets back exactly; undefined if unsafe. */
+/**
+ * Literal block text for multi-line strings a reader gets back exactly; undefined if unsafe. The
+ * same text recurs in every cluster (the probe script), so each is made once per column.
+ */
+const literalBlocks: Array<Map<string, string | null>> = [];
 function literalBlock(s: string, col: number): string | undefined {
+  const byText = (literalBlocks[col] ??= new Map());
+  let block = byText.get(s);
+  if (block === undefined) {
+    block = makeLiteralBlock(s, col) ?? null;
+    if (byText.size < 1000) byText.set(s, block);
+  }
+  return block ?? undefined;
+}
+
+// A line that ends in a space or tab (its last character before a line break or the end).
+const TRAILING_BLANK = /[ \t](?:\n|$)/;
+// A line break that starts a line with text (the line after it is not empty).
+const BREAK_BEFORE_TEXT = /\n(?!\n)/g;
+
+function makeLiteralBlock(s: string, col: number): string | undefined {
   // A first line that starts with a space or tab would be read as (wrong) indentation.
   if (!PRINTABLE_BLOCK.test(s) || LONE_SURROGATE.test(s) || s.startsWith(' ') || s.startsWith('\t') || s.startsWith('\n')) return undefined;
-  const body = s.endsWith('\n') ? s.slice(0, -1) : s;
+  const clip = s.endsWith('\n');
+  const body = clip ? s.slice(0, -1) : s;
   if (body.endsWith('\n')) return undefined; // several trailing newlines need `|+`; quote instead
-  const lines = body.split('\n');
-  if (lines.some((line) => line.endsWith(' ') || line.endsWith('\t'))) return undefined;
+  if (TRAILING_BLANK.test(body)) return undefined;
+  // Each line indented, empty lines left empty; the first line is never empty here, and no line
+  // break ends the body, so every break not followed by another starts a line with text.
   const pad = indent(col);
-  const chomp = s.endsWith('\n') ? ' |' : ' |-';
-  return `${chomp}\n${lines.map((line) => (line === '' ? '' : pad + line)).join('\n')}\n`;
+  return `${clip ? ' |' : ' |-'}\n${pad}${body.replace(BREAK_BEFORE_TEXT, `\n${pad}`)}\n`;
 }
 
 /** A number as YAML: String() writes NaN and Infinity, which YAML readers take for strings. */
