@@ -46,9 +46,7 @@ const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <
 const PLAIN_REST = new Uint8Array(128);
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./$()@%=,+*|~:-') PLAIN_REST[c.charCodeAt(0)] = 1;
 /** Words YAML 1.1 readers take for booleans or null. */
-const AMBIGUOUS = new Set(
-  'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL ~'.split(' '),
-);
+const AMBIGUOUS = new Set('y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL ~'.split(' '));
 
 // What YAML readers do not take raw: C0 controls but tab and line feed, DEL, the C1 controls
 // (U+0085 among them, a line break to YAML 1.1), the BOM, U+2028/U+2029 (line breaks to YAML 1.1)
@@ -97,8 +95,17 @@ const indent = (col: number): string => (indents[col] ??= ' '.repeat(col));
  * `? key` then `:` at the mapping's column `colonCol` (which differs when the key follows a `- `).
  */
 const keyLines: Array<Map<string, string>> = [];
+/** The cache for column `col` of a per-column cache, made on first use. */
+function atColumn<V>(caches: Array<Map<string, V>>, col: number): Map<string, V> {
+  let byCol = caches[col];
+  if (byCol === undefined) {
+    byCol = new Map();
+    caches[col] = byCol;
+  }
+  return byCol;
+}
 function keyLine(col: number, key: string, colonCol = col): string {
-  const byKey = (keyLines[col] ??= new Map());
+  const byKey = atColumn(keyLines, col);
   let line = byKey.get(key);
   if (line === undefined) {
     const text = scalar(key);
@@ -126,7 +133,7 @@ function valueLine(s: string): string {
  */
 const literalBlocks: Array<Map<string, string | null>> = [];
 function literalBlock(s: string, col: number): string | undefined {
-  const byText = (literalBlocks[col] ??= new Map());
+  const byText = atColumn(literalBlocks, col);
   let block = byText.get(s);
   if (block === undefined) {
     block = makeLiteralBlock(s, col) ?? null;
