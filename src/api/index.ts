@@ -1,6 +1,7 @@
 export * from './group.js';
 export * from './contract/annotations.js';
 export * from './problem.js';
+export * from './problem-order.js';
 export * from './order.js';
 export * from './package-version.js';
 export * from './version.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { wellFormedJson } from '../api/canonical-json.js';
-import { error, visibleOneLine, type ObjectRef, type Problem } from '../api/index.js';
+import { error, refKey, visibleOneLine, type ObjectRef, type Problem } from '../api/index.js';
 import {
   explainCluster,
   formatExplanation,
@@ -16,7 +16,6 @@ import {
 } from '../plan/index.js';
 import { readInputFiles, readNamedFile } from './cli/read-files.js';
 import { readFunctionConfig } from './function-config.js';
-import { refKey } from './results.js';
 import { sortInputs, type InputItem } from './run-function.js';
 import { claimedOutputProblems, packageClusters } from './claimed-output.js';
 import { isEarlierOutput } from './ownership.js';

@@ -1,5 +1,5 @@
-import { describeRef, plural, visible, visibleOneLine, type Problem, type Severity } from '../api/index.js';
-import { describeLocation, sortProblems, type FileLocation, type FileLookup } from './results.js';
+import { describeRef, plural, sortProblems, visible, visibleOneLine, type Problem, type Severity } from '../api/index.js';
+import { describeLocation, type FileLocation, type FileLookup } from './results.js';
 import type { Tool } from './tool.js';
 
 /** The path plain-files mode gives what it read from stdin (`-`). */

@@ -1,4 +1,4 @@
-import { LABELS, MANAGED_BY, compareKeys, describeRef, error, hasErrors, warning, type Problem } from '../api/index.js';
+import { LABELS, MANAGED_BY, compareKeys, describeRef, refKey, error, hasErrors, warning, type Problem } from '../api/index.js';
 import { nearMissOfOurs } from '../menu/near-miss.js';
 import { own } from '../menu/own.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
@@ -13,7 +13,7 @@ import { staleRenderProblems } from './stale-render.js';
 import { claimedOutputProblems, packageClusters } from './claimed-output.js';
 import type { RunCounts } from './report.js';
 import { STDIN_PATH } from './report.js';
-import { describeLocation, refKey, type FileLocation, type FileLookup } from './results.js';
+import { describeLocation, type FileLocation, type FileLookup } from './results.js';
 
 export interface InputItem {
   text: string;

@@ -3,6 +3,7 @@ import { ANNOTATIONS, SYSTEM_USERNAMES, compareVersions, parseVersion } from '..
 import { lookupSetting } from '../api/valkey-table.js';
 import { diffUsers } from './acl-diff.js';
 import { jsonEqual } from './json-equal.js';
+import { compareMetering, meteringFigure, meteringReason } from './metering.js';
 import type { PlanContext } from './plan-context.js';
 import type { ClusterPlan, ClusterShape, Risk, SettingChange, UserChange } from './plan-schema.js';
 import type { RenderedCluster } from './rendered-cluster.js';
@@ -24,7 +25,9 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
           `retired: git stops rendering its ${counted(cluster.pods, 'pod')}; the StatefulSets are prune-protected, so they keep running with their data until someone deletes them`,
         ];
     if (change?.autoscaling) reasons.push(autoscalingReason(change.autoscaling, change.shards.length));
-    return { namespace: only.namespace, name: only.name, verdict: change ? 'new' : 'retired', reasons, cluster };
+    const metering = { before: base ? meteringFigure(base) : null, after: change ? meteringFigure(change) : null };
+    reasons.push(meteringReason(metering));
+    return { namespace: only.namespace, name: only.name, verdict: change ? 'new' : 'retired', reasons, cluster, metering };
   }
   const settings = diffSettings(base, change, ctx);
   const users = diffUsers(base, change, ctx);
@@ -88,12 +91,15 @@ export function compareCluster(base: RenderedCluster | undefined, change: Render
   if (verdict === 'live' && settings.length === 0 && users.length === 0 && !autoscalingChanged) {
     reasons.push('rendered objects change, but no pod restarts and no setting or user changes');
   }
+  const metering = compareMetering(base, change);
+  if (metering) reasons.push(meteringReason(metering));
   const plan: ClusterPlan = { namespace: change.namespace, name: change.name, verdict, reasons };
   if (settings.length) plan.settings = settings;
   if (users.length) plan.users = users;
   if (roll) plan.roll = roll;
   if (scale) plan.scale = scale;
   if (risks.length) plan.risks = risks;
+  if (metering) plan.metering = metering;
   return plan;
 }
 

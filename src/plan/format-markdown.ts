@@ -1,5 +1,6 @@
 import { VERDICTS, type ClusterPlan, type Plan, type PlanProblem } from './plan-schema.js';
 import { clusterName } from './format-text.js';
+import { METERING_HEADING, namespaceMeteringLine } from './metering.js';
 import { listSome, num, counted } from './words.js';
 import { visibleOneLine } from '../api/index.js';
 
@@ -84,6 +85,15 @@ export function formatPlanMarkdown(plan: Plan, options: { maxChars?: number } = 
       push('');
     }
     if (collapse) push('</details>', '');
+  }
+  if (plan.metering) {
+    push(`#### ${METERING_HEADING}`, '');
+    bounded(
+      plan.metering.namespaces.map((n) => `- ${escapeMarkdown(namespaceMeteringLine(n))}`),
+      'namespaces',
+      200,
+    );
+    push('');
   }
   if (plan.warnings.length > 0) {
     push('#### Warnings in the change', '');

@@ -1,5 +1,6 @@
 import { visible, visibleOneLine } from '../api/index.js';
 import { VERDICTS, type ClusterPlan, type Plan, type PlanProblem } from './plan-schema.js';
+import { METERING_HEADING, namespaceMeteringLine } from './metering.js';
 import { listSome, counted } from './words.js';
 
 /** Unchanged clusters are named on one line, up to this many. */
@@ -27,6 +28,8 @@ export function formatPlanText(plan: Plan): string {
     }
     for (const c of group) lines.push(`  ${visibleOneLine(clusterName(c))}`, ...c.reasons.map((r) => block(r, '    ')));
   }
+  if (plan.metering)
+    lines.push('', `${METERING_HEADING}:`, ...plan.metering.namespaces.map((n) => `  ${visibleOneLine(namespaceMeteringLine(n))}`));
   if (plan.warnings.length > 0) lines.push('', 'Warnings in the change:', ...plan.warnings.flatMap(problemLines));
   return `${lines.join('\n')}\n`;
 }

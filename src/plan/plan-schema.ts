@@ -127,6 +127,45 @@ const shape = lazy(() =>
   }),
 );
 
+/** Metering figures per month are for a 30-day month (720 hours), so a month's figure is the same whatever month it is. */
+export const METERING_HOURS_PER_MONTH = 720;
+
+const meteringSide = lazy(() =>
+  z.strictObject({
+    pods: count(),
+    source: described(
+      z.enum(['Reserved', 'Maxmemory', 'Observed']),
+      "The model's order: resources.memory, else maxmemory, else the nodes' observed peak (known only once the cluster runs).",
+    ),
+    memory: described(z.string(), 'The per-pod figure as the plan reads it, e.g. "resources.memory 2Gi".'),
+    podBytes: described(count(), 'Bytes counted per pod, the 100 MB floor applied; for Observed the floor, a lower bound.'),
+    gbHoursPerMonth: described(
+      z.string(),
+      'pods × podBytes × 720 h ÷ 10^9, to three decimals (cut, not rounded), as the controller writes gbHours.',
+    ),
+    atLeast: described(z.boolean(), 'true when the figure is a lower bound (an Observed source).'),
+  }),
+);
+
+const clusterMetering = lazy(() =>
+  z.strictObject({
+    before: described(z.nullable(meteringSide()), 'null for a new cluster.'),
+    after: described(z.nullable(meteringSide()), 'null for a retired cluster: its records close when the ValkeyCluster is deleted.'),
+  }),
+);
+
+const meteringTotal = lazy(() => z.strictObject({ gbHoursPerMonth: z.string(), atLeast: z.boolean() }));
+
+const metering = lazy(() =>
+  z.strictObject({
+    hoursPerMonth: z.literal(METERING_HOURS_PER_MONTH),
+    namespaces: described(
+      z.array(z.strictObject({ namespace: z.string(), before: meteringTotal(), after: meteringTotal() })),
+      'Provisioned GB-hours per month of every cluster of the namespace, before and after; only namespaces where it changes, by name.',
+    ),
+  }),
+);
+
 const clusterPlan = lazy(() =>
   z.strictObject({
     namespace: z.string(),
@@ -139,6 +178,9 @@ const clusterPlan = lazy(() =>
     scale: z.optional(scale()),
     risks: z.optional(z.array(risk())),
     cluster: z.optional(described(shape(), 'For new and retired clusters: what appears or goes.')),
+    metering: z.optional(
+      described(clusterMetering(), 'Provisioned memory before and after, when the metered figure or its source changes.'),
+    ),
   }),
 );
 
@@ -170,6 +212,7 @@ export const planSchema = lazy(() =>
     clusters: described(z.array(clusterPlan()), 'Grouped by verdict (in the order of VERDICTS), then by namespace/name.'),
     invalid: z.array(z.strictObject({ side: z.enum(['base', 'change']), problems: z.array(problem()) })),
     warnings: described(z.array(problem()), 'Warnings the change side renders with.'),
+    metering: z.optional(described(metering(), "Present when some namespace's provisioned GB-hours change.")),
   }),
 );
 
@@ -185,6 +228,9 @@ export type PlanProblem = z.infer<ReturnType<typeof problem>>;
 export type ObjectEdit = z.infer<ReturnType<typeof edit>>;
 export type PlanCounts = z.infer<ReturnType<typeof counts>>;
 export type ClusterShape = z.infer<ReturnType<typeof shape>>;
+export type MeteringSide = z.infer<ReturnType<typeof meteringSide>>;
+export type ClusterMetering = z.infer<ReturnType<typeof clusterMetering>>;
+export type PlanMetering = z.infer<ReturnType<typeof metering>>;
 
 /** The JSON Schema (draft 2020-12) of the JSON output. */
 export function planJsonSchema(): Record<string, unknown> {

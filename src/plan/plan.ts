@@ -1,4 +1,4 @@
-import { ANNOTATIONS, describeRef, hasErrors, type ObjectRef, type Problem, type RenderConfig } from '../api/index.js';
+import { ANNOTATIONS, describeRef, hasErrors, sortProblems, type ObjectRef, type Problem, type RenderConfig } from '../api/index.js';
 import { ownPath } from '../menu/own.js';
 import { type RenderConfigCheck, validateRenderConfig } from '../menu/render-config.js';
 import type { KubeObject } from '../render/object.js';
@@ -6,6 +6,7 @@ import { renderAll } from '../render/render-all.js';
 import { compareCluster } from './compare-cluster.js';
 import { liveSettingFromTable as defaultLiveSetting, type LiveSettingLookup } from './live-settings.js';
 import { differs, MenuIndex } from './menu-index.js';
+import { namespaceMetering } from './metering.js';
 import type { PlanContext } from './plan-context.js';
 import { PLAN_SCHEMA_ID, VERDICTS, type ClusterPlan, type Plan, type PlanCounts, type PlanProblem } from './plan-schema.js';
 import { readRenderedCluster, type RenderedCluster } from './rendered-cluster.js';
@@ -95,6 +96,7 @@ export function planChange(base: PlanSide, change: PlanSide, options: PlanOption
   clusters.sort((a, b) => rank(a) - rank(b) || compareText(a.namespace, b.namespace) || compareText(a.name, b.name));
   const edits = MenuIndex.edits(ctx.base, ctx.change);
   const counts = countOf(clusters);
+  const metering = namespaceMetering(sides.base.clusters, sides.change.clusters);
   return {
     schema: PLAN_SCHEMA_ID,
     ok: true,
@@ -105,6 +107,7 @@ export function planChange(base: PlanSide, change: PlanSide, options: PlanOption
     clusters,
     invalid: [],
     warnings,
+    ...(metering ? { metering } : {}),
   };
 }
 
@@ -143,7 +146,8 @@ function objectsByCluster(objects: readonly unknown[]): Map<string, KubeObject[]
 }
 
 function toPlanProblems(problems: readonly Problem[], fileOf: PlanSide['fileOf']): PlanProblem[] {
-  return problems.map((p) => {
+  // In render-valkey's order (causes first), the same whatever the order of the documents.
+  return sortProblems(problems).map((p) => {
     const out: PlanProblem = { severity: p.severity, message: p.message };
     if (p.object?.kind) out.object = describeRef(p.object);
     if (p.field) out.field = p.field;

@@ -1,4 +1,5 @@
 import { ANNOTATIONS, shardOf } from '../api/index.js';
+import { configuredPodMemory, type ConfiguredPodMemory, type MeteredSet } from '../api/metering-memory.js';
 import type { ClusterProvenance } from '../menu/provenance.js';
 import type { KubeObject } from '../render/object.js';
 import { settingsOf, usersOf, type AclUser } from './rendered-files.js';
@@ -36,13 +37,18 @@ export interface RenderedCluster {
   autoscaling: { minShards: number; maxShards: number } | undefined;
   /** The render's shape warnings for this cluster (src/render/shape-checks.ts): work it may refuse. */
   shapeWarnings: readonly string[];
+  /** What the controller will meter (api/metering-memory.ts): pods summed over the StatefulSets, and the configured memory of one. */
+  metering: { pods: number; configured: ConfiguredPodMemory | undefined };
 }
 
 interface StatefulSetLike {
   metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
   spec: {
     replicas: number;
-    template: { metadata?: { annotations?: Record<string, string> }; spec: { containers: { image: string }[] } } & Record<string, unknown>;
+    template: {
+      metadata?: { annotations?: Record<string, string> };
+      spec: { containers: { image: string; resources?: { requests?: { memory?: string }; limits?: { memory?: string } } }[] };
+    } & Record<string, unknown>;
   };
 }
 
@@ -60,6 +66,7 @@ export function readRenderedCluster(
   let annotations: Record<string, string> = {};
   let templateAnnotations: Record<string, string> = {};
   let image = '';
+  const metered: MeteredSet[] = [];
   for (const object of objects) {
     // The cluster's own ConfigMap, not its connection document (render/connection.ts).
     if (object.kind === 'ConfigMap' && (object.data as Record<string, string> | undefined)?.['valkey.conf'] !== undefined) {
@@ -74,6 +81,8 @@ export function readRenderedCluster(
         templateAnnotations = sts.spec.template.metadata?.annotations ?? {};
         image = sts.spec.template.spec.containers[0]?.image ?? '';
       }
+      const r = sts.spec.template.spec.containers[0]?.resources;
+      metered.push({ name: sts.metadata.name, memory: r?.requests?.memory ?? r?.limits?.memory });
       shards.push({
         index,
         statefulSet: sts.metadata.name,
@@ -101,5 +110,6 @@ export function readRenderedCluster(
     provenance,
     autoscaling,
     shapeWarnings,
+    metering: { pods: shards.reduce((n, s) => n + s.pods, 0), configured: configuredPodMemory(metered, conf) },
   };
 }

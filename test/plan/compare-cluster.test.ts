@@ -181,7 +181,9 @@ describe('an autoscaled cluster in the plan (issue 26)', () => {
 
   it('a new autoscaled cluster says its range; a cluster without autoscaling says nothing of it', () => {
     const added = planChange({ objects: [], renderConfig: undefined }, side([...menu(), autoscaled(2)]));
-    expect(added.clusters[0]?.reasons.at(-1)).toMatch(/^shards owned by the autoscaler within 2–8/);
+    // The metering line comes last, as on every cluster whose figure changes.
+    expect(added.clusters[0]?.reasons.at(-2)).toMatch(/^shards owned by the autoscaler within 2–8/);
+    expect(added.clusters[0]?.reasons.at(-1)).toMatch(/^metering: none -> /);
     const plain = planChange(
       side([...menu(), cluster('cache', clusterSpec)]),
       side([...menu(), cluster('cache', { ...clusterSpec, shards: 3 })]),
