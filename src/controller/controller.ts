@@ -22,6 +22,7 @@ import type { ControllerMetrics } from './runtime/metrics.js';
 import { WorkQueue } from './runtime/work-queue.js';
 import type { OpenSession } from './valkey/node-session.js';
 import { MeteringPass } from './reconcile/metering-pass.js';
+import { observedPeakBytes } from './reconcile/metering-shape.js';
 import { METERING_RELEASE_ANNOTATION, type ValkeyMeteringRecord } from '../api/valkey-metering-record.js';
 import type { EndpointOf } from './valkey/observe-node.js';
 
@@ -208,6 +209,8 @@ export class Controller {
       policy: meteringPolicy(m),
       clock: this.opts.clock,
       log: this.opts.log.child({ component: 'metering' }),
+      // What the clusters' passes last read of each node (only while --valkey-metrics-seconds is above 0).
+      observedPeak: (ns, name) => observedPeakBytes(this.memory.valkeyStats?.get(`${ns}/${name}`)?.values() ?? []),
     });
     return { records, pass };
   }

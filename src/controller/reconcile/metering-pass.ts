@@ -16,7 +16,7 @@ import type { ApiObject, ConfigMap, StatefulSet } from '../kube/types.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import { mapLimit } from '../runtime/map-limit.js';
-import { provisionedShape } from './metering-shape.js';
+import { highestPeak, provisionedShape } from './metering-shape.js';
 
 /**
  * The metering pass, I/O only: once per sample period, over every ValkeyCluster in the caches,
@@ -96,7 +96,7 @@ export class MeteringPass {
       const shape = provisionedShape(
         sets,
         cm ? d.configMap(ns, cm)?.data?.['valkey.conf'] : undefined,
-        d.observedPeak?.(ns, c.metadata.name),
+        highestPeak(d.observedPeak?.(ns, c.metadata.name), open?.status?.memory),
       );
       const deletedAt = c.metadata.deletionTimestamp ? Date.parse(c.metadata.deletionTimestamp) : undefined;
       const writes = advanceMetering(

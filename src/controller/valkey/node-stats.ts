@@ -14,6 +14,8 @@ export const STATS_SECTIONS = ['replication', 'memory', 'clients', 'stats', 'key
  */
 export interface NodeStats {
   usedMemoryBytes?: number;
+  /** used_memory_peak: the most the node has allocated since it started (usage metering's Observed source). */
+  usedMemoryPeakBytes?: number;
   /** 0: no limit. */
   maxmemoryBytes?: number;
   connectedClients?: number;
@@ -31,6 +33,7 @@ export interface NodeStats {
 
 const FIELDS = {
   usedMemoryBytes: 'used_memory',
+  usedMemoryPeakBytes: 'used_memory_peak',
   maxmemoryBytes: 'maxmemory',
   connectedClients: 'connected_clients',
   blockedClients: 'blocked_clients',

@@ -12,6 +12,7 @@ const reply = [
   '# Memory',
   'used_memory:2809440',
   'used_memory_human:2.68M',
+  'used_memory_peak:3145728',
   'maxmemory:104857600',
   '# Stats',
   'total_commands_processed:12345',
@@ -39,6 +40,7 @@ describe('parseNodeStats', () => {
   it('reads every figure of a replica, and the replication facts are the same reply', () => {
     expect(parseNodeStats(reply)).toEqual({
       usedMemoryBytes: 2809440,
+      usedMemoryPeakBytes: 3145728,
       maxmemoryBytes: 104857600,
       connectedClients: 7,
       blockedClients: 1,
