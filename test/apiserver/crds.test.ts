@@ -86,7 +86,7 @@ describe('generated CRDs on a real kube-apiserver', () => {
       expect(crdApply.stdout.match(/serverside-applied$/gm)?.length).toBe(files.length);
     });
 
-    it('the four kinds are served, Established, with structural schemas (read through @kubernetes/client-node)', async () => {
+    it('the five kinds are served, Established, with structural schemas (read through @kubernetes/client-node)', async () => {
       const kc = new KubeConfig();
       kc.loadFromFile(api.kubeconfigPath);
       const ext = kc.makeApiClient(ApiextensionsV1Api);
@@ -102,6 +102,7 @@ describe('generated CRDs on a real kube-apiserver', () => {
         { name: `valkeyclusters.${GROUP}`, scope: 'Namespaced', conditions: { NamesAccepted: 'True', Established: 'True' } },
         { name: `valkeyconfigs.${GROUP}`, scope: 'Cluster', conditions: { NamesAccepted: 'True', Established: 'True' } },
         { name: `valkeyimages.${GROUP}`, scope: 'Cluster', conditions: { NamesAccepted: 'True', Established: 'True' } },
+        { name: `valkeymeteringrecords.${GROUP}`, scope: 'Namespaced', conditions: { NamesAccepted: 'True', Established: 'True' } },
         { name: `valkeyroles.${GROUP}`, scope: 'Cluster', conditions: { NamesAccepted: 'True', Established: 'True' } },
       ]);
     });

@@ -138,7 +138,9 @@ describe('usage metering on a real API server', () => {
           `${((actual - expected) / (20 * GI)).toFixed(2)} s at the final rate); segments ${JSON.stringify(status?.segments.map((s) => [s.pods, s.memory.podBytes / GI, s.from, s.to]))}; gaps ${JSON.stringify(status?.gaps)}\n`,
       );
       expect(Math.abs(actual - expected)).toBeLessThanOrEqual(tolerance);
-      expect(status?.segments.map((s) => [s.shards, s.pods, s.memory.podBytes / GI])).toEqual([
+      // The two new StatefulSets are applied one after the other: a sample between them sees 4 shards,
+      // and counting them is right (that is what ran). The rest of the shape is exact.
+      expect(status?.segments.map((s) => [s.shards, s.pods, s.memory.podBytes / GI]).filter(([shards]) => shards !== 4)).toEqual([
         [3, 6, 1],
         [5, 10, 1],
         [5, 10, 2],

@@ -115,7 +115,7 @@ describe('deploy/monitoring against the real controller and Valkey 9.1.2', () =>
     // The figures are read in the passes: wait for the ones taken after the writes.
     let text = '';
     await waitFor(
-      'the primaries to report every key written',
+      'the primaries to report every key written and every read',
       async () => {
         text = await scrape();
         const primaries = new Set(
@@ -124,7 +124,14 @@ describe('deploy/monitoring against the real controller and Valkey 9.1.2', () =>
             .map((s) => s.labels.pod),
         );
         const keys = samples(text, 'valkey_keys').filter((s) => primaries.has(s.labels.pod));
-        return keys.length === 2 && keys.reduce((n, s) => n + s.value, 0) === KEYS;
+        const sum = (name: string) => samples(text, name).reduce((n, s) => n + s.value, 0);
+        // A pass can sample the nodes after the writes but before the reads ended: wait for both.
+        return (
+          keys.length === 2 &&
+          keys.reduce((n, s) => n + s.value, 0) === KEYS &&
+          sum('valkey_keyspace_hits_total') >= 200 &&
+          sum('valkey_keyspace_misses_total') >= 50
+        );
       },
       { timeoutMs: 30_000, intervalMs: 500 },
     );

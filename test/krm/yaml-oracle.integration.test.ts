@@ -256,7 +256,7 @@ describe('the YAML readers, against go-yaml on 4,000 generated ResourceLists', (
     expect(wrong).toEqual([]);
     expect(tally.get('same value')).toBeGreaterThan(2000);
     expect(tally.get('both refuse')).toBeGreaterThan(1000);
-  });
+  }, 120_000); // 4,000 documents through go-yaml and this reader: ~10 s on an idle 2-core machine, more when CI shares it
 });
 
 describe('escapes of UTF-16 surrogates, against go-yaml v2 and v3', () => {

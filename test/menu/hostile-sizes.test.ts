@@ -74,11 +74,18 @@ describe('inputs that used to crash the menu checks or make them crawl', () => {
       ...Array.from({ length: n }, (_, i) => config(`c${pad(i)}`, { imageRef: 'img' })),
       ...Array.from({ length: n }, (_, i) => cluster(`k${pad(i)}`, { configRef: `x${pad(i)}y` })),
     ];
-    const start = performance.now();
     const problems = resolveAll(objects);
-    expect(problems.filter((p) => p.message.includes('does not exist'))).toHaveLength(n);
-    // Unbounded, this is 9 million edit distances (tens of seconds); bounded, well under a second.
-    expect(performance.now() - start).toBeLessThan(4000);
+    const dangling = problems.filter((p) => p.message.includes('does not exist'));
+    expect(dangling).toHaveLength(n);
+    // Unbounded, this is 9 million edit distances (tens of seconds). The bound is visible in the
+    // answers: every name has the same length, so only the first MAX_CANDIDATES alphabetically are
+    // compared. "x000010y" is two edits from "c000010", inside that window, and gets it; "x000100y" is
+    // two edits from "c000100", outside it, and gets the list of names instead (an unbounded search would
+    // suggest "c000100"). The time this takes is in the benchmarks, not here.
+    const about = (name: string) => dangling.find((p) => p.message.includes(`"${name}"`))?.message ?? '';
+    expect(about(`x${pad(10)}y`)).toContain(`did you mean "c${pad(10)}"?`);
+    expect(about(`x${pad(100)}y`)).not.toContain('did you mean');
+    expect(about(`x${pad(100)}y`)).toContain('available: ');
   });
 
   it('the index still finds the nearest name, nearest length first, ties alphabetical', () => {
