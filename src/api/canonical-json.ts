@@ -49,23 +49,54 @@ function write(v: unknown): string | undefined {
   let text: string;
   if (Array.isArray(v)) {
     text = '[';
-    for (let i = 0; i < v.length; i++) text += `${i > 0 ? ',' : ''}${write(v[i]) ?? 'null'}`;
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) text += ',';
+      text += write(v[i]) ?? 'null';
+    }
     text += ']';
   } else {
-    const keys = Object.keys(v).sort(compareStrings);
-    // Array-index keys come first in any object JavaScript builds: keep that order.
-    if (keys.some(isIndexLike)) keys.splice(0, keys.length, ...Object.keys(Object.fromEntries(keys.map((k) => [k, 0]))));
     text = '{';
     let first = true;
-    for (const key of keys) {
+    for (const key of sortedKeys(v)) {
       const item = write((v as Record<string, unknown>)[key]);
       if (item === undefined) continue;
-      text += `${first ? '' : ','}${JSON.stringify(key)}:${item}`;
+      if (!first) text += ',';
+      text += keyText(key);
+      text += item;
       first = false;
     }
     text += '}';
   }
   if (frozen) frozenText.set(v, text);
+  return text;
+}
+
+/**
+ * An object's keys sorted, array-index keys first in numeric order, as JavaScript enumerates them.
+ * The renderer mostly builds objects whose keys are in order already: then nothing is sorted.
+ */
+function sortedKeys(v: object): string[] {
+  const keys = Object.keys(v);
+  let sorted = true;
+  let indexLike = false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (isIndexLike(key)) indexLike = true;
+    if (i > 0 && (keys[i - 1] as string) > key) sorted = false;
+  }
+  if (!sorted) keys.sort(compareStrings);
+  // Array-index keys come first in any object JavaScript builds: keep that order.
+  return indexLike ? Object.keys(Object.fromEntries(keys.map((k) => [k, 0]))) : keys;
+}
+
+/** `"key":`, made once per key (the renderer writes the same few hundred keys over and over). */
+const keyTexts = new Map<string, string>();
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = `${JSON.stringify(key)}:`;
+    if (keyTexts.size < 10_000) keyTexts.set(key, text);
+  }
   return text;
 }
 

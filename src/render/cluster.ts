@@ -175,5 +175,13 @@ export function renderCluster(
  * from a user's object that copied our labels (src/krm/ownership.ts).
  */
 function withOwner(object: KubeObject, owner: string): KubeObject {
-  return { ...object, metadata: { ...object.metadata, annotations: { [ANNOTATIONS.renderedFor]: owner, ...object.metadata.annotations } } };
+  // The objects are this cluster's own, made just now: their metadata gets the annotation in place
+  // (a new annotations mapping, so one shared by two objects is not changed twice).
+  if (Object.isFrozen(object) || Object.isFrozen(object.metadata))
+    return {
+      ...object,
+      metadata: { ...object.metadata, annotations: { [ANNOTATIONS.renderedFor]: owner, ...object.metadata.annotations } },
+    };
+  object.metadata.annotations = { [ANNOTATIONS.renderedFor]: owner, ...object.metadata.annotations };
+  return object;
 }
