@@ -16,6 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LABELS } from '../../../src/api/index.js';
@@ -224,9 +225,7 @@ describe('the rendered NetworkPolicy, enforced by kube-router on a real node', (
         'pod of another namespace → bus': await reach(plain, target, BUS_PORT),
         'pod of another namespace → client': await reach(plain, target, CLIENT_PORT),
       });
-      const enforced = await matrix();
-      figure(`netpol with the policy: ${JSON.stringify(enforced)}`);
-      expect(enforced).toEqual({
+      const expected: Record<string, Reach> = {
         'own pod → bus': 'open',
         'own pod → client': 'open',
         'controller pod → bus': 'open',
@@ -235,7 +234,27 @@ describe('the rendered NetworkPolicy, enforced by kube-router on a real node', (
         'other cluster’s pod (same namespace) → client': 'open',
         'pod of another namespace → bus': 'refused',
         'pod of another namespace → client': 'refused',
-      });
+      };
+      // kube-router adds a new pod to the policy's sets on its pod event, a moment after it runs:
+      // the matrix is read until it holds (or a minute), then asserted as last read.
+      const settled = async (): Promise<Record<string, Reach>> => {
+        let last: Record<string, Reach> = {};
+        const t0 = Date.now();
+        await waitFor(
+          'the connection matrix as the policy says',
+          async () => {
+            last = await matrix();
+            return isDeepStrictEqual(last, expected);
+          },
+          {
+            timeoutMs: MIN,
+            intervalMs: 1_000,
+          },
+        ).catch(() => undefined);
+        figure(`netpol: connection matrix read for ${secondsSince(t0)}: ${JSON.stringify(last)}`);
+        return last;
+      };
+      expect(await settled()).toEqual(expected);
 
       // The refusals are the policy's: without it the other cluster's pod reaches the bus ...
       let t = Date.now();
@@ -258,7 +277,7 @@ describe('the rendered NetworkPolicy, enforced by kube-router on a real node', (
         intervalMs: 500,
       });
       figure(`netpol: policy re-applied, the bus refused again ${secondsSince(t)} later`);
-      expect(await matrix()).toEqual(enforced);
+      expect(await settled()).toEqual(expected);
       await s.waitActive('still Active', 2 * MIN);
     },
     15 * MIN,
