@@ -1,4 +1,5 @@
 import { ZONE_LABEL, OUT_OF_SERVICE_TAINT, type KubeFacts, type NodeFacts, type PodFacts } from '../cluster/kube-facts.js';
+import { holdsForHandover } from '../kube/pod-hooks.js';
 import type { ApiObject, Pod } from '../kube/types.js';
 import type { EndpointOf } from '../valkey/observe-node.js';
 
@@ -29,13 +30,6 @@ export function nodeFacts(n: Node): NodeFacts {
     ...(n.spec?.unschedulable === true ? { cordoned: true } : {}),
   };
 }
-
-/** The rendered preStop hook (render/probes.ts renderLifecycle): `sh <conf>/probe.sh handover`. */
-const holdsForHandover = (pod: Pod): boolean =>
-  (pod.spec?.containers ?? []).some((c) => {
-    const cmd = c.lifecycle?.preStop?.exec?.command ?? [];
-    return cmd.length === 3 && cmd[0] === 'sh' && cmd[1]?.endsWith('/probe.sh') === true && cmd[2] === 'handover';
-  });
 
 export function gatherKubeFacts(
   pods: readonly Pod[],

@@ -2,6 +2,7 @@ import { ordinalOf, shardOf } from '../../api/index.js';
 import type { Endpoint, NodeObservation, PodPlace, Replication } from '../cluster/observation.js';
 import { startupLogSummary } from '../cluster/roll.js';
 import { versionInStartupLog, type VersionPolicy } from '../cluster/version-gate.js';
+import { holdsForHandover } from '../kube/pod-hooks.js';
 import type { Pod } from '../kube/types.js';
 import { ClusterNodesParseError, parseClusterInfo, parseClusterNodes, type ClusterNodeInterner } from './cluster-nodes.js';
 import { parseInfo, serverIdentity } from './info.js';
@@ -54,8 +55,16 @@ export function schedulerRefusal(pod: Pod): string | undefined {
   return c.message?.trim() || 'the scheduler found no node for it';
 }
 
+/**
+ * A pod being deleted whose preStop hook holds its server for the handover (kube/pod-hooks.ts) still
+ * serves, and is asked like any other: the pass hands its shard to a replica that stays
+ * (cluster/drain-handover.ts) while it waits. Once it does not answer it is terminating, as any
+ * other pod being deleted.
+ */
+const askedWhileTerminating = (pod: Pod): boolean => pod.metadata.deletionTimestamp !== undefined && holdsForHandover(pod);
+
 function pendingReason(pod: Pod): string | undefined {
-  if (pod.metadata.deletionTimestamp) return 'is terminating';
+  if (pod.metadata.deletionTimestamp && !askedWhileTerminating(pod)) return 'is terminating';
   const refused = schedulerRefusal(pod);
   if (refused !== undefined) return `cannot be scheduled: ${refused}`;
   if (!pod.spec?.nodeName) return 'is not scheduled on a node yet';
@@ -155,6 +164,7 @@ export async function observeNode(pod: Pod, place: PodPlace, ctx: ObserveContext
     };
   } catch (e) {
     session?.close();
+    if (askedWhileTerminating(pod)) return { observation: { ...place, state: 'pending', reason: 'is terminating' } };
     if (e instanceof CommandError && e.code === 'LOADING') return { observation: { ...place, state: 'loading' } };
     return { observation: { ...place, state: 'unreachable', error: describeError(e) } };
   }
