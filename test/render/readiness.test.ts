@@ -4,7 +4,8 @@
 // the replication user (password from the container's env, the rules granting both), the PDB's
 // unhealthy-pod policy is IfHealthyBudget, and the headless Service still publishes pods that are
 // not Ready (formation and the bus need them). test/valkey/readiness-probe.integration.test.ts
-// runs the script on real Valkey; test/integration/pdb-holds-data.test.ts the eviction.
+// runs the script on real Valkey; test/controller/pdb-holds-data.integration.test.ts the eviction (a real API
+// server refuses it with 429 while a replica syncs, allows it once in sync) and the preStop handover.
 import { describe, expect, it } from 'vitest';
 import { SYSTEM_USERNAMES } from '../../src/api/index.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';

@@ -14,8 +14,9 @@
 // its environment and arguments expanded from the pod spec. It reports status like a kubelet
 // (podIP, phase, started/ready from a PING probe, terminated state with exit code and, for
 // FallbackToLogsOnError, the log tail), restarts a container that exits (with back-off), and
-// when a pod is deleted stops its process within the grace period, drops its emptyDirs and
-// removes the pod for good (grace period 0). ConfigMap and Secret changes reach the pod's files
+// when a pod is deleted runs its preStop exec hook (as the kubelet does: first, inside the grace
+// period, given 2 s more once if it runs over), then stops its process (SIGTERM, SIGKILL when
+// the grace period is up), drops its emptyDirs and removes the pod for good (grace period 0). ConfigMap and Secret changes reach the pod's files
 // after `configSyncDelayMs`, as the kubelet's sync lag delays them; a running process only sees
 // them when it reads the files again (ACL LOAD, a restart).
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -146,6 +147,9 @@ const schedPod = (pod: Pod): SchedPod => ({
   labels: pod.metadata.labels ?? {},
   spec: pod.spec as unknown as SchedPod['spec'],
 });
+
+/** The kubelet gives a preStop hook that overran the grace period this much more, once, before it kills. */
+const PRESTOP_EXTENSION_MS = 2_000;
 
 const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const containerPorts = (c: Container): number[] => (c.ports ?? []).map((p) => p.containerPort);
@@ -559,7 +563,10 @@ export class Kubelet {
     clearTimeout(rt.restartTimer);
     for (const s of rt.sources) clearTimeout(s.timer);
     const graceSeconds = rt.pod.metadata.deletionGracePeriodSeconds ?? rt.pod.spec.terminationGracePeriodSeconds ?? 30;
-    if (rt.process) await rt.process.stop(Math.max(graceSeconds, 1) * 1_000);
+    const deadline = Date.now() + Math.max(graceSeconds, 1) * 1_000;
+    if (graceful && graceSeconds > 0) await this.preStop(rt, graceSeconds);
+    // A hook that used the whole grace period leaves the kubelet's one-off 2 s extension.
+    if (rt.process) await rt.process.stop(Math.max(deadline - Date.now(), PRESTOP_EXTENSION_MS));
     if (rt.process) this.reaper.remove(rt.process);
     rt.process = undefined;
     await rm(rt.dir, { recursive: true, force: true }); // emptyDir: the data goes with the pod
@@ -570,6 +577,24 @@ export class Kubelet {
     if (this.byName.get(podKey(rt.ns, rt.name)) === rt.uid) this.byName.delete(podKey(rt.ns, rt.name));
     this.log(`${rt.ns}/${rt.name}: stopped and removed`);
     if (graceful) await this.forceDelete(rt.pod);
+  }
+
+  /**
+   * The container's preStop exec hook, run as the kubelet runs it: in the container (the exec
+   * probe's way, kubelet/exec-probe.ts), while the server still runs, bounded by the grace period
+   * (and the 2 s extension); a failed or timed-out hook is logged and the stop goes on.
+   */
+  private async preStop(rt: PodRuntime, graceSeconds: number): Promise<void> {
+    const hook = rt.container.lifecycle?.preStop?.exec;
+    if (hook === undefined || rt.process === undefined || rt.command === undefined) return;
+    if (rt.env === undefined || rt.mounts === undefined || rt.ip === undefined) return;
+    const t0 = Date.now();
+    const r = await runExecProbe(
+      { command: hook.command, timeoutSeconds: graceSeconds + PRESTOP_EXTENSION_MS / 1_000 },
+      { mounts: rt.mounts, env: rt.env, binDir: dirname(rt.command.binary), podIp: rt.ip, scratchDir: join(rt.dir, 'prestop') },
+    );
+    const took = `${String(Date.now() - t0)} ms`;
+    this.log(`${rt.ns}/${rt.name}: preStop ${r.ok ? 'done' : 'failed'} after ${took}${r.output ? `: ${r.output}` : ''}`);
   }
 
   private async forceDelete(pod: Pod): Promise<void> {

@@ -91,6 +91,12 @@ export interface KubeControllerOptions {
   /** Watch these namespaces instead of `namespace` alone. */
   namespaces?: readonly string[];
   controllerPassword: string;
+  /**
+   * Watch every namespace, as shipped (deploy/controller): the controller then reads Nodes (leader
+   * placement, the drain handover, takeovers judged by Node state). Default: `namespace` only, as a
+   * namespaced install.
+   */
+  clusterWide?: boolean;
   log: Logger;
   metrics: ControllerMetrics;
   /** Clusters reconciled at once (default 4). */
@@ -156,7 +162,7 @@ export function startKubeController(o: KubeControllerOptions): Promise<App> {
   };
   return startInProcessApp({
     kubeconfig: o.controllerKubeconfig,
-    namespace: o.namespace,
+    ...(o.clusterWide ? {} : { namespace: o.namespace }),
     password: o.controllerPassword,
     endpointOf: podEndpoint,
     timeouts: { connectMs: 1000, commandMs: o.commandMs ?? 2000 },

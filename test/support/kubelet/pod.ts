@@ -28,6 +28,7 @@ export interface Container {
   ports?: { name?: string; containerPort: number }[];
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
   readinessProbe?: Probe;
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
   terminationMessagePolicy?: 'File' | 'FallbackToLogsOnError';
 }
 
