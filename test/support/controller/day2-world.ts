@@ -119,6 +119,8 @@ export interface KubeControllerOptions {
   valkeyMetricsMs?: number;
   /** Serve /healthz, /readyz and /metrics here (port 0: any free one); absent: no listener. */
   http?: { host: string; port: number };
+  /** Usage metering on (off unless given). */
+  metering?: ControllerTuning['metering'];
 }
 
 /**
@@ -159,6 +161,7 @@ export function startKubeController(o: KubeControllerOptions): Promise<App> {
     ...(o.rebalanceBatchSlots ? { rebalanceBatchSlots: o.rebalanceBatchSlots } : {}),
     ...(o.slotMigration ? { slotMigration: o.slotMigration } : {}),
     ...(o.valkeyMetricsMs ? { valkeyMetricsMs: o.valkeyMetricsMs } : {}),
+    ...(o.metering ? { metering: o.metering } : {}),
   };
   return startInProcessApp({
     kubeconfig: o.controllerKubeconfig,
