@@ -11,6 +11,18 @@ const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1
 /** The value of a quantity in base units (bytes for memory, cores for cpu); undefined if malformed. */
 export function quantityValue(q: string | number): number | undefined {
   if (typeof q === 'number') return Number.isFinite(q) ? q : undefined;
+  // A menu has a few sizes that thousands of clusters share: each is read once.
+  let value = quantities.get(q);
+  if (value === undefined && !quantities.has(q)) {
+    value = readQuantity(q);
+    if (quantities.size < 10_000) quantities.set(q, value);
+  }
+  return value;
+}
+
+const quantities = new Map<string, number | undefined>();
+
+function readQuantity(q: string): number | undefined {
   if (!QUANTITY.test(q)) return undefined;
   const m = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(.*)$/.exec(q);
   if (!m) return undefined;
