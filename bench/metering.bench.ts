@@ -15,6 +15,8 @@ import { advanceMetering } from '../src/controller/cluster/metering.js';
 import type { KubeClient } from '../src/controller/kube/client.js';
 import type { ApiObject, ConfigMap, StatefulSet } from '../src/controller/kube/types.js';
 import { MeteringPass } from '../src/controller/reconcile/metering-pass.js';
+import { observedPeakBytes } from '../src/controller/reconcile/metering-shape.js';
+import type { StatsSample } from '../src/controller/reconcile/pod-facts.js';
 import type { Clock } from '../src/controller/runtime/clock.js';
 import type { Logger } from '../src/controller/runtime/log.js';
 import { figureLog } from './figures.js';
@@ -34,6 +36,8 @@ const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () 
 const clusters: ApiObject[] = [];
 const sets = new Map<string, StatefulSet[]>();
 const configMaps = new Map<string, ConfigMap>();
+/** Each pod's last Valkey figures, as the clusters' passes keep them: the controller's observedPeak reads them. */
+const podStats = new Map<string, Map<string, StatsSample>>();
 for (let i = 0; i < CLUSTERS; i++) {
   const ns = `team-${i % 50}`;
   const name = `cache-${i}`;
@@ -59,6 +63,11 @@ for (let i = 0; i < CLUSTERS; i++) {
     })),
   );
   configMaps.set(`${ns}/${name}`, { metadata: { name, namespace: ns }, data: { 'valkey.conf': 'maxmemory 1500mb\nappendonly no\n' } });
+  const stats = (s: number, o: number): [string, StatsSample] => [
+    `${name}-${s}-${o}`,
+    { atMs: 0, stats: { usedMemoryBytes: 900_000_000 + s, usedMemoryPeakBytes: 1_200_000_000 + o } },
+  ];
+  podStats.set(`${ns}/${name}`, new Map(Array.from({ length: SHARDS * 2 }, (_, p) => stats(p >> 1, p & 1))));
 }
 
 /** The records and cluster patches as the API server would keep them; what the pass's informer would list. */
@@ -104,6 +113,8 @@ const pass = new MeteringPass({
   policy: meteringPolicy({ sampleMs: SAMPLE_MS }),
   clock,
   log: quiet,
+  // As the controller wires it (controller.ts): read for every cluster, used where no memory is configured.
+  observedPeak: (ns, name) => observedPeakBytes(podStats.get(`${ns}/${name}`)?.values() ?? []),
 });
 
 async function measure(label: string, repeat: number, before: () => void): Promise<void> {
