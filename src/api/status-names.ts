@@ -110,6 +110,10 @@ export const EVENT = {
   nodesForgotten: 'NodesForgotten',
   /** A node of another cluster in this cluster's tables, forgotten on every node that lists it. */
   foreignNode: 'ForeignNode',
+  /** A pod with the cluster's labels that its shard StatefulSet did not make: never dialled. */
+  foreignPod: 'ForeignPod',
+  /** On a ValkeyImage (in namespace default): its deletion waits for the ValkeyConfigs that name it. */
+  deletionHeld: 'DeletionHeld',
   shardRetired: 'ShardRetired',
   shardRetireFailed: 'ShardRetireFailed',
   /** A replica promoted without the vote (CLUSTER FAILOVER TAKEOVER): its shard's primary is gone, and so is the majority. */

@@ -45,6 +45,7 @@ describe('deploy/monitoring', () => {
       'ValkeyControllerReconcileErrors',
       'ValkeyReplicationBroken',
       'ValkeyMemoryNearMaxmemory',
+      'ValkeyClientsNearMaxclients',
       'ValkeyClusterStateFail',
       'ValkeyAutoscalerAtMaximum',
       'ValkeyDataLost',

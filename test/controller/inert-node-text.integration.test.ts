@@ -32,8 +32,8 @@ const pod: Pod = {
   status: { phase: 'Running', podIP: '127.0.0.1' },
 };
 
-async function hostileObservation(errorText: string) {
-  const node = await startHostileNode({ errorText });
+async function hostileObservation(errorText: string | undefined, infoServer?: string) {
+  const node = await startHostileNode({ ...(errorText === undefined ? {} : { errorText }), ...(infoServer ? { infoServer } : {}) });
   nodes.push(node);
   const open = sessionOpener(async () => ({ username: 'valkey-krm-controller', password: 'p' }), { connectMs: 1000, commandMs: 1000 });
   const place = podPlace(pod);
@@ -95,6 +95,52 @@ describe('what a hostile node says is inert', () => {
     metrics.setClusterVersions('shop/cache', ['9.1.2', '\u001b[2J9.9.9', 'not-valkey']);
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/valkey_status_sync_nodes\{version="unparseable"\} 1/);
+    expect(text).not.toMatch(RAW);
+  });
+
+  it('a made-up identity (INFO server) is short and inert in the observation and in status', async () => {
+    const made = `${ESCAPES}${'9'.repeat(30_000)}`;
+    const { observation } = await hostileObservation(undefined, `# Server\r\nvalkey_version:${made}\r\nserver_mode:${made}\r\n`);
+    expect(observation.state).toBe('rejected');
+    const identity = observation.state === 'rejected' ? observation.identity : undefined;
+    expect(identity?.kind).toBe('valkey');
+    expect(identity?.kind === 'valkey' ? identity.version.length : 0).toBeLessThan(120);
+    const status = inertStatus({
+      namespace: 'shop',
+      generation: 1,
+      shards: 1,
+      replicasPerShard: 0,
+      observations: [observation],
+      plan: { actions: [], waiting: [], primaries: new Map() },
+      actionErrors: [],
+      now: '2026-01-01T00:00:00Z',
+    });
+    const text = JSON.stringify(status);
+    // Before, the version went into status.nodes and the message as said, 30,000 characters each.
+    expect(text.length).toBeLessThan(4000);
+    expect(text).toContain('\\u001b]0;pwned');
+    expect(JSON.parse(text, (_k, v) => (typeof v === 'string' && RAW.test(v) ? 'RAW' : v))).toEqual(status);
+  });
+
+  it('an Event reason and the per-cluster metric labels are inert too, whoever passes them', async () => {
+    const bodies: unknown[] = [];
+    const client = { request: async (_m: string, _p: string, o?: { body?: unknown }) => bodies.push(o?.body) } as unknown as KubeClient;
+    const events = eventRecorder(client, { now: () => 0 } as never, jsonLogger({ write: () => {} }));
+    events.record(
+      { apiVersion: 'v1', kind: 'ValkeyCluster', namespace: 'shop', name: 'cache' },
+      'Warning',
+      `${ESCAPES}${'x'.repeat(500)}`,
+      'm',
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const reason = (bodies[0] as { reason: string }).reason;
+    expect(reason).not.toMatch(RAW);
+    expect(reason.length).toBeLessThan(160);
+
+    const metrics = controllerMetrics();
+    metrics.setClusterStatus('sh\u001b[2Jop/ca\u202eche', { state: 'Active', conditions: [], nodes: new Map(), replicasNotInSync: 0 });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('valkey_status_sync_cluster_state{cluster="ca\\\\u202eche",namespace="sh\\\\u001b[2Jop"');
     expect(text).not.toMatch(RAW);
   });
 });

@@ -162,6 +162,10 @@ describe('deploy/monitoring against the real controller and Valkey 9.1.2', () =>
     expect(maxmemory).toBeGreaterThan(0);
     for (const s of samples(text, 'valkey_memory_max_bytes')) expect(s.value).toBe(maxmemory);
     for (const s of samples(text, 'valkey_memory_used_bytes')) expect(s.value).toBeGreaterThan(0);
+    // Every node holds two bus links with each of the other three (maxclients counts them) under Valkey's default maxclients.
+    for (const s of samples(text, 'valkey_clients_max')) expect(s.value).toBe(10_000);
+    for (const s of samples(text, 'valkey_cluster_connections')) expect(s.value).toBeGreaterThan(0);
+    expect(samples(text, 'valkey_cluster_connections')).toHaveLength(4);
     expect(samples(text, 'valkey_keyspace_hits_total').reduce((n, s) => n + s.value, 0)).toBeGreaterThanOrEqual(200);
     expect(samples(text, 'valkey_keyspace_misses_total').reduce((n, s) => n + s.value, 0)).toBeGreaterThanOrEqual(50);
     expect(samples(text, 'valkey_commands_processed_total').every((s) => s.value > 0)).toBe(true);
@@ -173,19 +177,21 @@ describe('deploy/monitoring against the real controller and Valkey 9.1.2', () =>
     const healthy = await promtool?.test(scraped, '150m', []);
     expect(healthy?.code, `${healthy?.stdout}${healthy?.stderr}`).toBe(0);
 
-    // ...and the same series with one replica's link down and one primary at 95% of maxmemory fire exactly those.
+    // ...and the same series with one replica's link down and one primary at 95% of maxmemory and of maxclients fire exactly those.
     const replica = samples(text, 'valkey_replication_link_up')[0]?.labels as Record<string, string>;
     const primary = samples(text, 'valkey_role').find((s) => s.labels.role === 'primary')?.labels as Record<string, string>;
     const isPod = (s: Series, name: string, pod: string) => s.series.startsWith(`${name}{`) && s.series.includes(`pod="${pod}"`);
     const troubled = scraped.map((s) => {
       if (isPod(s, 'valkey_replication_link_up', replica.pod as string)) return { ...s, value: 0 };
       if (isPod(s, 'valkey_memory_used_bytes', primary.pod as string)) return { ...s, value: Math.ceil(maxmemory * 0.95) };
+      if (isPod(s, 'valkey_connected_clients', primary.pod as string)) return { ...s, value: 9_500 };
       return s;
     });
     const who = (l: Record<string, string>) => ({ namespace: NS, cluster: NAME, shard: l.shard as string, pod: l.pod as string });
     const r = await promtool?.test(troubled, '150m', [
       ['ValkeyReplicationBroken', who(replica)],
       ['ValkeyMemoryNearMaxmemory', who(primary)],
+      ['ValkeyClientsNearMaxclients', who(primary)],
     ]);
     expect(r?.code, `${r?.stdout}${r?.stderr}`).toBe(0);
   }, 120_000);

@@ -60,7 +60,7 @@ describe('alert rules under promtool, on the controller’s own series', () => {
           up: true,
           role: 'primary',
           clusterStateOk: true,
-          stats: { usedMemoryBytes: 50, maxmemoryBytes: 100 },
+          stats: { usedMemoryBytes: 50, maxmemoryBytes: 100, connectedClients: 10, clusterConnections: 4, maxclients: 10_000 },
         },
         {
           pod: 'cache-0-1',
@@ -117,7 +117,15 @@ describe('alert rules under promtool, on the controller’s own series', () => {
         ),
       );
       m.setClusterPods('team/lost', [
-        { pod: 'lost-0-0', shard: 0, up: true, role: 'primary', clusterStateOk: true, stats: { usedMemoryBytes: 95, maxmemoryBytes: 100 } },
+        {
+          pod: 'lost-0-0',
+          shard: 0,
+          up: true,
+          role: 'primary',
+          clusterStateOk: true,
+          // Applications hold 9,990 connections and the bus 8: at maxclients 10,000 the controller is next to locked out.
+          stats: { usedMemoryBytes: 95, maxmemoryBytes: 100, connectedClients: 9990, clusterConnections: 8, maxclients: 10_000 },
+        },
         { pod: 'lost-0-1', shard: 0, up: true, role: 'replica', clusterStateOk: false, replication: { linkUp: false, syncing: false } },
       ]);
       // A cluster being created says cluster_state:fail until its slots are assigned: not ValkeyClusterStateFail.
@@ -141,6 +149,7 @@ describe('alert rules under promtool, on the controller’s own series', () => {
       ['ValkeyNodeLost', lost],
       ['ValkeyReplicationBroken', { ...lost, shard: '0', pod: 'lost-0-1' }],
       ['ValkeyMemoryNearMaxmemory', { ...lost, shard: '0', pod: 'lost-0-0' }],
+      ['ValkeyClientsNearMaxclients', { ...lost, shard: '0', pod: 'lost-0-0' }],
       ['ValkeyClusterStateFail', lost],
       ['ValkeyCertificateExpiringSoon', lost],
       ['ValkeyCertificateExpiring', lost],

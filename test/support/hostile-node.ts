@@ -13,6 +13,8 @@ export interface HostileNodeScript {
   refuseAuth?: boolean;
   /** The error text sent for every command but AUTH and INFO server (a node's words reaching status). */
   errorText?: string;
+  /** The INFO server reply (default: Valkey 9.1.2 in cluster mode). */
+  infoServer?: string;
 }
 
 export interface HostileNode {
@@ -35,7 +37,7 @@ export async function startHostileNode(script: HostileNodeScript = {}, host = '1
     if (cmd === 'AUTH' && script.refuseAuth) return '-WRONGPASS invalid username-password pair or user is disabled.\r\n';
     if (cmd === 'AUTH' || cmd === 'PING') return '+OK\r\n';
     if (script.errorText !== undefined && !(cmd === 'INFO' && sub === 'SERVER')) return `-${script.errorText}\r\n`;
-    if (cmd === 'INFO' && sub === 'SERVER') return bulk('# Server\r\nvalkey_version:9.1.2\r\nserver_mode:cluster\r\n');
+    if (cmd === 'INFO' && sub === 'SERVER') return bulk(script.infoServer ?? '# Server\r\nvalkey_version:9.1.2\r\nserver_mode:cluster\r\n');
     if (cmd === 'INFO') return bulk('# Replication\r\nrole:master\r\nmaster_repl_offset:0\r\n');
     if (cmd === 'CLUSTER' && sub === 'NODES') return bulk(script.clusterNodes ?? `${ALL_SLOTS_LINE}\n`);
     if (cmd === 'CLUSTER' && sub === 'INFO')

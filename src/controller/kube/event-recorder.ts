@@ -4,7 +4,7 @@ import { rfc3339 } from '../runtime/clock.js';
 import type { Logger } from '../runtime/log.js';
 import type { KubeClient } from './client.js';
 import { paths } from './paths.js';
-import { inertStrings } from '../runtime/inert.js';
+import { inert, inertStrings } from '../runtime/inert.js';
 
 /** The object an Event is about: the ValkeyCluster, so `kubectl describe` tells its story. */
 export interface InvolvedObject {
@@ -49,9 +49,12 @@ export function eventRecorder(
 ): EventRecorder {
   const seen = new Map<string, Seen & { at: number }>();
   let serial = 0;
-  const write = async (about: InvolvedObject, type: string, reason: string, raw: string): Promise<void> => {
-    // Events are read on terminals (kubectl describe): what a node said in them is inert.
+  const write = async (about: InvolvedObject, type: string, given: string, raw: string): Promise<void> => {
+    // Events are read on terminals (kubectl describe): what a node said in them is inert. The
+    // reason is a constant of ours (api/status-names.ts), made one inert line too, so no caller can
+    // ever pass node text through it; 128 characters is what events.k8s.io/v1 allows.
     const message = inertStrings(raw, 1000);
+    const reason = inert(given, 128);
     const key = `${about.namespace}/${about.name}\u0000${type}\u0000${reason}\u0000${message}`;
     const now = clock.now();
     const stamp = rfc3339(now);

@@ -528,7 +528,7 @@ function reportForeignPods(cluster: ValkeyCluster, foreign: readonly ForeignPod[
   if (foreign.length === 0) return;
   const about = involvedCluster(cluster);
   for (const f of foreign) {
-    deps.api.events.record(about, 'Warning', 'ForeignPod', foreignPodMessage(f));
+    deps.api.events.record(about, 'Warning', EVENT.foreignPod, foreignPodMessage(f));
     log.warn("a pod with the cluster labels is not its StatefulSet's; not dialled", { pod: f.pod, reason: f.reason });
   }
   deps.metrics.reconcileErrors.inc({ kind: 'foreign-pod' }, foreign.length);

@@ -1,5 +1,6 @@
 import { heldDeletionMessage, heldDeletions, planImageFinalizers, type ConfigFacts, type ImageFacts } from '../cluster/image-finalizers.js';
 import { API_VERSION } from '../../api/index.js';
+import { EVENT } from '../../api/status-names.js';
 import type { EventRecorder } from '../kube/event-recorder.js';
 import type { ApiObject } from '../kube/types.js';
 import type { Logger } from '../runtime/log.js';
@@ -43,7 +44,7 @@ export async function reconcileImages(deps: ImageReconcilerDeps): Promise<WorkRe
     deps.events?.record(
       { apiVersion: API_VERSION, kind: 'ValkeyImage', namespace: 'default', name: held.image, ...(uid ? { uid } : {}) },
       'Warning',
-      'DeletionHeld',
+      EVENT.deletionHeld,
       heldDeletionMessage(held),
     );
   }

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { PACKAGE_VERSION } from '../../api/index.js';
 import { STATE } from '../../api/status-names.js';
 import { compareStrings } from '../../api/order.js';
+import { inert } from './inert.js';
 import { valkeyPodMetrics } from './valkey-metrics.js';
 
 /**
@@ -65,7 +66,8 @@ export function controllerMetrics(registry = new Registry()) {
         this.reset();
         for (const [key, facts] of [...clusters].sort(([a], [b]) => compareStrings(a, b))) {
           const [namespace = '', cluster = ''] = key.split('/');
-          each(facts, (labels, value) => this.set({ cluster, namespace, ...labels } as Record<'cluster' | 'namespace' | L, string>, value));
+          const named = { cluster: inert(cluster, 253), namespace: inert(namespace, 253) };
+          each(facts, (labels, value) => this.set({ ...named, ...labels } as Record<'cluster' | 'namespace' | L, string>, value));
         }
       },
     });

@@ -41,6 +41,16 @@ const GAUGES = [
   ['valkey_memory_used_bytes', 'used_memory of INFO memory: what the node allocated.', 'usedMemoryBytes'],
   ['valkey_memory_max_bytes', 'maxmemory of INFO memory (0: no limit).', 'maxmemoryBytes'],
   ['valkey_connected_clients', 'connected_clients of INFO clients (replicas and the controller included).', 'connectedClients'],
+  [
+    'valkey_cluster_connections',
+    'cluster_connections of INFO clients: cluster bus links, which count against maxclients with connected_clients.',
+    'clusterConnections',
+  ],
+  [
+    'valkey_clients_max',
+    'maxclients of INFO clients: past connected_clients plus cluster_connections, the node refuses every new connection (the controller and the probes too).',
+    'maxclients',
+  ],
   ['valkey_blocked_clients', 'blocked_clients of INFO clients.', 'blockedClients'],
   ['valkey_keys', 'Keys the node holds (db0 of INFO keyspace).', 'keys'],
   [

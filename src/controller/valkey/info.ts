@@ -1,4 +1,5 @@
 import type { ServerIdentity } from '../cluster/server-identity.js';
+import { inert } from '../runtime/inert.js';
 
 /** `INFO` replies, and the server identity read from `INFO server` (see cluster/server-identity.ts). */
 export type InfoFields = ReadonlyMap<string, string>;
@@ -25,11 +26,19 @@ function defined<T extends Record<string, string | undefined>>(o: T): { [K in ke
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: string };
 }
 
+/** Longest value of an identity field taken as said: Valkey's are a few characters (`9.1.2`, `cluster`, `ga`). */
+const IDENTITY_CHARS = 64;
+
 export function serverIdentity(fields: InfoFields): ServerIdentity {
-  const mode = fields.get('server_mode') ?? fields.get('redis_mode');
-  const version = fields.get('valkey_version');
+  // The identity is quoted in status, Events, logs and a metric label: inert and short from here on.
+  const said = (field: string): string | undefined => {
+    const v = fields.get(field);
+    return v === undefined ? undefined : inert(v, IDENTITY_CHARS);
+  };
+  const mode = said('server_mode') ?? said('redis_mode');
+  const version = said('valkey_version');
   if (version !== undefined) {
-    return { kind: 'valkey', version, ...defined({ releaseStage: fields.get('valkey_release_stage'), mode }) };
+    return { kind: 'valkey', version, ...defined({ releaseStage: said('valkey_release_stage'), mode }) };
   }
-  return { kind: 'not-valkey', ...defined({ serverName: fields.get('server_name'), redisVersion: fields.get('redis_version'), mode }) };
+  return { kind: 'not-valkey', ...defined({ serverName: said('server_name'), redisVersion: said('redis_version'), mode }) };
 }

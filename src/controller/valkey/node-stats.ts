@@ -19,6 +19,9 @@ export interface NodeStats {
   /** 0: no limit. */
   maxmemoryBytes?: number;
   connectedClients?: number;
+  /** Links of the cluster bus: Valkey counts them with connected_clients against maxclients. */
+  clusterConnections?: number;
+  maxclients?: number;
   blockedClients?: number;
   commandsProcessed?: number;
   keyspaceHits?: number;
@@ -36,6 +39,8 @@ const FIELDS = {
   usedMemoryPeakBytes: 'used_memory_peak',
   maxmemoryBytes: 'maxmemory',
   connectedClients: 'connected_clients',
+  clusterConnections: 'cluster_connections',
+  maxclients: 'maxclients',
   blockedClients: 'blocked_clients',
   commandsProcessed: 'total_commands_processed',
   keyspaceHits: 'keyspace_hits',

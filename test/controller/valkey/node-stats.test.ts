@@ -8,6 +8,8 @@ import { parseReplication } from '../../../src/controller/valkey/observe-node.js
 const reply = [
   '# Clients',
   'connected_clients:7',
+  'cluster_connections:6',
+  'maxclients:10000',
   'blocked_clients:1',
   '# Memory',
   'used_memory:2809440',
@@ -43,6 +45,8 @@ describe('parseNodeStats', () => {
       usedMemoryPeakBytes: 3145728,
       maxmemoryBytes: 104857600,
       connectedClients: 7,
+      clusterConnections: 6,
+      maxclients: 10000,
       blockedClients: 1,
       commandsProcessed: 12345,
       keyspaceHits: 90,
