@@ -6,48 +6,11 @@ import { describe, expect, it } from 'vitest';
 import type { KubeFacts, NodeFacts, PodFacts } from '../../../src/controller/cluster/kube-facts.js';
 import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
 import { planPass, type PassFacts } from '../../../src/controller/cluster/pass-planner.js';
-import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { threeByTwo } from '../../support/controller/observations.js';
 
 // Three shards, two pods each: c-s-0 leads shard s from node N(s), c-s-1 replicates it from node N(s+1).
 const NODES = ['node-a', 'node-b', 'node-c'];
 const nodeOf = (s: number, o: number) => NODES[(s + o) % 3] as string;
-const id = (s: number, o: number) => `n${s}${o}`.padEnd(40, '0');
-const SLOTS = ['0-5460', '5461-10922', '10923-16383'];
-
-function observations(o: { linkDown?: boolean; unreachable?: string } = {}): NodeObservation[] {
-  const out: NodeObservation[] = [];
-  for (let s = 0; s < 3; s++)
-    for (let r = 0; r < 2; r++) {
-      const pod = `c-${s}-${r}`;
-      const base = { pod, shard: s, ordinal: r, ip: `10.0.${s}.${r}` };
-      if (pod === o.unreachable) {
-        out.push({ ...base, state: 'unreachable', error: 'no connection within 3000 ms' });
-        continue;
-      }
-      const lines: string[] = [];
-      for (let t = 0; t < 3; t++)
-        for (let u = 0; u < 2; u++) {
-          const flags = `${t === s && u === r ? 'myself,' : ''}${u === 0 ? 'master' : 'slave'}`;
-          lines.push(
-            `${id(t, u)} 10.0.${t}.${u}:6379@16379 ${flags} ${u === 0 ? '-' : id(t, 0)} 0 0 1 connected ${u === 0 ? SLOTS[t] : ''}`.trim(),
-          );
-        }
-      out.push({
-        ...base,
-        state: 'answered',
-        identity: { kind: 'valkey', version: '9.1.2' },
-        version: '9.1.2',
-        endpoint: { host: base.ip, port: 6379, busPort: 16379 },
-        view: parseClusterNodes(lines.join('\n')),
-        info: parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n'),
-        replication:
-          r === 0
-            ? { role: 'primary', linkUp: true, syncing: false, offset: 100 }
-            : { role: 'replica', linkUp: o.linkDown !== true, syncing: false, offset: 100 },
-      });
-    }
-  return out;
-}
 
 function kube(o: { cordoned?: string[]; deleting?: { pod: string; holds: boolean } } = {}): KubeFacts {
   const pods = new Map<string, PodFacts>();
@@ -83,25 +46,25 @@ const facts = (obs: NodeObservation[], k?: KubeFacts): PassFacts => ({
 
 describe('a primary whose pod is leaving hands its shard over before it is stopped', () => {
   it('with every primary where the spread wants it and nothing cordoned, nothing moves', () => {
-    expect(planPass(facts(observations(), kube())).now).toEqual({ kind: 'none' });
+    expect(planPass(facts(threeByTwo(), kube())).now).toEqual({ kind: 'none' });
   });
 
   it('node-a cordoned: shard 0’s replica on node-b takes the primary over from c-0-0', () => {
-    const plan = planPass(facts(observations(), kube({ cordoned: ['node-a'] })));
+    const plan = planPass(facts(threeByTwo(), kube({ cordoned: ['node-a'] })));
     expect(plan.now).toEqual({ kind: 'failover', on: 'c-0-1', from: 'c-0-0', shard: 0, leaving: 'its node node-a is cordoned' });
   });
 
   it('goes ahead while formation waits for a pod that does not answer (a drain replaces pods: formation is rarely idle)', () => {
-    const plan = planPass(facts(observations({ unreachable: 'c-2-1' }), kube({ cordoned: ['node-a'] })));
+    const plan = planPass(facts(threeByTwo({ unreachable: 'c-2-1' }), kube({ cordoned: ['node-a'] })));
     expect(plan.formation.actions).toEqual([]);
     expect(plan.now).toMatchObject({ kind: 'failover', on: 'c-0-1', from: 'c-0-0', shard: 0 });
     // The failback alone would wait: it is cleanup, and formation is busy.
-    const uncordoned = planPass(facts(observations({ unreachable: 'c-2-1' }), kube()));
+    const uncordoned = planPass(facts(threeByTwo({ unreachable: 'c-2-1' }), kube()));
     expect(uncordoned.now).toEqual({ kind: 'none' });
   });
 
   it('a primary’s pod being evicted while its preStop hook holds it: the replica takes over; without the hook Valkey’s own handover is under way and the controller keeps out', () => {
-    const held = planPass(facts(observations(), kube({ deleting: { pod: 'c-1-0', holds: true } })));
+    const held = planPass(facts(threeByTwo(), kube({ deleting: { pod: 'c-1-0', holds: true } })));
     expect(held.now).toEqual({
       kind: 'failover',
       on: 'c-1-1',
@@ -109,11 +72,11 @@ describe('a primary whose pod is leaving hands its shard over before it is stopp
       shard: 1,
       leaving: 'its pod is being deleted (its preStop hook waits for the handover)',
     });
-    expect(planPass(facts(observations(), kube({ deleting: { pod: 'c-1-0', holds: false } }))).now).toEqual({ kind: 'none' });
+    expect(planPass(facts(threeByTwo(), kube({ deleting: { pod: 'c-1-0', holds: false } }))).now).toEqual({ kind: 'none' });
   });
 
   it('a replica not in sync is not handed the shard: the pass says why and waits (the PodDisruptionBudget holds the eviction meanwhile)', () => {
-    const plan = planPass(facts(observations({ linkDown: true }), kube({ cordoned: ['node-a'] })));
+    const plan = planPass(facts(threeByTwo({ linkDown: true }), kube({ cordoned: ['node-a'] })));
     expect(plan.now).toEqual({ kind: 'none' });
     expect(plan.waiting.find((w) => w.operation === 'failback')?.reason).toContain(
       'c-0-1 takes the primary back from c-0-0 once it is in sync',
@@ -121,10 +84,10 @@ describe('a primary whose pod is leaving hands its shard over before it is stopp
   });
 
   it('every node cordoned (a whole pool): no pod stays, nothing moves', () => {
-    expect(planPass(facts(observations(), kube({ cordoned: NODES }))).now).toEqual({ kind: 'none' });
+    expect(planPass(facts(threeByTwo(), kube({ cordoned: NODES }))).now).toEqual({ kind: 'none' });
   });
 
   it('without Node facts (a namespaced install) nothing is decided from where pods run', () => {
-    expect(planPass(facts(observations())).now).toEqual({ kind: 'none' });
+    expect(planPass(facts(threeByTwo())).now).toEqual({ kind: 'none' });
   });
 });

@@ -6,11 +6,10 @@ import type { KubeFacts, NodeFacts } from '../../../src/controller/cluster/kube-
 import { podsOnLostNodes, lostNodeMessage } from '../../../src/controller/cluster/lost-nodes.js';
 import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
 import { buildStatus, type StatusInput } from '../../../src/controller/cluster/status.js';
-import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { answeredPod } from '../../support/controller/observations.js';
 
 const T0 = '2026-12-06T05:00:00Z';
 const T1 = '2026-12-06T05:10:00Z';
-const OK_INFO = parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n');
 
 /** One shard, two pods; the primary at `primaryAt`. */
 function shard(primaryAt: 0 | 1, down: 'none' | 'ordinal 0' = 'none'): NodeObservation[] {
@@ -23,19 +22,13 @@ function shard(primaryAt: 0 | 1, down: 'none' | 'ordinal 0' = 'none'): NodeObser
       const flags = `${x === o ? 'myself,' : ''}${primary ? 'master' : 'slave'}`;
       return `${ids[x]} 10.0.0.${x + 1}:6379@16379 ${flags} ${primary ? '-' : ids[primaryAt]} 0 0 1 connected${primary ? ' 0-16383' : ''}`;
     });
-    return {
-      ...place,
-      state: 'answered',
-      identity: { kind: 'valkey', version: '9.1.2' },
-      version: '9.1.2',
-      endpoint: { host: place.ip, port: 6379, busPort: 16379 },
-      view: parseClusterNodes(lines.join('\n')),
-      info: OK_INFO,
+    return answeredPod(place, {
+      nodes: lines.join('\n'),
       replication:
         o === primaryAt
           ? { role: 'primary', linkUp: true, syncing: false, offset: 10 }
           : { role: 'replica', linkUp: true, syncing: false, offset: 10 },
-    };
+    });
   });
 }
 

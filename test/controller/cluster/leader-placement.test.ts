@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeFacts } from '../../../src/controller/cluster/kube-facts.js';
 import { planLeaders, type LeaderCandidate } from '../../../src/controller/cluster/leader-placement.js';
-import type { NodeObservation } from '../../../src/controller/cluster/observation.js';
 import { planPass } from '../../../src/controller/cluster/pass-planner.js';
-import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { threeByTwo } from '../../support/controller/observations.js';
 
 /** Pods `c-<shard>-<ordinal>` on the nodes given per shard (index = ordinal); the primary at `primaryAt` (default 0). */
 function layout(nodesByShard: readonly (readonly string[])[], zones: Record<string, string>, primaryAt: (s: number) => number = () => 0) {
@@ -207,36 +206,7 @@ describe('shards × replicas × nodes × zones: the guarantee holds exactly when
 describe('the pass moves a primary to the pod chosen to lead (failback, by where pods run)', () => {
   // Three shards, two pods each, every replica in sync; shards 0 and 2 lead from node-c.
   const node = (s: number, o: number) => (o === 0 ? (s === 1 ? 'node-b' : 'node-c') : 'node-a');
-  const id = (s: number, o: number) => `n${s}${o}`.padEnd(40, '0');
-  const SLOTS = ['0-5460', '5461-10922', '10923-16383'];
-  const observations: NodeObservation[] = [];
-  for (let s = 0; s < 3; s++)
-    for (let o = 0; o < 2; o++) {
-      const lines: string[] = [];
-      for (let t = 0; t < 3; t++)
-        for (let u = 0; u < 2; u++) {
-          const flags = `${t === s && u === o ? 'myself,' : ''}${u === 0 ? 'master' : 'slave'}`;
-          lines.push(
-            `${id(t, u)} 10.0.${t}.${u}:6379@16379 ${flags} ${u === 0 ? '-' : id(t, 0)} 0 0 1 connected ${u === 0 ? SLOTS[t] : ''}`.trim(),
-          );
-        }
-      observations.push({
-        pod: `c-${s}-${o}`,
-        shard: s,
-        ordinal: o,
-        ip: `10.0.${s}.${o}`,
-        state: 'answered',
-        identity: { kind: 'valkey', version: '9.1.2' },
-        version: '9.1.2',
-        endpoint: { host: `10.0.${s}.${o}`, port: 6379, busPort: 16379 },
-        view: parseClusterNodes(lines.join('\n')),
-        info: parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n'),
-        replication:
-          o === 0
-            ? { role: 'primary', linkUp: true, syncing: false, offset: 100 }
-            : { role: 'replica', linkUp: true, syncing: false, offset: 100 },
-      });
-    }
+  const observations = threeByTwo();
   const kube = (zoneOfC: string): KubeFacts => ({
     pods: new Map(observations.map((o) => [o.pod, { pod: o.pod, node: node(o.shard, o.ordinal) }])),
     nodes: new Map(

@@ -3,15 +3,13 @@ import type { KubeFacts, NodeFacts } from '../../../src/controller/cluster/kube-
 import { judgeLostPrimaries, recordSight, type LastSight } from '../../../src/controller/cluster/lost-primaries.js';
 import type { NodeObservation, Replication } from '../../../src/controller/cluster/observation.js';
 import { planPass } from '../../../src/controller/cluster/pass-planner.js';
-import { parseClusterInfo, parseClusterNodes } from '../../../src/controller/valkey/cluster-nodes.js';
+import { answeredPod, fixtureIp, fixtureNodeId, threeByTwoNodes } from '../../support/controller/observations.js';
 
 /**
  * Three shards, one replica each; node-c held the primaries of shards 0 and 2 (the issue's c1
  * layout) and is gone: only shard 1's primary answers, one of three.
  */
-const SLOTS = ['0-5460', '5461-10922', '10923-16383'];
-const id = (s: number, o: number) => `n${s}${o}`.padEnd(40, '0');
-const addr = (s: number, o: number) => `10.0.${s}.${o}:6379@16379`;
+const id = fixtureNodeId;
 const DEAD = [
   [0, 0],
   [2, 0],
@@ -19,17 +17,10 @@ const DEAD = [
 const isDead = (s: number, o: number) => DEAD.some(([a, b]) => a === s && b === o);
 
 function view(me: [number, number], opts: { linkToDead?: 'connected' | 'disconnected'; deadFlag?: string } = {}): string {
-  const lines: string[] = [];
-  for (let s = 0; s < 3; s++)
-    for (let o = 0; o < 2; o++) {
-      const myself = me[0] === s && me[1] === o;
-      const dead = isDead(s, o);
-      const role = o === 0 ? 'master' : 'slave';
-      const flags = [myself ? 'myself' : '', role, dead ? (opts.deadFlag ?? 'fail?') : ''].filter(Boolean).join(',');
-      const link = dead ? (opts.linkToDead ?? 'disconnected') : 'connected';
-      lines.push(`${id(s, o)} ${addr(s, o)} ${flags} ${o === 0 ? '-' : id(s, 0)} 0 0 1 ${link} ${o === 0 ? SLOTS[s] : ''}`.trim());
-    }
-  return lines.join('\n');
+  return threeByTwoNodes(me, {
+    flag: (s, o) => (isDead(s, o) ? (opts.deadFlag ?? 'fail?') : undefined),
+    link: (s, o) => (isDead(s, o) ? (opts.linkToDead ?? 'disconnected') : 'connected'),
+  });
 }
 
 const replica = (linkUp: boolean, offset = 5000, syncing = false): Replication => ({ role: 'replica', linkUp, syncing, offset });
@@ -38,26 +29,23 @@ function observations(opts: Parameters<typeof view>[1] & { replication?: (s: num
   const out: NodeObservation[] = [];
   for (let s = 0; s < 3; s++)
     for (let o = 0; o < 2; o++) {
-      const place = { pod: `c-${s}-${o}`, shard: s, ordinal: o, ip: `10.0.${s}.${o}` };
+      const place = { pod: `c-${s}-${o}`, shard: s, ordinal: o, ip: fixtureIp(s, o) };
       if (isDead(s, o)) {
         out.push({ ...place, state: 'unreachable', error: 'no connection within 3000 ms' });
         continue;
       }
-      out.push({
-        ...place,
-        state: 'answered',
-        identity: { kind: 'valkey', version: '9.1.2' },
-        version: '9.1.2',
-        endpoint: { host: place.ip, port: 6379, busPort: 16379 },
-        view: parseClusterNodes(view([s, o], opts)),
-        info: parseClusterInfo('cluster_state:fail\r\ncluster_slots_assigned:16384\r\n'),
-        replication:
-          o === 0
-            ? { role: 'primary', linkUp: true, syncing: false, offset: 5000 }
-            : isDead(s, 0)
-              ? (opts.replication?.(s) ?? replica(false))
-              : replica(true),
-      });
+      out.push(
+        answeredPod(place, {
+          nodes: view([s, o], opts),
+          clusterState: 'fail',
+          replication:
+            o === 0
+              ? { role: 'primary', linkUp: true, syncing: false, offset: 5000 }
+              : isDead(s, 0)
+                ? (opts.replication?.(s) ?? replica(false))
+                : replica(true),
+        }),
+      );
     }
   return out;
 }
@@ -195,16 +183,16 @@ describe('takeover without the vote: when a lost majority of primaries may be re
     // Only shard 0's primary is lost: two of three answer.
     const obs = observations().map((o) =>
       o.pod === 'c-2-0'
-        ? {
-            ...o,
-            state: 'answered' as const,
-            identity: { kind: 'valkey' as const, version: '9.1.2' },
-            version: '9.1.2',
-            endpoint: { host: '10.0.2.0', port: 6379, busPort: 16379 },
-            view: parseClusterNodes(view([2, 0])).map((n) => (n.id === id(2, 0) ? { ...n, flags: new Set(['myself', 'master']) } : n)),
-            info: parseClusterInfo('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n'),
-            replication: { role: 'primary' as const, linkUp: true, syncing: false, offset: 5000 },
-          }
+        ? answeredPod(
+            { pod: 'c-2-0', shard: 2, ordinal: 0, ip: fixtureIp(2, 0) },
+            {
+              nodes: threeByTwoNodes([2, 0], {
+                flag: (s, r) => (s === 0 && r === 0 ? 'fail?' : undefined),
+                link: (s, r) => (s === 0 && r === 0 ? 'disconnected' : 'connected'),
+              }),
+              replication: { role: 'primary', linkUp: true, syncing: false, offset: 5000 },
+            },
+          )
         : o,
     );
     expect(verdict(obs, kube({ nodeC: ready('node-c', 'False') }))).toEqual({ alive: '2 of 3', takeovers: [], refused: [] });
