@@ -25,6 +25,8 @@ async function renderedPackage(name: string): Promise<string> {
 }
 
 const validate = (pkg: string) => run('validate-valkey', [pkg], { env });
+/** render-valkey plan of the package against a copy of itself as the base. */
+const planAgainst = (base: string, pkg: string) => run('render-valkey', ['plan', '--base', base, '--fail-on', 'any', pkg], { env });
 const kptValidate = (pkg: string) =>
   run('kpt', ['fn', 'eval', '--exec', 'validate-valkey', '--fn-config', join(pkg, 'render-config.yaml'), pkg], { env });
 
@@ -36,6 +38,9 @@ describe('validate-valkey on committed rendered output', () => {
     expect(plain.code).toBe(0);
     const kpt = await kptValidate(pkg);
     expect(kpt.code, kpt.stderr).toBe(0);
+    // plan reads the committed output as kpt wrote it (its formatting and annotations) and finds it fresh.
+    const same = await planAgainst(copyTree(pkg, join(tmp.make('fresh-base'), 'pkg')), pkg);
+    expect(same.code, same.stdout + same.stderr).toBe(0);
   });
 
   it('fails on an image bump committed without re-rendering, naming each stale object and what differs', async () => {
@@ -62,6 +67,13 @@ describe('validate-valkey on committed rendered output', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('maxUnavailable: 1', 'maxUnavailable: 2'));
     const edited = await validate(pkg);
     expect(edited.code).toBe(1);
+    // plan against the package as rendered: the edit is what kubectl apply -R would run, so no "unchanged".
+    const base = await renderedPackage('edit-base');
+    const planned = await planAgainst(base, pkg);
+    expect(planned.code).toBe(1);
+    expect(planned.stdout + planned.stderr).toMatch(
+      /PodDisruptionBudget search\/catalog-0: the committed output differs from a fresh render/,
+    );
     expect(edited.stderr).toMatch(
       /PodDisruptionBudget search\/catalog-0: the committed output differs from a fresh render: spec\.maxUnavailable: 2 -> 1/,
     );
