@@ -9,12 +9,18 @@
 //     refused on the bus port but reaches the client port (every pod of the namespace may), a pod of
 //     another namespace is refused on both, the cluster's own pods and the controller's reach both;
 //   - with the NetworkPolicy deleted, the other cluster's pod reaches the bus (the refusal was the
-//     policy's), and applied again, it is refused again.
+//     policy's), and applied again, it is refused again;
+//   - a Valkey node of another cluster, run in that pod (its IP), MEETs every pod of the cluster:
+//     for three node timeouts no node of the cluster lists it, nor it any of theirs (the merge of
+//     docs/security.md prevented, not only undone by the controller); without the policy the same
+//     MEET gets it into the tables, and once it is stopped and the policy is back the cluster is
+//     Active with no node listing it.
 // The writer runs in the node's namespace, not in a pod: kube-router, like most enforcers, always
 // lets a node reach its own pods (its kubelet), so the writer proves the data path, the probes
 // prove the policy.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,6 +41,7 @@ import {
 import { renderPackage } from '../../support/node/package.js';
 import { startRealNode, type RealNode } from '../../support/node/real-node.js';
 import { repoPath } from '../../support/paths.js';
+import { SUPPORTED_BUILD, valkeyCliPath, valkeyServerPath } from '../../support/valkey.js';
 import { tailFile, waitFor, type Daemon } from '../../support/process.js';
 
 const MIN = 60_000;
@@ -111,6 +118,11 @@ describe('the rendered NetworkPolicy, enforced by kube-router on a real node', (
 
   const iptablesSave = async (): Promise<string> => (await node.exec('iptables-save', ['-t', 'filter'])).stdout;
   const readyPods = async (): Promise<Pod[]> => (await s.pods()).filter((p) => !p.metadata.deletionTimestamp && isReady(p));
+  type Ev = { reason: string; message: string };
+  const foreignEvents = async (): Promise<string[]> =>
+    (await node.json<{ items: Ev[] }>('GET', `/api/v1/namespaces/${s.pkg.namespace}/events`)).items
+      .filter((e) => e.reason === 'ForeignNode')
+      .map((e) => e.message);
   const policyPath = () => `/apis/networking.k8s.io/v1/namespaces/${s.pkg.namespace}/networkpolicies/${s.pkg.cluster}`;
 
   /** The host PID of a pod's first container: its network namespace is the pod's. */
@@ -281,5 +293,98 @@ describe('the rendered NetworkPolicy, enforced by kube-router on a real node', (
       await s.waitActive('still Active', 2 * MIN);
     },
     15 * MIN,
+  );
+
+  it(
+    'a Valkey node in another cluster’s pod that MEETs every pod of the cluster is never let in; without the policy it gets in, and is forgotten',
+    async () => {
+      // Valkey 9.1.2 run inside the other cluster's pod (its network namespace, so its IP), as a
+      // node of another cluster given a dead pod's address would be; it MEETs every pod.
+      const otherPod = await runningPod(s.pkg.namespace, 'other-cluster');
+      const otherIp = otherPod.status?.podIP as string;
+      const otherPid = await podPid(otherPod);
+      const dir = join(node.layout.dir, 'foreign-valkey');
+      await mkdir(dir, { recursive: true });
+      const foreign = node.spawn('foreign-valkey', 'nsenter', [
+        `--net=/proc/${otherPid}/ns/net`,
+        '--',
+        valkeyServerPath(SUPPORTED_BUILD),
+        '--port',
+        String(CLIENT_PORT),
+        '--cluster-enabled',
+        'yes',
+        '--cluster-node-timeout',
+        '5000',
+        '--dir',
+        dir,
+        '--protected-mode',
+        'no',
+        '--save',
+        '',
+      ]);
+      let foreignId = '';
+      try {
+        const fcli = async (...args: string[]): Promise<string> => {
+          const r = await node.exec(valkeyCliPath(), ['-h', otherIp, ...args]);
+          if (r.code !== 0) throw new Error(`valkey-cli -h ${otherIp} ${args.join(' ')}: ${r.stderr}`);
+          return r.stdout.trim();
+        };
+        await waitFor('the foreign node answers', async () => (await fcli('ping')) === 'PONG', {
+          timeoutMs: MIN,
+          intervalMs: 300,
+          abort: () => (foreign.hasExited() ? `valkey-server exited:\n${tailFile(foreign.logPath, 20)}` : undefined),
+        });
+        foreignId = await fcli('cluster', 'myid');
+        const pods = await readyPods();
+        const ips = pods.map((p) => p.status?.podIP as string);
+        const ownIds = await Promise.all(ips.map((ip) => s.cli(ip, ['cluster', 'myid'])));
+        for (const ip of ips) expect(await fcli('cluster', 'meet', ip, String(CLIENT_PORT))).toBe('OK');
+        const t = Date.now();
+        // Three node timeouts: a MEET whose bus connection worked joins in well under a second.
+        while (Date.now() - t < 15_000) {
+          for (const ip of ips) expect(await s.cli(ip, ['cluster', 'nodes'])).not.toContain(foreignId);
+          await sleep(500);
+        }
+        const seen = await fcli('cluster', 'nodes');
+        figure(
+          `netpol: a foreign node MEETing all 6 pods, 15 s later: its own table ${JSON.stringify(seen.split('\n').map((l) => l.split(' ').slice(1, 3).join(' ')))}`,
+        );
+        for (const id of ownIds) expect(seen).not.toContain(id);
+        await s.waitActive('Active, no foreign node', MIN);
+        expect(await foreignEvents()).toEqual([]);
+
+        // The control: without the policy the same MEET gets the foreign node into the cluster's
+        // tables (seen there, or reported by the controller's own defence, which forgets it) ...
+        await node.json('DELETE', policyPath());
+        await waitFor('the bus open without the policy', async () => (await reach(otherPid, ips[0] as string, BUS_PORT)) === 'open', {
+          timeoutMs: 2 * MIN,
+          intervalMs: 500,
+        });
+        const t2 = Date.now();
+        for (const ip of ips) await fcli('cluster', 'meet', ip, String(CLIENT_PORT));
+        let how = '';
+        await waitFor(
+          'the foreign node in the cluster’s tables without the policy',
+          async () => {
+            for (const ip of ips) if ((await s.cli(ip, ['cluster', 'nodes'])).includes(foreignId)) how = `listed by ${ip}`;
+            if (!how && (await foreignEvents()).length > 0) how = 'a ForeignNode Event';
+            return how !== '';
+          },
+          { timeoutMs: MIN, intervalMs: 200 },
+        );
+        figure(`netpol: without the policy the foreign node got in (${how}) ${secondsSince(t2)} after its first MEET`);
+      } finally {
+        await foreign.stop();
+      }
+      // ... and, the foreign server gone and the package applied again, the cluster is its own.
+      await s.applyPackage();
+      await s.waitActive('Active again, the foreign node forgotten everywhere', 5 * MIN, async () => {
+        for (const p of await readyPods())
+          if ((await s.cli(p.status?.podIP as string, ['cluster', 'nodes'])).includes(foreignId)) return false;
+        return true;
+      });
+      figure(`netpol: the foreign node forgotten; the controller's ForeignNode Events: ${(await foreignEvents()).length}`);
+    },
+    10 * MIN,
   );
 });
