@@ -2,7 +2,10 @@
 // kube-controller-manager (StatefulSet and disruption controllers), the kubelet stand-in running
 // real Valkey pods, and the controller in-process as its ServiceAccount (deploy/controller/rbac.yaml).
 // A client writes and reads through the cluster for the whole run; every test prints the
-// acknowledged writes lost and the longest time a shard refused writes.
+// acknowledged writes lost and the longest time a shard refused writes. The controller runs with
+// leader election, as the shipped Deployment's two replicas do; the roll case evicts the leader
+// mid-roll and its standby finishes the roll. (A leader SIGKILLed mid-operation, with no graceful
+// stop: migration-interrupted.integration.test.ts, case (a).)
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/controller/app.js';
@@ -15,7 +18,7 @@ import { waitFor } from '../support/process.js';
 import { rawCommand } from '../support/servers.js';
 import { cluster, role } from '../support/objects.js';
 import type { WriterReport } from '../support/controller/cluster-writer.js';
-import { prepareWorld } from '../support/controller/api-world.js';
+import { CONTROLLER_NAMESPACE, getLease, prepareWorld } from '../support/controller/api-world.js';
 import {
   apiJson,
   appUserAcl,
@@ -89,16 +92,27 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
   const whole = (c: ClusterObject) =>
     condition(c, 'RollInProgress')?.status !== 'True' && condition(c, 'LiveConfigApplied')?.status !== 'False';
 
-  const startController = async (): Promise<void> => {
-    metrics = controllerMetrics();
-    logs = [];
-    app = await startKubeController({
+  /** A controller replica with leader election (short lease, as resilience.integration's election case). */
+  const startReplica = (identity: string, out: { logs: string[]; metrics: ReturnType<typeof controllerMetrics> }) =>
+    startKubeController({
       controllerKubeconfig,
       namespace: NS,
       controllerPassword: CONTROLLER_PASSWORD,
-      log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
-      metrics,
+      leaderElection: {
+        namespace: CONTROLLER_NAMESPACE,
+        name: 'valkey-status-sync',
+        identity,
+        leaseDurationSeconds: 2,
+        renewDeadlineMs: 1_500,
+        retryPeriodMs: 200,
+      },
+      log: jsonLogger({ level: 'info', write: (l) => out.logs.push(l) }),
+      metrics: out.metrics,
     });
+  const startController = async (): Promise<void> => {
+    metrics = controllerMetrics();
+    logs = [];
+    app = await startReplica('status-sync-a', { logs, metrics });
   };
   let controllerKubeconfig = '';
 
@@ -219,8 +233,14 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
   );
 
   it(
-    'an image change rolls every pod failover-first, with no acknowledged write lost, and resumes after the controller is killed mid-roll',
+    'an image change rolls every pod failover-first, with no acknowledged write lost; the leader evicted mid-roll, its standby finishes the roll and leaves nothing half-done',
     async () => {
+      // The Deployment's second replica: it waits on the Lease and reconciles nothing meanwhile.
+      const standby = { logs: [] as string[], metrics: controllerMetrics() };
+      const standbyApp = await startReplica('status-sync-b', standby);
+      const leader = { logs, metrics };
+      const count = async (m: typeof metrics, name: string) =>
+        ((await m.registry.getMetricsAsJSON()).find((x) => x.name === name)?.values ?? []).reduce((n, v) => n + Number(v.value), 0);
       const w = writer('roll');
       w.start();
       await new Promise((r) => setTimeout(r, 1000));
@@ -230,32 +250,70 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
       })[];
       for (const s of sets) for (const c of s.spec.template.spec.containers) c.image = 'valkey/valkey:9.0.2';
       await world.apply(sets);
-      // Kill the controller after its second eviction, then start a fresh one.
-      await waitFor('two evictions', async () => logs.filter((l) => l.includes('roll: evicted')).length >= 2, {
-        timeoutMs: 120_000,
-        intervalMs: 100,
-      });
-      const failoversBefore = await counter('valkey_status_sync_failovers_total');
-      await app?.stop();
-      app = undefined;
-      await new Promise((r) => setTimeout(r, 1500));
-      await startController();
-      await waitFor(
-        'every pod on 9.0.2',
-        async () => {
-          const ps = await pods();
-          return ps.length === SHARDS * 2 && ps.every((p) => p.spec.containers[0]?.image === 'valkey/valkey:9.0.2');
-        },
-        { timeoutMs: 200_000, intervalMs: 250 },
-      );
-      await waitState('Active', NAME, 60_000, whole);
+      let handedOverMs = 0;
+      try {
+        // Mid-operation: a shard's primary was just failed over to its rolled replica, and the old
+        // primary (now a replica of the old revision) is not evicted yet.
+        await waitFor('the roll failed a primary over', async () => leader.logs.some((l) => l.includes('roll: failed over')), {
+          timeoutMs: 120_000,
+          intervalMs: 50,
+        });
+        expect(await count(standby.metrics, 'valkey_status_sync_reconciles_total')).toBe(0);
+        expect(standbyApp.isLeader()).toBe(false);
+        // The leader's pod is evicted (its node drained): SIGTERM, a graceful stop that releases the Lease.
+        const stoppedAt = Date.now();
+        await app?.stop();
+        app = standbyApp;
+        logs = standby.logs;
+        metrics = standby.metrics;
+        await waitFor('the standby leads', () => standbyApp.isLeader(), { timeoutMs: 15_000, intervalMs: 50 });
+        handedOverMs = Date.now() - stoppedAt;
+        expect((await getLease(world.api)).spec.holderIdentity).toBe('status-sync-b');
+        await waitFor(
+          'every pod on 9.0.2',
+          async () => {
+            const ps = await pods();
+            return ps.length === SHARDS * 2 && ps.every((p) => p.spec.containers[0]?.image === 'valkey/valkey:9.0.2');
+          },
+          { timeoutMs: 200_000, intervalMs: 250 },
+        );
+        await waitState('Active', NAME, 60_000, whole);
+      } finally {
+        // Whatever happened, the standby is `app` from here on (the teardown stops it), and the leader is stopped.
+        if (app !== standbyApp) {
+          await app?.stop();
+          app = standbyApp;
+        }
+      }
       const seconds = (Date.now() - t0) / 1000;
-      const failovers = failoversBefore + (await counter('valkey_status_sync_failovers_total'));
+      const failovers =
+        (await count(leader.metrics, 'valkey_status_sync_failovers_total')) +
+        (await count(standby.metrics, 'valkey_status_sync_failovers_total'));
+      const evicted = (l: readonly string[]) =>
+        l.filter((x) => x.includes('roll: evicted')).map((x) => (JSON.parse(x) as { pod: string }).pod);
+      const byLeader = evicted(leader.logs);
+      const byStandby = evicted(standby.logs);
       const r = await w.stop();
-      print(`roll of ${SHARDS}x1 in ${seconds.toFixed(1)} s with ${failovers} failovers`, r);
+      print(
+        `roll of ${SHARDS}x1 in ${seconds.toFixed(1)} s with ${failovers} failovers; leader evicted after its first failover, standby leading ${handedOverMs} ms later; ` +
+          `evictions by the leader ${byLeader.join(' ') || '-'}, by the standby ${byStandby.join(' ') || '-'}`,
+        r,
+      );
       expect(r.lost).toBe(0);
       expect(r.acknowledged).toBeGreaterThan(100);
       expect(failovers).toBeGreaterThanOrEqual(SHARDS);
+      // Nothing half-done or done twice: every pod was evicted exactly once, by one leader or the other,
+      // and the standby did the rest of the roll.
+      expect([...byLeader, ...byStandby].sort()).toEqual(
+        Array.from({ length: SHARDS }, (_, s) => [`${NAME}-${s}-0`, `${NAME}-${s}-1`])
+          .flat()
+          .sort(),
+      );
+      expect(byStandby.length).toBeGreaterThan(0);
+      // One primary with its slots and one replica per shard, every replica in sync (whole: no roll, nothing pending).
+      const status = (await clusterObject()).status as { nodes?: { pod: string; role: string }[] } | undefined;
+      expect(status?.nodes?.filter((n) => n.role === 'primary')).toHaveLength(SHARDS);
+      expect(status?.nodes?.filter((n) => n.role === 'replica')).toHaveLength(SHARDS);
     },
     TEST_TIMEOUT_MS,
   );

@@ -15,7 +15,7 @@ import type { KubeletOptions } from '../kubelet.js';
 import { guideMenu } from '../objects.js';
 import { rawCommand } from '../servers.js';
 import { ClusterWriter } from './cluster-writer.js';
-import { startInProcessApp, type ControllerTuning } from './test-controller.js';
+import { startInProcessApp, type ControllerTuning, type InProcessAppOptions } from './test-controller.js';
 import { SHIPPED_NODE_TIMEOUT_MS, SHIPPED_RETRY_BACKOFF, SHIPPED_TIMING } from '../../../src/controller/shipped-defaults.js';
 
 /** The system users' passwords a rendered cluster's users.acl hashes. */
@@ -97,6 +97,8 @@ export interface KubeControllerOptions {
    * namespaced install.
    */
   clusterWide?: boolean;
+  /** Lease-based leader election, as the shipped Deployment's two replicas run (default off: it leads at once). */
+  leaderElection?: InProcessAppOptions['leaderElection'];
   log: Logger;
   metrics: ControllerMetrics;
   /** Clusters reconciled at once (default 4). */
@@ -174,6 +176,7 @@ export function startKubeController(o: KubeControllerOptions): Promise<App> {
     log: o.log,
     metrics: o.metrics,
     ...(o.http ? { http: o.http } : {}),
+    ...(o.leaderElection ? { leaderElection: o.leaderElection } : {}),
   });
 }
 
