@@ -42,7 +42,8 @@ Usage: valkey-status-sync [options]
                              written at once, an unchanged record every fifth sample (default: 60)
   --valkey-metrics-seconds N  read each pod's Valkey metrics (memory, clients, commands, hits, evictions,
                              replication) at most this often, in the INFO a pass sends anyway, and serve them
-                             on /metrics as valkey_* series; 0: none (default: 15; docs/monitoring.md)
+                             on /metrics as valkey_* series, and the nodes' peak for metering's Observed
+                             source; 0: none (default: 15; docs/monitoring.md)
   --leader-elect BOOL        elect a leader on a Lease so replicas can run side by side (default: true)
   --lease-namespace NS       namespace of the Lease (default: $POD_NAMESPACE, else valkey-system)
   --lease-name NAME          name of the Lease (default: valkey-status-sync)
