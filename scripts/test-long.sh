@@ -4,13 +4,15 @@
 #   - vitest project `long`: the kube-world suites of minutes each (rolls, migrations, interrupted
 #     migrations, restarts, one merge that rolls and scales two clusters), each with a workload
 #     counting lost writes;
-#   - the longer real-node cases (test/node/long/, vitest.node.config.ts).
+#   - the longer real-node cases (test/node/long/, vitest.node.config.ts), among them the rendered
+#     NetworkPolicy enforced by kube-router (scripts/build-kube-router.sh; test-only).
 # Run scripts/test-all.sh once first on a fresh machine: it installs the Debian packages, the npm
 # dependencies and the image these suites use. About 20 minutes for the first part on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/build-tools.sh >&2
+bash scripts/build-kube-router.sh >&2   # the NetworkPolicy enforcement test's enforcer (test-only)
 npm run -s build
 
 report=$(mktemp)
