@@ -18,7 +18,7 @@ type Plain = null | boolean | number | string | Plain[] | { [key: string]: Plain
  * `: `, ` #` or two spaces. (As the regular expressions test/support/reference-emitter.ts keeps,
  * in one pass: this runs for every value a render writes for the first time.)
  */
-export function plainOk(s: string): boolean {
+function plainOk(s: string): boolean {
   const n = s.length;
   if (n === 0) return false;
   let c = s.charCodeAt(0);
