@@ -53,6 +53,14 @@ describe('alert rules under promtool, on the controller’s own series', () => {
           { shards: 3, autoscaling: { minShards: 2, maxShards: 6 } as never },
         ),
       );
+      // At maxShards with no primary past a scale-out threshold: nothing to do, so no alert.
+      m.setClusterStatus(
+        'shop/full',
+        clusterFacts(status('Active', [['Ready', 'True']]), [], undefined, {
+          shards: 4,
+          autoscaling: { minShards: 2, maxShards: 4 } as never,
+        }),
+      );
       m.setClusterPods('shop/cache', [
         {
           pod: 'cache-0-0',
@@ -94,6 +102,7 @@ describe('alert rules under promtool, on the controller’s own series', () => {
           [],
           { secret: 'shop/held-tls', notAfter: at(10 * DAY), expiringSoon: true },
           { shards: 4, autoscaling: { minShards: 2, maxShards: 4 } as never },
+          true,
         ),
       );
       m.setClusterStatus(
@@ -132,7 +141,7 @@ describe('alert rules under promtool, on the controller’s own series', () => {
       m.setClusterStatus('shop/new', clusterFacts(status('Creating'), [], undefined, { shards: 3 }));
       m.setClusterPods('shop/new', [{ pod: 'new-0-0', shard: 0, up: true, role: 'primary', clusterStateOk: false }]);
     });
-    // An autoscaler that wants its maximum: git runs 4, the proposal is 4 of at most 4.
+    // An autoscaler held at its maximum: git runs 4 of at most 4, and a primary is past a scale-out threshold.
     const held = { namespace: 'shop', cluster: 'held' };
     const lost = { namespace: 'team', cluster: 'lost' };
     const r = await promtoolTest(series, '150m', [

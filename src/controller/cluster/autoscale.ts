@@ -56,6 +56,8 @@ export interface AutoscaleOutcome {
   message: string;
   /** A new decision in this pass: an Event and a new record. */
   decision?: AutoscaleRecord;
+  /** A primary passes a scale-out threshold, but the cluster is at spec.autoscaling.maxShards (a metric, an alert). */
+  heldAtMaxShards?: true;
 }
 
 const UNIT: Record<AutoscalingMetric, string> = { memoryPercent: '%', cpuPercent: '%', bandwidthMbps: ' Mbps' };
@@ -178,7 +180,7 @@ export function planAutoscale(f: AutoscaleFacts): AutoscaleOutcome {
 
   const hot = hottest(a, f.window.latest);
   if (hot) {
-    if (f.shards >= a.maxShards) return hold(`at maxShards ${a.maxShards}: ${hot}`);
+    if (f.shards >= a.maxShards) return { ...hold(`at maxShards ${a.maxShards}: ${hot}`), heldAtMaxShards: true };
     const left = t.outCooldownMs - since(r?.lastOutMs);
     if (left > 0) return hold(`scale-out cooldown until ${at(f.nowMs + left)}: ${hot}`);
     return decide('ScaleOut', f.shards + 1, hot);

@@ -13,6 +13,7 @@ export function clusterFacts(
   observations: readonly NodeObservation[],
   tls: TlsVerdict | undefined,
   spec: Pick<ValkeyCluster['spec'], 'shards' | 'autoscaling'>,
+  heldAtMaxShards = false,
 ): ClusterFacts {
   const nodes = new Map<string, number>();
   for (const n of status.nodes ?? []) {
@@ -37,6 +38,7 @@ export function clusterFacts(
             desired: status.autoscaling?.desiredShards ?? spec.shards,
             min: a.minShards,
             max: a.maxShards,
+            heldAtMax: heldAtMaxShards,
           },
         }
       : {}),

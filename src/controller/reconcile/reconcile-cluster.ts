@@ -403,7 +403,8 @@ export async function reconcileCluster(
     });
     if (autoscaling) status.autoscaling = inertStrings(autoscaling);
     deps.metrics.setClusterVersions(key, versionsOf(observations));
-    deps.metrics.setClusterStatus(key, clusterFacts(status, observations, seen.tlsVerdict, cluster.spec));
+    const heldAtMax = plan.autoscale?.heldAtMaxShards === true && status.state === STATE.active;
+    deps.metrics.setClusterStatus(key, clusterFacts(status, observations, seen.tlsVerdict, cluster.spec, heldAtMax));
     const decided = status.autoscaling?.lastDecision;
     if (decided && status.autoscaling?.lastDecisionTime !== previous?.autoscaling?.lastDecisionTime)
       deps.metrics.autoscaleDecisions.inc({ decision: decided });

@@ -113,6 +113,14 @@ export function controllerMetrics(registry = new Registry()) {
     },
   );
   perCluster(
+    'valkey_status_sync_autoscale_held_at_max',
+    'Autoscaled ValkeyClusters: 1 while a primary passes a scale-out threshold and spec.autoscaling.maxShards stops the autoscaler, else 0.',
+    [],
+    (f, set) => {
+      if (f.autoscale) set({}, f.autoscale.heldAtMax ? 1 : 0);
+    },
+  );
+  perCluster(
     'valkey_status_sync_autoscale_shards',
     "Autoscaled ValkeyClusters: the shards git runs (current), the autoscaler's proposal (desired) and spec.autoscaling's bounds (min, max).",
     ['kind'],
@@ -285,7 +293,7 @@ export interface ClusterFacts {
   nodes: ReadonlyMap<string, number>;
   replicasNotInSync: number;
   certificateNotAfterSeconds?: number;
-  autoscale?: { current: number; desired: number; min: number; max: number };
+  autoscale?: { current: number; desired: number; min: number; max: number; heldAtMax?: boolean };
 }
 
 /**

@@ -42,7 +42,7 @@ const record = (o: Partial<AutoscaleRecord>): AutoscaleRecord => ({
 const hotPrimary = nodes({ memoryPercent: 60, cpuPercent: 50 }, { 'c-1-0': { memoryPercent: 91 } });
 
 describe('planAutoscale', () => {
-  it.each<[string, AutoscaleFacts, { desiredShards: number; decision?: 'ScaleOut' | 'ScaleIn'; message: string }]>([
+  it.each<[string, AutoscaleFacts, { desiredShards: number; decision?: 'ScaleOut' | 'ScaleIn'; message: string; heldAtMaxShards?: true }]>([
     [
       'a primary past memoryPercent: out by one, naming node, metric, value and threshold',
       facts({ latest: hotPrimary }),
@@ -74,7 +74,11 @@ describe('planAutoscale', () => {
     [
       'at maxShards: no scale-out',
       facts({ shards: 4, latest: hotPrimary }),
-      { desiredShards: 4, message: "at maxShards 4: shard 1's primary c-1-0 at 91% of maxmemory, above memoryPercent 80" },
+      {
+        desiredShards: 4,
+        message: "at maxShards 4: shard 1's primary c-1-0 at 91% of maxmemory, above memoryPercent 80",
+        heldAtMaxShards: true,
+      },
     ],
     [
       'within the scale-out cooldown: no second scale-out',
@@ -196,6 +200,7 @@ describe('planAutoscale', () => {
       desiredShards: out.desiredShards,
       message: out.message,
       ...(out.decision ? { decision: out.decision.direction } : {}),
+      ...(out.heldAtMaxShards ? { heldAtMaxShards: true } : {}),
     }).toEqual(expected);
     if (out.decision) {
       expect(out.decision.desiredShards - f.shards).toBe(out.decision.direction === 'ScaleOut' ? 1 : -1);
