@@ -65,7 +65,11 @@ function randomString(r: () => number): string {
   return Array.from({ length: Math.floor(r() * 12) }, () => ALPHABET[Math.floor(r() * ALPHABET.length)]).join('');
 }
 
-describe('the YAML emitter, read back by go-yaml v2 and v3', () => {
+// Thousands of documents through the Go oracle and this reader per test: ~10 s on an idle 2-core
+// machine, several times that when the rest of the suite shares it.
+const ORACLE_TIMEOUT_MS = 120_000;
+
+describe('the YAML emitter, read back by go-yaml v2 and v3', { timeout: ORACLE_TIMEOUT_MS }, () => {
   it('round-trips the tricky strings and every character class go-yaml folds or rejects, as values and keys', () => {
     const strings = [...TRICKY, ...GO_YAML_HOSTILE.map(([, s]) => s)];
     expectGoReadsBack(strings.map((s) => ({ [s === '' ? 'empty' : s]: s, list: [s, { k: s }], nested: { deeper: [[s]] } })));
@@ -111,7 +115,7 @@ function ourReads(scalar: string): { full: unknown; fast: unknown; fastTook: boo
   };
 }
 
-describe('the YAML readers, against go-yaml v2', () => {
+describe('the YAML readers, against go-yaml v2', { timeout: ORACLE_TIMEOUT_MS }, () => {
   it('give every generated plain scalar the value go-yaml v2 gives it', () => {
     const r = mulberry32(1414);
     const alphabet = '0123456789+-._eExXbBoOaAfFnNyYtTlLuUsSiI~';
@@ -220,7 +224,7 @@ describe('the YAML readers, against go-yaml v2', () => {
   });
 });
 
-describe('the YAML readers, against go-yaml on 4,000 generated ResourceLists', () => {
+describe('the YAML readers, against go-yaml on 4,000 generated ResourceLists', { timeout: ORACLE_TIMEOUT_MS }, () => {
   it('read the same values, and differ only where this reader is stricter on purpose or go-yaml cannot build the value', () => {
     const texts = Array.from({ length: 4000 }, (_, i) => randomResourceList(i + 1));
     const reads = readWithGo(texts);
@@ -256,10 +260,10 @@ describe('the YAML readers, against go-yaml on 4,000 generated ResourceLists', (
     expect(wrong).toEqual([]);
     expect(tally.get('same value')).toBeGreaterThan(2000);
     expect(tally.get('both refuse')).toBeGreaterThan(1000);
-  }, 120_000); // 4,000 documents through go-yaml and this reader: ~10 s on an idle 2-core machine, more when CI shares it
+  });
 });
 
-describe('escapes of UTF-16 surrogates, against go-yaml v2 and v3', () => {
+describe('escapes of UTF-16 surrogates, against go-yaml v2 and v3', { timeout: ORACLE_TIMEOUT_MS }, () => {
   const SURROGATE_DOCS = [
     'a: "\\ud800"\n',
     'a: "\\udfff"\n',
