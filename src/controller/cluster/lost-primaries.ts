@@ -96,9 +96,14 @@ function judgeGone(
   if (!kube.nodes)
     return {
       gone: false,
-      why: `the controller cannot read Nodes (a namespaced install), so it cannot tell whether pod ${pod.pod}${pod.deleting ? ` (being deleted since ${pod.deleting})` : ''} is lost or cut off; it takes over once Kubernetes has removed or re-created the pod (on a node known down: kubectl delete pod ${pod.pod} --force --grace-period=0)`,
+      why: `the controller cannot read Nodes (a namespaced install), so it cannot tell whether pod ${pod.pod}${pod.deleting ? ` (being deleted, deletionTimestamp ${pod.deleting})` : ''} is lost or cut off; it takes over once Kubernetes has removed or re-created the pod (on a node known down: kubectl delete pod ${pod.pod} --force --grace-period=0)`,
     };
-  if (pod.deleting) return { gone: true, why: `pod ${pod.pod} is being deleted (since ${pod.deleting})`, pod: pod.pod };
+  if (pod.deleting)
+    return {
+      gone: true,
+      why: `pod ${pod.pod} is being deleted (deletionTimestamp ${pod.deleting}, the end of its grace period)`,
+      pod: pod.pod,
+    };
   const lost = nodeLost(kube, pod.node);
   if (lost) return { gone: true, why: `pod ${pod.pod} ran on a lost node: ${lost.why}`, pod: pod.pod };
   const state = seen?.state === 'unreachable' ? `does not answer (${seen.error})` : 'does not answer';

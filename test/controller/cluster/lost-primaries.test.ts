@@ -112,7 +112,7 @@ describe('takeover without the vote: when a lost majority of primaries may be re
     {
       name: 'pods terminating on a Ready node',
       k: kube({ deadPods: 'terminating' }),
-      why: (p: string) => `pod ${p} is being deleted (since 2026-12-06T04:05:00Z)`,
+      why: (p: string) => `pod ${p} is being deleted (deletionTimestamp 2026-12-06T04:05:00Z, the end of its grace period)`,
     },
   ])('takes over when Kubernetes holds the pods gone: $name', ({ k, why }) => {
     expect(verdict(observations(), k)).toEqual({
@@ -140,7 +140,7 @@ describe('takeover without the vote: when a lost majority of primaries may be re
 
   it.each([
     { deadPods: 'present' as const, since: '' },
-    { deadPods: 'terminating' as const, since: ' (being deleted since 2026-12-06T04:05:00Z)' },
+    { deadPods: 'terminating' as const, since: ' (being deleted, deletionTimestamp 2026-12-06T04:05:00Z)' },
   ])('without Nodes (a namespaced install), never while the dead primary pod is still there: $deadPods', ({ deadPods, since }) => {
     const v = verdict(observations(), kube({ nodesReadable: false, deadPods }));
     expect(v.takeovers).toEqual([]);
