@@ -36,6 +36,37 @@ async function scrape(setup: (m: ReturnType<typeof controllerMetrics>) => void):
 
 const promtoolTest: PromtoolRules['test'] = (...args) => promtool.test(...args);
 
+describe('the autoscaler’s window and cooldowns as series', () => {
+  it('an autoscaled cluster shows its window’s cover and each cooldown’s end; a cluster without autoscaling shows none', async () => {
+    const series = await scrape((m) => {
+      m.setClusterStatus(
+        'shop/auto',
+        clusterFacts(
+          status('Active', [['Ready', 'True']]),
+          [],
+          undefined,
+          { shards: 3, autoscaling: { minShards: 2, maxShards: 6 } as never },
+          { timers: { windowSeconds: 300, windowHeldSeconds: 120, scaleInCooldownEndsSeconds: 1_800_000_900 } },
+        ),
+      );
+      m.setClusterStatus('shop/fixed', clusterFacts(status('Active', [['Ready', 'True']]), [], undefined, { shards: 3 }));
+    });
+    const of = (name: string) =>
+      series
+        .filter((s) => s.series.startsWith(`${name}{`))
+        .map((s) => `${s.series.slice(name.length)} ${s.value}`)
+        .sort();
+    expect(of('valkey_status_sync_autoscale_window_seconds')).toEqual([
+      '{cluster="auto",namespace="shop",kind="held"} 120',
+      '{cluster="auto",namespace="shop",kind="length"} 300',
+    ]);
+    expect(of('valkey_status_sync_autoscale_cooldown_end_timestamp_seconds')).toEqual([
+      '{cluster="auto",namespace="shop",direction="ScaleIn"} 1800000900',
+      '{cluster="auto",namespace="shop",direction="ScaleOut"} 0',
+    ]);
+  });
+});
+
 describe('alert rules under promtool, on the controller’s own series', () => {
   it('a healthy fleet fires nothing', async () => {
     const series = await scrape((m) => {
@@ -102,7 +133,7 @@ describe('alert rules under promtool, on the controller’s own series', () => {
           [],
           { secret: 'shop/held-tls', notAfter: at(10 * DAY), expiringSoon: true },
           { shards: 4, autoscaling: { minShards: 2, maxShards: 4 } as never },
-          true,
+          { heldAtMaxShards: true },
         ),
       );
       m.setClusterStatus(

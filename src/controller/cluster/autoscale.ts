@@ -77,6 +77,40 @@ export const autoscalingTimings = (a: AutoscalingSpec) => ({
   inCooldownMs: 1000 * (a.scaleInCooldownSeconds ?? AUTOSCALING_DEFAULTS.scaleInCooldownSeconds),
 });
 
+/** The autoscaler's clocks, for the metrics: how much of the window the samples cover, and when each direction's cooldown ends. */
+export interface AutoscaleTimers {
+  windowSeconds: number;
+  windowHeldSeconds: number;
+  /** Unix seconds; absent: no cooldown holds that direction now. */
+  scaleOutCooldownEndsSeconds?: number;
+  /** The later of the scale-in cooldown and the scale-out cooldown (no scale-in within either). */
+  scaleInCooldownEndsSeconds?: number;
+}
+
+export function autoscaleTimers(
+  spec: AutoscalingSpec,
+  window: AutoscaleFacts['window'],
+  record: AutoscaleRecord | undefined,
+  nowMs: number,
+): AutoscaleTimers {
+  const t = autoscalingTimings(spec);
+  const ends = (...ms: (number | undefined)[]): number | undefined => {
+    const latest = Math.max(...ms.map((m) => m ?? Number.NEGATIVE_INFINITY));
+    return latest > nowMs ? Math.ceil(latest / 1000) : undefined;
+  };
+  const outEnds = ends(record?.lastOutMs === undefined ? undefined : record.lastOutMs + t.outCooldownMs);
+  const inEnds = ends(
+    record?.lastInMs === undefined ? undefined : record.lastInMs + t.inCooldownMs,
+    record?.lastOutMs === undefined ? undefined : record.lastOutMs + t.outCooldownMs,
+  );
+  return {
+    windowSeconds: t.windowMs / 1000,
+    windowHeldSeconds: Math.floor(Math.min(window.full ? t.windowMs : window.heldMs, t.windowMs) / 1000),
+    ...(outEnds !== undefined ? { scaleOutCooldownEndsSeconds: outEnds } : {}),
+    ...(inEnds !== undefined ? { scaleInCooldownEndsSeconds: inEnds } : {}),
+  };
+}
+
 /** The node and metric furthest past its scale-out threshold, by ratio to the threshold; ties by pod name. */
 function hottest(a: AutoscalingSpec, latest: readonly NodeRates[]): string | undefined {
   let best: { ratio: number; text: string } | undefined;

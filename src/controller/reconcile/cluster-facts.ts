@@ -1,6 +1,7 @@
 import type { ValkeyCluster, ValkeyClusterStatus } from '../../api/index.js';
 import { isAnswered, type NodeObservation } from '../cluster/observation.js';
 import type { TlsVerdict } from '../cluster/tls-secret.js';
+import type { AutoscaleTimers } from '../cluster/autoscale.js';
 import type { ClusterFacts } from '../runtime/metrics.js';
 
 /**
@@ -13,7 +14,7 @@ export function clusterFacts(
   observations: readonly NodeObservation[],
   tls: TlsVerdict | undefined,
   spec: Pick<ValkeyCluster['spec'], 'shards' | 'autoscaling'>,
-  heldAtMaxShards = false,
+  autoscaler: { heldAtMaxShards?: boolean; timers?: AutoscaleTimers } = {},
 ): ClusterFacts {
   const nodes = new Map<string, number>();
   for (const n of status.nodes ?? []) {
@@ -38,7 +39,8 @@ export function clusterFacts(
             desired: status.autoscaling?.desiredShards ?? spec.shards,
             min: a.minShards,
             max: a.maxShards,
-            heldAtMax: heldAtMaxShards,
+            heldAtMax: autoscaler.heldAtMaxShards === true,
+            ...(autoscaler.timers ? { timers: autoscaler.timers } : {}),
           },
         }
       : {}),

@@ -18,6 +18,7 @@ import { describeAction, executeActions } from '../valkey/execute-plan.js';
 import { everyPodObserved, isAnswered, type NodeObservation } from '../cluster/observation.js';
 import { formerNodeIds, ownNodeHistory } from '../cluster/foreign-nodes.js';
 import { autoscaleFacts, settleAutoscale, type AutoscaleMemory } from './autoscale-step.js';
+import { autoscaleTimers } from '../cluster/autoscale.js';
 import { executeFailback } from './failback-step.js';
 import { missingPrerequisites, observeCluster, passFacts, type ClusterObservation, type NodeAccess } from './observe-cluster.js';
 import { executeRebalance, rebalanceFinished } from './rebalance-cluster.js';
@@ -404,7 +405,13 @@ export async function reconcileCluster(
     if (autoscaling) status.autoscaling = inertStrings(autoscaling);
     deps.metrics.setClusterVersions(key, versionsOf(observations));
     const heldAtMax = plan.autoscale?.heldAtMaxShards === true && status.state === STATE.active;
-    deps.metrics.setClusterStatus(key, clusterFacts(status, observations, seen.tlsVerdict, cluster.spec, heldAtMax));
+    const timers = autoscale
+      ? autoscaleTimers(autoscale.spec, autoscale.window, deps.memory.autoscale.records.get(key), deps.clock.now())
+      : undefined;
+    deps.metrics.setClusterStatus(
+      key,
+      clusterFacts(status, observations, seen.tlsVerdict, cluster.spec, { heldAtMaxShards: heldAtMax, ...(timers ? { timers } : {}) }),
+    );
     const decided = status.autoscaling?.lastDecision;
     if (decided && status.autoscaling?.lastDecisionTime !== previous?.autoscaling?.lastDecisionTime)
       deps.metrics.autoscaleDecisions.inc({ decision: decided });

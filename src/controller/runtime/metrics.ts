@@ -121,6 +121,28 @@ export function controllerMetrics(registry = new Registry()) {
     },
   );
   perCluster(
+    'valkey_status_sync_autoscale_window_seconds',
+    "Autoscaled ValkeyClusters: the scale-in window's length (kind=length) and how much of it the samples cover (kind=held); no decision is taken until the two are equal.",
+    ['kind'],
+    (f, set) => {
+      const t = f.autoscale?.timers;
+      if (!t) return;
+      set({ kind: 'length' }, t.windowSeconds);
+      set({ kind: 'held' }, t.windowHeldSeconds);
+    },
+  );
+  perCluster(
+    'valkey_status_sync_autoscale_cooldown_end_timestamp_seconds',
+    'Autoscaled ValkeyClusters: when the cooldown that holds each direction ends (Unix seconds; 0 when none holds it). A scale-in waits for the scale-out cooldown too.',
+    ['direction'],
+    (f, set) => {
+      const t = f.autoscale?.timers;
+      if (!t) return;
+      set({ direction: 'ScaleOut' }, t.scaleOutCooldownEndsSeconds ?? 0);
+      set({ direction: 'ScaleIn' }, t.scaleInCooldownEndsSeconds ?? 0);
+    },
+  );
+  perCluster(
     'valkey_status_sync_autoscale_shards',
     "Autoscaled ValkeyClusters: the shards git runs (current), the autoscaler's proposal (desired) and spec.autoscaling's bounds (min, max).",
     ['kind'],
@@ -286,6 +308,14 @@ export function controllerMetrics(registry = new Registry()) {
 export type ControllerMetrics = ReturnType<typeof controllerMetrics>;
 
 /** One cluster's status, as the per-cluster gauges read it (clusterFacts makes it from a pass). */
+/** The autoscaler's clocks (cluster/autoscale.ts autoscaleTimers): the window's length and cover, each direction's cooldown end (Unix s). */
+export interface AutoscaleClocks {
+  windowSeconds: number;
+  windowHeldSeconds: number;
+  scaleOutCooldownEndsSeconds?: number;
+  scaleInCooldownEndsSeconds?: number;
+}
+
 export interface ClusterFacts {
   state: string | undefined;
   conditions: ReadonlyArray<{ type: string; status: string }>;
@@ -293,7 +323,7 @@ export interface ClusterFacts {
   nodes: ReadonlyMap<string, number>;
   replicasNotInSync: number;
   certificateNotAfterSeconds?: number;
-  autoscale?: { current: number; desired: number; min: number; max: number; heldAtMax?: boolean };
+  autoscale?: { current: number; desired: number; min: number; max: number; heldAtMax?: boolean; timers?: AutoscaleClocks };
 }
 
 /**

@@ -4,7 +4,14 @@
 // not full or while another operation is due, and a decision git has not carried out yet stands.
 import { describe, expect, it } from 'vitest';
 import type { AutoscalingSpec } from '../../../src/api/autoscaling.js';
-import { planAutoscale, SCALE_IN_MARGIN, type AutoscaleFacts, type AutoscaleRecord } from '../../../src/controller/cluster/autoscale.js';
+import {
+  autoscaleTimers,
+  autoscalingTimings,
+  planAutoscale,
+  SCALE_IN_MARGIN,
+  type AutoscaleFacts,
+  type AutoscaleRecord,
+} from '../../../src/controller/cluster/autoscale.js';
 import type { NodeRates } from '../../../src/controller/cluster/load-window.js';
 
 const NOW = 10_000_000;
@@ -345,5 +352,39 @@ describe('a scale-in is predicted to land below every scale-out threshold (SCALE
         const turns = directions.filter((d, k) => k > 0 && d !== directions[k - 1]).length;
         expect(turns, JSON.stringify({ out, total, directions })).toBe(0);
       }
+  });
+});
+
+describe('autoscaleTimers: the window and the cooldowns as the metrics show them', () => {
+  const t = autoscalingTimings(SPEC);
+  const window = (full: boolean, heldMs: number) => ({ full, heldMs, latest: calm, peaks: calm });
+  const s = (ms: number) => Math.ceil(ms / 1000);
+  it.each([
+    ['a new window, no decision yet', window(false, 90_000), undefined, { windowHeldSeconds: 90 }],
+    ['a full window', window(true, t.windowMs + 5 * MIN), undefined, { windowHeldSeconds: t.windowMs / 1000 }],
+    [
+      'just after a scale-out: both directions wait for the scale-out cooldown',
+      window(true, t.windowMs),
+      record({ lastOutMs: NOW - MIN }),
+      { scaleOutCooldownEndsSeconds: s(NOW - MIN + t.outCooldownMs), scaleInCooldownEndsSeconds: s(NOW - MIN + t.outCooldownMs) },
+    ],
+    [
+      'after a scale-in: a scale-out is free, a scale-in waits for its own cooldown',
+      window(true, t.windowMs),
+      record({ direction: 'ScaleIn', lastInMs: NOW - MIN }),
+      { scaleInCooldownEndsSeconds: s(NOW - MIN + t.inCooldownMs) },
+    ],
+    [
+      'cooldowns that have passed hold nothing',
+      window(true, t.windowMs),
+      record({ lastOutMs: NOW - t.outCooldownMs - 1, lastInMs: NOW - t.inCooldownMs - 1 }),
+      {},
+    ],
+  ] as const)('%s', (_what, w, r, expected) => {
+    expect(autoscaleTimers(SPEC, w, r, NOW)).toEqual({
+      windowSeconds: t.windowMs / 1000,
+      windowHeldSeconds: t.windowMs / 1000,
+      ...expected,
+    });
   });
 });
