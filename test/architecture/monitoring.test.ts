@@ -1,11 +1,9 @@
 // deploy/monitoring (issue 35): every metric an alert rule or a dashboard query names is one the
 // controller exports, with the labels it selects on. promtool runs the rules themselves
 // (test/integration/monitoring.test.ts).
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
-import { repoPath } from '../support/paths.js';
+import { monitoringQueries } from '../support/promtool.js';
 
 const metrics = controllerMetrics();
 const labelsOf = (name: string): string[] | undefined => {
@@ -13,26 +11,8 @@ const labelsOf = (name: string): string[] | undefined => {
   return m ? [...(m.labelNames ?? [])] : undefined;
 };
 
-/** The expressions of deploy/monitoring: alert rules, and each dashboard's queries and variables. */
-function expressions(): Array<{ where: string; expr: string }> {
-  const rule = parse(readFileSync(repoPath('deploy/monitoring/prometheus-rule.yaml'), 'utf8')) as {
-    spec: { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> };
-  };
-  const out = rule.spec.groups.flatMap((g) => g.rules.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr })));
-  for (const file of ['valkey-krm-fleet.json', 'valkey-krm-cluster.json']) {
-    const dash = JSON.parse(readFileSync(repoPath('deploy/monitoring/dashboards', file), 'utf8')) as {
-      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
-      templating: { list: Array<{ name: string; query?: string | { query: string } }> };
-    };
-    for (const p of dash.panels) for (const t of p.targets) out.push({ where: `${file}: ${p.title}`, expr: t.expr });
-    for (const v of dash.templating.list)
-      if (typeof v.query === 'string' && v.query.includes('label_values')) out.push({ where: `${file}: $${v.name}`, expr: v.query });
-  }
-  return out;
-}
-
 describe('deploy/monitoring', () => {
-  const all = expressions();
+  const all = monitoringQueries();
 
   it('has alerts for every state the docs tell a team to watch', () => {
     const alerts = all.filter((e) => e.where.startsWith('alert ')).map((e) => e.where.slice(6));
