@@ -13,7 +13,7 @@ import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { ensureTools } from '../support/apiserver.js';
 import { clusterClient } from '../support/client-workload.js';
 import { CONTROLLER_NAMESPACE } from '../support/controller/api-world.js';
-import { apiJson, clusterPods, stopControllerAndWorld } from '../support/controller/day2-world.js';
+import { apiJson, clusterPods, stopControllerAndWorld, waitClusterActive } from '../support/controller/day2-world.js';
 import {
   controllerCommand,
   startWorkloadController,
@@ -88,18 +88,7 @@ describe('usage metering from the observed peak, on Valkey 9.1.2 pods', () => {
       log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
       metrics: controllerMetrics(),
     });
-    await waitFor(
-      'the cluster Active',
-      async () =>
-        (
-          await apiJson<{ status?: { state?: string } }>(
-            world,
-            'GET',
-            `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`,
-          )
-        ).status?.state === 'Active',
-      { timeoutMs: 180_000, intervalMs: 250 },
-    );
+    await waitClusterActive(world, NS, NAME);
   }, 300_000);
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { jsonLogger } from '../../src/controller/runtime/log.js';
 import { controllerMetrics } from '../../src/controller/runtime/metrics.js';
 import { ensureTools } from '../support/apiserver.js';
 import { clusterClient, loadKeys } from '../support/client-workload.js';
-import { apiJson, clusterPods, maxmemoryOf, stopControllerAndWorld } from '../support/controller/day2-world.js';
+import { clusterPods, maxmemoryOf, stopControllerAndWorld, waitClusterActive } from '../support/controller/day2-world.js';
 import { startWorkloadController, startWorkloadWorld, workloadClusterObjects } from '../support/controller/workload-world.js';
 import type { KubeWorld } from '../support/kube-world.js';
 import { waitFor } from '../support/process.js';
@@ -75,18 +75,7 @@ describe('deploy/monitoring against the real controller and Valkey 9.1.2', () =>
       log: jsonLogger({ level: 'info', write: (l) => logs.push(l) }),
       metrics,
     });
-    await waitFor(
-      'the cluster Active',
-      async () =>
-        (
-          await apiJson<{ status?: { state?: string } }>(
-            world,
-            'GET',
-            `/apis/valkey.gomomento.com/v1alpha1/namespaces/${NS}/valkeyclusters/${NAME}`,
-          )
-        ).status?.state === 'Active',
-      { timeoutMs: 180_000, intervalMs: 250 },
-    );
+    await waitClusterActive(world, NS, NAME);
   }, 300_000);
 
   afterAll(async () => {

@@ -13,6 +13,7 @@ import { sha256 } from '../hash.js';
 import { startKubeWorld, type KubeWorld } from '../kube-world.js';
 import type { KubeletOptions } from '../kubelet.js';
 import { guideMenu } from '../objects.js';
+import { waitFor } from '../process.js';
 import { rawCommand } from '../servers.js';
 import { ClusterWriter } from './cluster-writer.js';
 import { startInProcessApp, type ControllerTuning, type InProcessAppOptions } from './test-controller.js';
@@ -218,6 +219,19 @@ export async function apiJson<T>(world: KubeWorld, method: string, path: string,
   const res = await world.api.request(method, path, body, contentType ? { 'Content-Type': contentType } : undefined);
   if (res.status < 200 || res.status > 299) throw new Error(`${method} ${path}: ${res.status} ${res.body}`);
   return JSON.parse(res.body) as T;
+}
+
+/** Waits until the ValkeyCluster `namespace/name` reports Active (default: 3 minutes, a first formation on a busy machine). */
+export async function waitClusterActive(world: KubeWorld, namespace: string, name: string, timeoutMs = 180_000): Promise<void> {
+  const path = `/apis/valkey.gomomento.com/v1alpha1/namespaces/${namespace}/valkeyclusters/${name}`;
+  await waitFor(
+    `${namespace}/${name} Active`,
+    async () => (await apiJson<{ status?: { state?: string } }>(world, 'GET', path)).status?.state === 'Active',
+    {
+      timeoutMs,
+      intervalMs: 250,
+    },
+  );
 }
 
 /** The pods the StatefulSets of one rendered cluster made. */
