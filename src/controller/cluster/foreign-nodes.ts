@@ -79,12 +79,27 @@ export function ownNodeHistory(...statuses: readonly (ValkeyClusterStatus | unde
 }
 
 /**
- * Each pod's former node ids for the next status: the ids the history gives it that are no
- * member's own now and that some member still lists (every id is kept while a pod did not answer,
- * since it may list them). Once no node lists an id it cannot come back but from outside the
- * cluster, and it is dropped. Sorted, so the status is the same whatever the order of the views.
+ * How long an id of this cluster's must have been listed by no node before it leaves the history.
+ * One pass in which no node lists it is not enough: a pod that did not exist then (a StatefulSet
+ * re-creating it) or one that forgot the id only for FORGET's 60 s ban can learn it again from
+ * another's gossip, and without the history the id would read as another cluster's node.
  */
-export function formerNodeIds(history: OwnNodeHistory, members: readonly Member[], allPodsObserved: boolean): Map<string, string[]> {
+export const FORMER_ID_GRACE_MS = 5 * 60_000;
+
+/**
+ * Each pod's former node ids for the next status: the ids the history gives it that are no
+ * member's own now and that some member still lists, or listed within FORMER_ID_GRACE_MS
+ * (`unlistedSince`, this process's memory of when each id was first seen unlisted, updated here;
+ * after a restart the grace starts again, so an id is only ever kept longer). Every id is kept
+ * while a pod did not answer, since it may list them. Sorted, so the status is the same whatever
+ * the order of the views.
+ */
+export function formerNodeIds(
+  history: OwnNodeHistory,
+  members: readonly Member[],
+  allPodsObserved: boolean,
+  grace: { unlistedSince: Map<string, number>; nowMs: number } = { unlistedSince: new Map(), nowMs: 0 },
+): Map<string, string[]> {
   const own = new Set<string>();
   const listed = new Set<string>();
   for (const m of members)
@@ -93,10 +108,20 @@ export function formerNodeIds(history: OwnNodeHistory, members: readonly Member[
       else listed.add(n.id);
     }
   const former = new Map<string, string[]>();
+  const { unlistedSince, nowMs } = grace;
   for (const [id, pod] of history) {
-    if (own.has(id) || (allPodsObserved && !listed.has(id))) continue;
+    if (own.has(id)) {
+      unlistedSince.delete(id);
+      continue;
+    }
+    if (allPodsObserved && !listed.has(id)) {
+      const since = unlistedSince.get(id) ?? nowMs;
+      unlistedSince.set(id, since);
+      if (nowMs - since >= FORMER_ID_GRACE_MS) continue;
+    } else unlistedSince.delete(id);
     former.set(pod, [...(former.get(pod) ?? []), id]);
   }
+  for (const id of unlistedSince.keys()) if (!history.has(id)) unlistedSince.delete(id);
   for (const ids of former.values()) ids.sort();
   return former;
 }

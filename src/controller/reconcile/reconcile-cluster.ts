@@ -89,6 +89,8 @@ export interface PassMemory {
   autoscale: AutoscaleMemory;
   /** Each cluster's replicas as last seen in sync or not (cluster/lost-primaries.ts), by cluster key. */
   lastSight?: Map<string, ReadonlyMap<string, LastSight>>;
+  /** Per cluster key: when each of its former node ids was first seen listed by no node (cluster/foreign-nodes.ts). */
+  unlistedIds?: Map<string, Map<string, number>>;
   /** The status this process last wrote on each cluster (by key, with the object's uid): see previousStatus. */
   writtenStatus: Map<string, { uid: string; status: ValkeyClusterStatus }>;
   /** Each cluster's pods' last Valkey metrics figures (reconcile/pod-facts.ts), by cluster key and pod: what a scrape shows. */
@@ -136,6 +138,17 @@ export interface ClusterReconcilerDeps {
 
 /** The model operator's sampling interval. */
 export const DEFAULT_SAMPLE_INTERVAL_MS = 30_000;
+
+/** This cluster's memory of its unlisted former node ids (formerNodeIds' grace), made on first use. */
+function unlistedIds(memory: PassMemory, key: string): Map<string, number> {
+  memory.unlistedIds ??= new Map();
+  let ids = memory.unlistedIds.get(key);
+  if (!ids) {
+    ids = new Map();
+    memory.unlistedIds.set(key, ids);
+  }
+  return ids;
+}
 
 function versionsOf(observations: readonly NodeObservation[]): string[] {
   return observations.map((o) => {
@@ -249,6 +262,7 @@ export async function reconcileCluster(
     deps.memory.autoscale.records.delete(key);
     deps.memory.writtenStatus.delete(key);
     deps.memory.lastSight?.delete(key);
+    deps.memory.unlistedIds?.delete(key);
     deps.memory.valkeyStats?.delete(key);
     deps.metrics.setClusterPods(key, undefined);
     deps.metrics.setDataLost(key, false);
@@ -378,7 +392,10 @@ export async function reconcileCluster(
       replicasPerShard: cluster.spec.replicasPerShard,
       observations,
       plan: plan.formation,
-      formerNodeIds: formerNodeIds(history, observations.filter(isAnswered), everyPodObserved(observations)),
+      formerNodeIds: formerNodeIds(history, observations.filter(isAnswered), everyPodObserved(observations), {
+        unlistedSince: unlistedIds(deps.memory, key),
+        nowMs: deps.clock.now(),
+      }),
       actionErrors: executed.actionErrors,
       foreignPods: seen.foreign.map(foreignPodMessage),
       ...(scaling ? { scaling } : {}),

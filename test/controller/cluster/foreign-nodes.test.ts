@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyNodes,
   foreignNodeMessage,
+  FORMER_ID_GRACE_MS,
   formerNodeIds,
   impostorReason,
   ownNodeHistory,
@@ -266,12 +267,26 @@ describe('the record of this cluster’s node ids in status', () => {
     ]);
     const p0dead = { id: 'p0', port: 7000, hostname: null, flags: ['fail'] };
     const members = [member(p0new, [r0now, p0dead]), member(r0now, [p0new])];
-    expect([...formerNodeIds(history, members, true)]).toEqual([['a-0-0', ['p0']]]);
-    // A pod did not answer: it may still list `gone`, which would come back by its gossip.
-    expect([...formerNodeIds(history, members, false)]).toEqual([
+    const both = [
       ['a-0-0', ['p0']],
       ['a-0-1', ['gone']],
-    ]);
+    ];
+    const unlistedSince = new Map<string, number>();
+    const at = (nowMs: number, observed = true) => [...formerNodeIds(history, members, observed, { unlistedSince, nowMs })];
+    // No node lists `gone` now, but one pass is not proof: a pod re-created since, or one whose
+    // FORGET ban ran out, can learn it again by gossip. It is kept for the grace period...
+    expect(at(1_000)).toEqual(both);
+    expect(at(1_000 + FORMER_ID_GRACE_MS - 1)).toEqual(both);
+    // ...and dropped once no node has listed it for that long.
+    expect(at(1_000 + FORMER_ID_GRACE_MS)).toEqual([['a-0-0', ['p0']]]);
+    // A pod did not answer: it may still list `gone`, which would come back by its gossip.
+    expect(at(2 * FORMER_ID_GRACE_MS, false)).toEqual(both);
+    // Listed again (or a pod unanswered) restarts the grace: the id is kept a whole period more.
+    expect(at(2 * FORMER_ID_GRACE_MS + 1)).toEqual(both);
+    expect(at(3 * FORMER_ID_GRACE_MS)).toEqual(both);
+    expect(at(3 * FORMER_ID_GRACE_MS + 1)).toEqual([['a-0-0', ['p0']]]);
+    // A controller restart (no memory) starts the grace again: an id is only ever kept longer.
+    expect([...formerNodeIds(history, members, true, { unlistedSince: new Map(), nowMs: 9 * FORMER_ID_GRACE_MS })]).toEqual(both);
   });
 });
 
