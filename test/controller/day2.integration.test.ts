@@ -18,7 +18,7 @@ import { waitFor } from '../support/process.js';
 import { rawCommand } from '../support/servers.js';
 import { cluster, role } from '../support/objects.js';
 import type { WriterReport } from '../support/controller/cluster-writer.js';
-import { CONTROLLER_NAMESPACE, getLease, prepareWorld } from '../support/controller/api-world.js';
+import { getLease, prepareWorld, shortLeaseElection } from '../support/controller/api-world.js';
 import {
   apiJson,
   appUserAcl,
@@ -98,14 +98,7 @@ describe('day-2 in the kube world: live settings, ACLs, failover-first rolls', (
       controllerKubeconfig,
       namespace: NS,
       controllerPassword: CONTROLLER_PASSWORD,
-      leaderElection: {
-        namespace: CONTROLLER_NAMESPACE,
-        name: 'valkey-status-sync',
-        identity,
-        leaseDurationSeconds: 2,
-        renewDeadlineMs: 1_500,
-        retryPeriodMs: 200,
-      },
+      leaderElection: shortLeaseElection(identity),
       log: jsonLogger({ level: 'info', write: (l) => out.logs.push(l) }),
       metrics: out.metrics,
     });

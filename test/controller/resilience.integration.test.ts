@@ -21,13 +21,13 @@ import {
   setPodRunning,
   startController,
   waitForCluster,
-  CONTROLLER_NAMESPACE,
   LEASE_PATH,
   controllerMay,
   type AccessScope,
   type ClusterObject,
   type TestController,
 } from '../support/controller/world.js';
+import { shortLeaseElection } from '../support/controller/api-world.js';
 
 const active = (c: ClusterObject) => c.status?.state === 'Active';
 
@@ -143,14 +143,7 @@ describe('resilience and operations', () => {
     await createCluster(api, { ns, name: 'solo', shards: 1, replicasPerShard: 0 });
     await startPod({ ns, cluster: 'solo', shard: 0, ordinal: 0 });
     const election = (identity: string) => ({
-      leaderElection: {
-        namespace: CONTROLLER_NAMESPACE,
-        name: 'valkey-status-sync',
-        identity,
-        leaseDurationSeconds: 2,
-        renewDeadlineMs: 1_500,
-        retryPeriodMs: 200,
-      },
+      leaderElection: shortLeaseElection(identity),
       http: { host: '127.0.0.1', port: 0 },
     });
     const a = await startController({ world, book, namespace: ns, ...election('replica-a') });

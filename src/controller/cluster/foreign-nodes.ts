@@ -98,7 +98,7 @@ export function formerNodeIds(
   history: OwnNodeHistory,
   members: readonly Member[],
   allPodsObserved: boolean,
-  grace: { unlistedSince: Map<string, number>; nowMs: number } = { unlistedSince: new Map(), nowMs: 0 },
+  grace: { unlistedSince: Map<string, number>; nowMs: number },
 ): Map<string, string[]> {
   const own = new Set<string>();
   const listed = new Set<string>();

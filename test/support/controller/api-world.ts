@@ -24,6 +24,15 @@ export const APP_USER = 'app';
 export const APP_PASSWORD = 'app-password-for-tests';
 export const REPLICATION_PASSWORD = 'replication-password-for-tests';
 export const CONTROLLER_NAMESPACE = 'valkey-system';
+/** Leader election with a 2 s lease, so a handover in a test takes about a second: the controller's Lease in CONTROLLER_NAMESPACE. */
+export const shortLeaseElection = (identity: string) => ({
+  namespace: CONTROLLER_NAMESPACE,
+  name: 'valkey-status-sync',
+  identity,
+  leaseDurationSeconds: 2,
+  renewDeadlineMs: 1_500,
+  retryPeriodMs: 200,
+});
 /** The Node createPod binds pods to; prepareWorld registers it, Ready, in zone-a. */
 export const POD_NODE = 'node-a';
 
