@@ -8,19 +8,21 @@ export const HASH_HINT =
 
 export const passwordHash = lazy(() => z.string({ error: HASH_HINT }).check(z.regex(PASSWORD_HASH, { error: HASH_HINT })));
 
+// Valkey splits ACL rules like a shell: whitespace separates them and quotes are parsed, so a
+// pattern with either would silently become another rule. Nor control characters: Valkey 9.1.2
+// crashes (SIGSEGV) loading a users.acl with a NUL in a selector's pattern, at start-up and on
+// the controller's ACL LOAD alike, so every node of the cluster goes down; the others would be
+// printed raw into logs and terminals. One class, in \x escapes, reads the same in JavaScript
+// and in the API server's RE2 (their \S differ), and makes one CRD pattern.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
+export const TOKEN = /^[^\x00-\x20\x7f-\x9f"']+$/;
+
 /** ACL file tokens are whitespace separated: nothing here may contain whitespace. */
 const token = (what: string) =>
   z.string({ error: `must be ${what}` }).check(
     z.minLength(1, { error: `must be ${what}` }),
     z.maxLength(256),
-    // Valkey splits ACL rules like a shell: whitespace separates them and quotes are parsed, so a
-    // pattern with either would silently become another rule. Nor control characters: Valkey 9.1.2
-    // crashes (SIGSEGV) loading a users.acl with a NUL in a selector's pattern, at start-up and on
-    // the controller's ACL LOAD alike, so every node of the cluster goes down; the others would be
-    // printed raw into logs and terminals. One class, in \x escapes, reads the same in JavaScript
-    // and in the API server's RE2 (their \S differ), and makes one CRD pattern.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
-    z.regex(/^[^\x00-\x20\x7f-\x9f"']+$/, {
+    z.regex(TOKEN, {
       error: `must be ${what} without whitespace, quotes or control characters (NUL, ESC, DEL...)`,
     }),
     // Each permission is written as one selector, `(+@read ~keys &channels)`, and Valkey ends a

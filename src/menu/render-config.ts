@@ -8,6 +8,7 @@ import {
   type Problem,
   type RenderConfig,
 } from '../api/index.js';
+import { acceptRenderConfig, acceptRenderConfigSpec } from './fast-accept.js';
 import { own } from './own.js';
 import { objectRefOf } from './parse.js';
 import { issuesToProblems } from './zod-problems.js';
@@ -22,6 +23,9 @@ export type RenderConfigCheck = { config?: RenderConfig; problems: Problem[] };
 
 /** Checks a ValkeyRenderConfig object; problems about the system users carry the hint to create them. */
 export function validateRenderConfig(value: unknown): RenderConfigCheck {
+  // The common valid config is checked without building zod's schema (fast-accept.ts).
+  const accepted = acceptRenderConfig(value);
+  if (accepted) return { config: accepted, problems: [] };
   const ref = objectRefOf(value);
   const parsed = renderConfig().safeParse(value, { reportInput: true });
   if (!parsed.success) return { problems: withHint(issuesToProblems(parsed.error.issues, { object: ref }), ref) };
@@ -33,6 +37,8 @@ export function validateRenderConfig(value: unknown): RenderConfigCheck {
  * from); `relocate` lets the caller point each problem's field at where that form keeps it.
  */
 export function validateRenderConfigSpec(spec: unknown, ref: ObjectRef, relocate: (p: Problem) => Problem = (p) => p): RenderConfigCheck {
+  const accepted = acceptRenderConfigSpec(spec);
+  if (accepted) return { config: accepted, problems: [] };
   const parsed = renderConfigSpec().safeParse(spec, { reportInput: true });
   if (!parsed.success) return { problems: withHint(issuesToProblems(parsed.error.issues, { object: ref }).map(relocate), ref) };
   return { config: parsed.data, problems: [] };
