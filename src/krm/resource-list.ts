@@ -1,5 +1,5 @@
 import { error } from '../api/index.js';
-import { fileAnnotations, withFileAnnotations } from './annotations.js';
+import { withFileAnnotations } from './annotations.js';
 import { RESOURCE_LIST_API_VERSION, parseResourceList } from './read-input.js';
 import { failureText, formatReport, successText } from './report.js';
 import { toResults } from './results.js';
@@ -7,7 +7,9 @@ import { runFunction, sortItems, type FunctionOutcome, type GeneratedObject } fr
 import { bytesOutput, type RunOutput } from './run-output.js';
 import type { Tool } from './tool.js';
 import { ByteSink } from './yaml/byte-sink.js';
-import { emitMappingTo, emitObjectItemTo, emitSequenceItemTo, emitYaml } from './yaml/emitter.js';
+import { emitMappingTo, emitYaml } from './yaml/emitter.js';
+import { emitGeneratedObject, writeClusterText } from './cluster-writer.js';
+import type { ClusterText } from '../render/cluster-text.js';
 
 /**
  * KRM function mode: a ResourceList in, a ResourceList out. Items we do not own are written back
@@ -32,7 +34,12 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
   const outcome = runFunction(list.items, list.functionConfig, {
     validateOnly: tool === 'validate-valkey',
     dropLocalConfig: false,
-    ...(generated ? { emit: (g: GeneratedObject) => emitGenerated(g, indent, generated) } : {}),
+    ...(generated
+      ? {
+          emit: (g: GeneratedObject) => emitGenerated(g, indent, generated),
+          emitText: (text: ClusterText, path: string, header: string) => writeClusterText(generated, indent, text, path, header),
+        }
+      : {}),
   });
   // On failure, and when only validating, everything goes back as it came, our earlier output too.
   const emitted = outcome.ok && tool === 'render-valkey' ? outcome.passthrough : [...outcome.passthrough, ...sortItems(outcome.previous)];
@@ -55,11 +62,7 @@ export function runResourceList(input: string, tool: Tool): RunOutput {
 }
 
 function emitGenerated(g: GeneratedObject, indent: number, out: ByteSink): void {
-  if (g.header) out.write(`${' '.repeat(indent)}# ${g.header}\n`);
-  // The file annotations are written after the object's own, as withFileAnnotations puts them,
-  // without copying the object to add them.
-  if (!emitObjectItemTo(g.object, indent, out, fileAnnotations(g.path, g.index)))
-    emitSequenceItemTo(withFileAnnotations(g.object, g.path, g.index), indent, out);
+  emitGeneratedObject(out, indent, g.object, g.path, g.index, g.header);
 }
 
 /** `streamed`: the generated items, already written (runFunction's `emit`). */

@@ -3,6 +3,7 @@ import { nearMissOfOurs } from '../menu/near-miss.js';
 import { own } from '../menu/own.js';
 import { isValkeyObject, objectRefOf } from '../menu/parse.js';
 import { isRenderConfig } from '../menu/render-config.js';
+import type { ClusterText } from '../render/cluster-text.js';
 import { renderAll, type ClusterRenderOf } from '../render/render-all.js';
 import type { KubeObject } from '../render/object.js';
 import { fileOf, isKptInventory, isKptfile, isLocalConfig, originOf } from './annotations.js';
@@ -63,6 +64,12 @@ export interface FunctionOptions {
    * only when the outcome is ok; `stats.objects` still counts them.
    */
   emit?: (generated: GeneratedObject) => void;
+  /**
+   * With `emit`: a cluster whose objects come as a template's text and its values
+   * (render/cluster-text.ts) is handed here instead, with its file and its GENERATED comment, and
+   * must be written as `emit` would write its objects one by one.
+   */
+  emitText?: (text: ClusterText, path: string, header: string) => void;
 }
 
 /** The input items sorted out by what they are: one reader for render, validate and plan. */
@@ -172,15 +179,22 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
       index === 0 ? { object, path, index, header: generatedHeader(c.namespace, c.name) } : { object, path, index },
     );
   const emit = render && !options.validateOnly ? options.emit : undefined;
+  const emitText = emit ? options.emitText : undefined;
   let emitted = 0;
   const rendered = renderAll(valkeyObjects, render, {
     validateOnly: options.validateOnly,
     previous: previous.map((item) => item.value),
+    text: emitText !== undefined,
     ...(emit && render
       ? {
           onCluster: (c: ClusterRenderOf) => {
             const path = pathOf(c, render.outputDir);
             if (path === undefined) return;
+            if (c.text && emitText) {
+              emitText(c.text, path, generatedHeader(c.namespace, c.name));
+              emitted += c.text.template.objects.length;
+              return;
+            }
             for (const g of generatedOf(c, path)) emit(g);
             emitted += c.objects.length;
           },

@@ -1,5 +1,4 @@
 import {
-  ANNOTATIONS,
   controllerPasswordHashes,
   error,
   info,
@@ -16,18 +15,15 @@ import type { KubeObject } from './object.js';
 import { renderValkeyConf } from './settings.js';
 import { aclRevisionLine } from '../api/contract/users-acl.js';
 import { renderUsersAcl } from './acl.js';
-import { configMapSizeProblem, renderConfigMap, sha256 } from './configmap.js';
+import { configMapSizeProblem, sha256 } from './configmap.js';
 import { renderProbeScript } from './probes.js';
-import { renderService } from './service.js';
-import { renderConnectionConfigMap } from './connection.js';
-import { renderShardPodTemplate, renderShardStatefulSet } from './statefulset.js';
-import { renderShardPodDisruptionBudget } from './pdb.js';
-import { renderNetworkPolicy } from './network-policy.js';
-import { renderClientCertificates } from './client-certificate.js';
+import { renderShardPodTemplate } from './statefulset.js';
+import { buildObjects, type ObjectParts } from './cluster-objects.js';
+import { clusterText, templateRestartHash, type ClusterText, type TextTemplates } from './cluster-text.js';
 import type { PreviousCluster } from './previous.js';
 import { liveRevision, restartHash, type ClusterRevisions } from './revisions.js';
 import { primaryPromiseFindings } from './primary-promise.js';
-import { rolloutFindings } from './rollout-warnings.js';
+import { allowedDataLossRoll, rolloutFindings } from './rollout-warnings.js';
 import { shapeFindings } from './shape-checks.js';
 
 export interface ClusterRender {
@@ -40,6 +36,8 @@ export interface ClusterRender {
   problems: Problem[];
   /** The shape checks' warnings (shape-checks.ts): what plan reports as a risk of this cluster when a change brings one. */
   shapeWarnings?: string[];
+  /** On the text path (cluster-text.ts), instead of `objects`: the cluster's template and values. */
+  text?: ClusterText;
 }
 
 /**
@@ -51,6 +49,7 @@ export function renderCluster(
   roles: ReadonlyMap<string, ValkeyRole>,
   render: RenderConfig,
   previous?: PreviousCluster,
+  options: { text?: TextTemplates } = {},
 ): ClusterRender {
   const name = cluster.metadata.name;
   const namespace = cluster.metadata.namespace as string;
@@ -106,16 +105,26 @@ export function renderCluster(
   });
   const aclRevision = sha256(aclBody);
   const acl = aclBody + aclRevisionLine(aclRevision);
+  const shape = shapeFindings(cluster, config);
+  const allowDataLossRoll = allowedDataLossRoll(cluster);
+  const parts: ObjectParts = {
+    conf: conf.text,
+    acl,
+    probe: renderProbeScript(tls),
+    users: aclUsers,
+    ...(allowDataLossRoll !== undefined ? { allowDataLossRoll } : {}),
+  };
+  // The text path (cluster-text.ts): the objects of every cluster alike but for its names, hashes
+  // and files are built and written once, and this cluster's values are written into that text.
+  const template = options.text?.templateFor(cluster, config, render, parts);
   // Shard 0's pod template is hashed, then becomes shard 0's (the hash is added to a copy of its annotations).
-  const shardZeroTemplate = renderShardPodTemplate({ cluster, config, render, shard: 0 });
+  const shardZeroTemplate = template ? undefined : renderShardPodTemplate({ cluster, config, render, shard: 0 });
   const revisions: ClusterRevisions = {
-    restart: restartHash(conf.restart, shardZeroTemplate),
+    restart: template ? templateRestartHash(template, conf.restart, name, namespace) : restartHash(conf.restart, shardZeroTemplate),
     live: liveRevision(conf.live, acl),
     acl: aclRevision,
   };
-  const rollout = rolloutFindings(cluster, revisions.restart, previous);
-  const shape = shapeFindings(cluster, config);
-  problems.push(...rollout.problems, ...primaryPromiseFindings(cluster), ...shape);
+  problems.push(...rolloutFindings(cluster, revisions.restart, previous).problems, ...primaryPromiseFindings(cluster), ...shape);
   if (render.nodeSpread === 'bestEffort' && cluster.spec.replicasPerShard > 0) {
     problems.push(
       warning(
@@ -125,63 +134,10 @@ export function renderCluster(
       ),
     );
   }
-  const files = { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) };
-  const tooLarge = configMapSizeProblem(name, namespace, files);
+  const tooLarge = configMapSizeProblem(name, namespace, { 'valkey.conf': parts.conf, 'users.acl': acl, 'probe.sh': parts.probe });
   if (tooLarge) return { objects: [], problems: [...problems, tooLarge] };
-  // Certificates first: a sync in the order rendered asks cert-manager for them before the pods come.
-  const objects: KubeObject[] = [
-    ...(clients ? renderClientCertificates(name, namespace, clients) : []),
-    renderConfigMap(name, namespace, files),
-    renderService(name, namespace),
-  ];
-  for (let shard = 0; shard < cluster.spec.shards; shard++) {
-    objects.push(
-      renderShardStatefulSet({
-        cluster,
-        config,
-        render,
-        shard,
-        revisions,
-        allowDataLossRoll: rollout.allowDataLossRoll,
-        ...(shard === 0 ? { template: shardZeroTemplate } : {}),
-      }),
-    );
-  }
-  for (let shard = 0; shard < cluster.spec.shards; shard++) {
-    objects.push(renderShardPodDisruptionBudget(name, namespace, shard));
-  }
-  if (render.networkPolicy.enabled) objects.push(renderNetworkPolicy(name, namespace, render));
-  objects.push(
-    renderConnectionConfigMap({
-      cluster: name,
-      namespace,
-      shards: cluster.spec.shards,
-      clusterDomain: render.clusterDomain,
-      ...(cluster.spec.tls ? { tlsSecret: cluster.spec.tls.secretRef } : {}),
-      ...(clients ? { clientCertificateUsers: clients.users } : {}),
-      users: [...config.acl, ...(cluster.spec.acl ?? [])],
-    }),
-  );
   const shapeWarnings = shape.filter((p) => p.severity === 'warning').map((p) => p.message);
-  return {
-    objects: objects.map((o) => withOwner(o, `${namespace}/${name}`)),
-    problems,
-    ...(shapeWarnings.length ? { shapeWarnings } : {}),
-  };
-}
-
-/**
- * Names the cluster an object was rendered for: how the next render tells its own earlier output
- * from a user's object that copied our labels (src/krm/ownership.ts).
- */
-function withOwner(object: KubeObject, owner: string): KubeObject {
-  // The objects are this cluster's own, made just now: their metadata gets the annotation in place
-  // (a new annotations mapping, so one shared by two objects is not changed twice).
-  if (Object.isFrozen(object) || Object.isFrozen(object.metadata))
-    return {
-      ...object,
-      metadata: { ...object.metadata, annotations: { [ANNOTATIONS.renderedFor]: owner, ...object.metadata.annotations } },
-    };
-  object.metadata.annotations = { [ANNOTATIONS.renderedFor]: owner, ...object.metadata.annotations };
-  return object;
+  const warned = shapeWarnings.length ? { shapeWarnings } : {};
+  if (template) return { objects: [], text: clusterText(template, name, namespace, revisions, parts), problems, ...warned };
+  return { objects: buildObjects(cluster, config, render, parts, revisions, shardZeroTemplate), problems, ...warned };
 }

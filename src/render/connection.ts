@@ -1,4 +1,4 @@
-import { CLIENT_PORT, GROUP, podFqdn, podName, serviceName, shardName, type AclBinding } from '../api/index.js';
+import { CLIENT_PORT, GROUP, podFqdn, podName, serviceName, shardName } from '../api/index.js';
 import { clientCertificateName } from './client-certificate.js';
 import { clusterLabels } from './labels.js';
 import type { KubeObject } from './object.js';
@@ -26,9 +26,12 @@ export interface ConnectionInput {
   tlsSecret?: string;
   /** spec.tls.clientCertificates.users: the users whose client certificate the render asks cert-manager for. */
   clientCertificateUsers?: readonly string[];
-  /** The application users: the config chain's bindings, then the cluster's own. */
-  users: readonly Pick<AclBinding, 'username'>[];
+  /** The application users' names: the config chain's bindings, then the cluster's own. */
+  users: readonly string[];
 }
+
+/** The `users` entry: the application users' names, comma-separated. */
+export const connectionUsers = (users: readonly string[]): string => users.join(',');
 
 export function renderConnectionConfigMap(o: ConnectionInput): KubeObject {
   const kind: ConnectionKind = o.tlsSecret ? 'tls' : 'plaintext';
@@ -37,14 +40,13 @@ export function renderConnectionConfigMap(o: ConnectionInput): KubeObject {
     { length: o.shards },
     (_, s) => `${podFqdn(podName(shardName(o.cluster, s), 0), o.cluster, o.namespace, o.clusterDomain)}:${CLIENT_PORT}`,
   );
-  const users = o.users.map((u) => u.username);
   const data: Record<string, string> = {
     'cluster-mode': 'yes',
     service,
     port: String(CLIENT_PORT),
     seeds: seeds.join(','),
     tls: o.tlsSecret ? 'yes' : 'no',
-    users: users.join(','),
+    users: connectionUsers(o.users),
     'password-from':
       'your own Secret: the cluster holds only the SHA-256 hashes listed in its ValkeyCluster or ValkeyConfig spec.acl, never a password',
   };

@@ -4,6 +4,7 @@ import { provenanceOf, type ClusterProvenance } from '../menu/provenance.js';
 import { resolveMenu } from '../menu/resolve-menu.js';
 import type { KubeObject } from './object.js';
 import { renderCluster } from './cluster.js';
+import { TextTemplates, type ClusterText } from './cluster-text.js';
 import { previousClusters } from './previous.js';
 
 export interface RenderedSet {
@@ -17,6 +18,8 @@ export interface RenderedSet {
     autoscaling?: { minShards: number; maxShards: number };
     /** The shape checks' warnings for this cluster (shape-checks.ts), for plan's risks. */
     shapeWarnings?: string[];
+    /** With RenderOptions.text, for most clusters: the objects as a template's text and this cluster's values (`objects` is then empty). */
+    text?: ClusterText;
   }[];
   problems: Problem[];
   stats: { images: number; configs: number; roles: number; clusters: number };
@@ -35,6 +38,11 @@ export interface RenderOptions {
   onCluster?: (cluster: ClusterRenderOf) => void;
   /** The function's own output from an earlier run, as it came back in the input (kpt re-renders). */
   previous?: readonly unknown[];
+  /**
+   * For a caller that only writes the objects out as YAML (with onCluster): clusters alike but
+   * for their names and files share one text (cluster-text.ts), handed over as `text`.
+   */
+  text?: boolean;
 }
 
 /**
@@ -50,8 +58,10 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
   const clusters: RenderedSet['clusters'] = [];
   if (render) {
     const previous = previousClusters(options.previous ?? []);
+    const text = options.text && !options.validateOnly ? { text: new TextTemplates() } : {};
     for (const rc of resolved.clusters) {
-      const out = renderCluster(rc, menu.roles, render, previous.get(`${rc.cluster.metadata.namespace}/${rc.cluster.metadata.name}`));
+      const key = `${rc.cluster.metadata.namespace}/${rc.cluster.metadata.name}`;
+      const out = renderCluster(rc, menu.roles, render, previous.get(key), text);
       problems.push(...out.problems);
       if (options.validateOnly) continue;
       const entry: ClusterRenderOf = {
@@ -63,6 +73,7 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
           ? { autoscaling: { minShards: rc.cluster.spec.autoscaling.minShards, maxShards: rc.cluster.spec.autoscaling.maxShards } }
           : {}),
         ...(out.shapeWarnings ? { shapeWarnings: out.shapeWarnings } : {}),
+        ...(out.text ? { text: out.text } : {}),
       };
       if (options.onCluster) options.onCluster(entry);
       else clusters.push(entry);

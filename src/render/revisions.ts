@@ -23,8 +23,12 @@ export interface ClusterRevisions {
  * the number of shards, so adding a shard rolls nothing.
  */
 export function restartHash(restartLines: readonly string[], shardZeroTemplate: unknown): string {
-  return sha256(`${restartLines.join('\n')}\n${canonicalJson(shardZeroTemplate)}`);
+  return restartHashOfText(restartLines, canonicalJson(shardZeroTemplate));
 }
+
+/** restartHash of a pod template whose canonicalJson text is `templateText`. */
+export const restartHashOfText = (restartLines: readonly string[], templateText: string): string =>
+  sha256(`${restartLines.join('\n')}\n${templateText}`);
 
 /** The live revision: the live directive lines, then the whole users.acl (marker included). */
 export function liveRevision(liveLines: readonly string[], usersAcl: string): string {

@@ -48,7 +48,14 @@ export function rolloutFindings(cluster: ValkeyCluster, restartHash: string, pre
   const tls = cluster.spec.tls !== undefined;
   if (previous !== undefined && previous.tls !== tls) problems.push(tlsToggleWarning(who, ref, tls));
 
-  return { problems, ...(wellFormed && optIn !== undefined ? { allowDataLossRoll: optIn } : {}) };
+  const allowDataLossRoll = allowedDataLossRoll(cluster);
+  return { problems, ...(allowDataLossRoll !== undefined ? { allowDataLossRoll } : {}) };
+}
+
+/** The cluster's data-loss opt-in, when it has a well-formed one, to copy onto its StatefulSets. */
+export function allowedDataLossRoll(cluster: ValkeyCluster): string | undefined {
+  const optIn = cluster.metadata.annotations?.[ANNOTATIONS.allowDataLossRoll];
+  return optIn !== undefined && readDataLossOptIn(optIn).kind !== 'malformed' ? optIn : undefined;
 }
 
 /**

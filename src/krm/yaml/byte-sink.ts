@@ -10,8 +10,27 @@ export class ByteSink {
   private buf: Buffer;
   private len = 0;
 
+  /**
+   * Set by a sink that records a text with blanks (krm/cluster-writer.ts): the emitter hands a
+   * string value that holds it to blank() instead of writing it.
+   */
+  readonly blankMark: string | undefined = undefined;
+
   constructor(private readonly chunkSize = CHUNK) {
     this.buf = Buffer.allocUnsafe(chunkSize);
+  }
+
+  /** A string value holding blankMark, at column `col`: only a recording sink takes one. */
+  blank(_value: string, _col: number): void {
+    throw new Error('internal error: a blank written to a sink that does not record blanks');
+  }
+
+  /** The bytes written so far, in one buffer of their own; the sink is empty afterwards. */
+  take(): Buffer {
+    const bytes = Buffer.concat(this.chunks());
+    this.done.length = 0;
+    this.len = 0;
+    return bytes;
   }
 
   write(s: string): void {

@@ -208,6 +208,10 @@ function emitValue(value: Plain, col: number, out: ByteSink): void {
 function emitFreshValue(value: Plain, col: number, out: ByteSink): void {
   if (value === null) out.write(' null\n');
   else if (typeof value === 'string') {
+    if (out.blankMark !== undefined && value.includes(out.blankMark)) {
+      out.blank(value, col);
+      return;
+    }
     const block = value.includes('\n') ? literalBlock(value, col + 2) : undefined;
     out.write(block ?? valueLine(value));
   } else if (typeof value === 'boolean') out.write(value ? ' true\n' : ' false\n');
@@ -262,6 +266,16 @@ function emitSequenceItem(item: Plain, col: number, out: ByteSink): void {
     out.write(dash);
     emitFreshValue(item, col, out);
   }
+}
+
+/**
+ * The text of a string value after "key:" or "- " at column `col`, as emitFreshValue writes it
+ * there: what a blank of a recorded text is filled with (krm/cluster-writer.ts).
+ */
+export function stringValueText(value: string, col: number): string {
+  // As emitFreshValue writes a string, without its caches: a blank's value is new with each cluster.
+  const block = value.includes('\n') ? makeLiteralBlock(value, col + 2) : undefined;
+  return block ?? ` ${plainOk(value) ? value : doubleQuoted(value)}\n`;
 }
 
 /** A whole document. */
