@@ -81,6 +81,34 @@ export interface ValkeyConfText {
  * applies anything, CONFIG SET may refuse it.
  */
 export function renderValkeyConf(header: string[], valkey: Record<string, string>, tls: boolean, version: string): ValkeyConfText {
+  const body = confBody(valkey, tls, version);
+  // As `[...header lines, ...body lines].join('\n')`: the body's lines start with the empty one.
+  const text = header.length ? `${header.map((h) => `# ${h}`).join('\n')}\n${body.text}` : body.text;
+  return { text, dropped: body.dropped, live: body.live, restart: body.restart };
+}
+
+/**
+ * Everything of valkey.conf after its header, made once per config chain's settings (the same
+ * object for every cluster of a config), TLS and version: only the header names the cluster.
+ */
+const confBodies = new WeakMap<Record<string, string>, Map<string, ValkeyConfText>>();
+
+function confBody(valkey: Record<string, string>, tls: boolean, version: string): ValkeyConfText {
+  let byKind = confBodies.get(valkey);
+  if (byKind === undefined) {
+    byKind = new Map();
+    confBodies.set(valkey, byKind);
+  }
+  const kind = `${tls}\u0000${version}`;
+  let body = byKind.get(kind);
+  if (body === undefined) {
+    body = makeConfBody(valkey, tls, version);
+    byKind.set(kind, body);
+  }
+  return body;
+}
+
+function makeConfBody(valkey: Record<string, string>, tls: boolean, version: string): ValkeyConfText {
   const dropped: string[] = [];
   const user: Setting[] = [];
   for (const key of Object.keys(valkey).sort()) {
@@ -93,7 +121,6 @@ export function renderValkeyConf(header: string[], valkey: Record<string, string
   const restartOnly = user.filter(([key]) => isLiveSetting(key, version) !== true).map(line);
   const forced = forcedSettings({ tls }).map(line);
   const lines = [
-    ...header.map((h) => `# ${h}`),
     '',
     LIVE_SECTION_HEADER,
     ...live,
@@ -104,5 +131,11 @@ export function renderValkeyConf(header: string[], valkey: Record<string, string
     '# Forced by valkey-krm; these always win. Per-pod announce settings and masterauth are arguments.',
     ...forced,
   ];
-  return { text: `${lines.join('\n')}\n`, dropped, live, restart: [...restartOnly, ...forced] };
+  // Shared by every cluster of the config: frozen, so no caller can change another's.
+  return Object.freeze({
+    text: `${lines.join('\n')}\n`,
+    dropped: Object.freeze(dropped) as string[],
+    live: Object.freeze(live) as string[],
+    restart: Object.freeze([...restartOnly, ...forced]) as string[],
+  });
 }
