@@ -28,8 +28,10 @@ export interface ObjectParts {
 /**
  * A cluster's objects: the client Certificates (spec.tls.clientCertificates), ConfigMap, Service,
  * then each shard's StatefulSet, then each shard's PodDisruptionBudget, then the NetworkPolicy
- * (unless switched off), then the connection ConfigMap. Reads nothing of the cluster but its
- * metadata and spec (spec.acl aside: its users come in `parts`).
+ * (unless switched off), then the connection ConfigMap. Reads nothing of the cluster but its name,
+ * namespace and spec (spec.acl aside: its users come in `parts`), and writes each name and each
+ * value of `parts` and `revisions` only into string values, as it is: the text path
+ * (cluster-text.ts) depends on both.
  */
 export function buildObjects(
   cluster: ResolvedCluster['cluster'],

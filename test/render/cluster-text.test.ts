@@ -64,10 +64,16 @@ function goldenInput(name: string): string {
   return resourceList(docs, fnconfig);
 }
 
-const cluster = (name: string, namespace: string, spec: Record<string, unknown>, annotations?: Record<string, string>) => ({
+const cluster = (
+  name: string,
+  namespace: string,
+  spec: Record<string, unknown>,
+  annotations?: Record<string, string>,
+  labels?: Record<string, string>,
+) => ({
   apiVersion: API,
   kind: 'ValkeyCluster',
-  metadata: { name, namespace, ...(annotations ? { annotations } : {}) },
+  metadata: { name, namespace, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) },
   spec: { configRef: 'chain0-level0', shards: 3, replicasPerShard: 1, ...spec },
 });
 const binding = (username: string) => ({
@@ -138,6 +144,10 @@ function awkwardFleet(): string {
   clusters.push(cluster('opted-twin', 'team-2', { replicasPerShard: 0 }, { 'valkey.gomomento.com/allow-data-loss-roll': 'true' }));
   // As JSON: the `yaml` package would write `no` and `on` unquoted, which a YAML 1.1 reader (and so
   // render-valkey) takes for booleans.
+  // Labels and annotations of a cluster are not in any object (a template does not have them): two
+  // clusters that differ only there share a template, and must still be written as rendered.
+  clusters.push(cluster('labelled', 'team-3', {}, { 'example.com/owner': 'a' }, { team: 'a', 'example.com/tier': 'gold' }));
+  clusters.push(cluster('labelled-twin', 'team-4', {}, { 'example.com/owner': 'b' }, { team: 'b' }));
   return JSON.stringify({
     apiVersion: 'config.kubernetes.io/v1',
     kind: 'ResourceList',
@@ -175,7 +185,7 @@ describe('the text path writes what the direct path writes', () => {
   it('renders the awkward fleet without an error, every cluster from a template', () => {
     const viaText = write(awkwardFleet(), 2, true);
     expect(viaText.ok).toBe(true);
-    expect(viaText.fromText).toBe(AWKWARD_NAMES.length + 15 * 2 + 2);
+    expect(viaText.fromText).toBe(AWKWARD_NAMES.length + 15 * 2 + 4);
     expect(viaText.text).not.toContain('krmslot');
   });
 });
