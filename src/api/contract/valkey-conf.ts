@@ -35,12 +35,21 @@ const hexValue = (b: number | undefined): number | undefined => {
   return undefined;
 };
 
-const decoder = new TextDecoder('utf-8');
-const encoder = new TextEncoder();
+// Made on first use: creating them loads Node's encoding module, which most runs never need.
+let decoder: InstanceType<typeof TextDecoder> | undefined;
+let encoder: InstanceType<typeof TextEncoder> | undefined;
+const utf8 = (line: string): Uint8Array => {
+  encoder ??= new TextEncoder();
+  return encoder.encode(line);
+};
+const fromUtf8 = (bytes: Uint8Array): string => {
+  decoder ??= new TextDecoder('utf-8');
+  return decoder.decode(bytes);
+};
 
 /** One line into words as Valkey splits a config line (sdssplitargs), or why it cannot be. */
 export function splitValkeyArgs(line: string): SplitResult {
-  const bytes = encoder.encode(line);
+  const bytes = utf8(line);
   // Valkey reads the line as a C string: a NUL ends it.
   const nul = bytes.indexOf(0);
   const end = nul < 0 ? bytes.length : nul;
@@ -88,7 +97,7 @@ export function splitValkeyArgs(line: string): SplitResult {
         else word.push(c);
       }
     }
-    words.push(decoder.decode(new Uint8Array(word)));
+    words.push(fromUtf8(new Uint8Array(word)));
   }
 }
 

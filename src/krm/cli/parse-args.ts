@@ -20,6 +20,8 @@ const OPTIONS = {
  * argument is a path.
  */
 export function parseCliArgs(argv: readonly string[]): CliRequest {
+  // kpt runs the function with no arguments: nothing to parse (and node:util's parser not to load).
+  if (argv.length === 0) return { action: 'run', paths: [] };
   const { tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const paths: string[] = [];
   let configPath: string | undefined;
