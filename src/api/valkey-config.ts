@@ -11,7 +11,13 @@ import { settingValueRules } from './setting-value-rules.js';
 export const VALKEY_KEY_PATTERN = '^[A-Za-z][A-Za-z0-9-]*$';
 export const VALKEY_KEY = new RegExp(VALKEY_KEY_PATTERN);
 const VALKEY_KEY_MESSAGE = 'each key must be a Valkey directive name such as maxmemory-policy';
-const MAX_VALKEY_SETTINGS = 256;
+export const MAX_VALKEY_SETTINGS = 256;
+/**
+ * A setting's value: no line break (it would inject another directive) nor any control character
+ * but tab, which separates arguments (a NUL cuts the line short in Valkey's reader).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
+export const VALKEY_VALUE = /^[^\x00-\x08\x0a-\x1f\x7f]*$/;
 
 /**
  * The admission twin of menu/check-settings.ts's refusal of settings that decide who can connect
@@ -39,10 +45,7 @@ export const valkeySettings = lazy(() =>
       z.string().check(z.maxLength(128, { error: VALKEY_KEY_MESSAGE }), z.regex(VALKEY_KEY, { error: VALKEY_KEY_MESSAGE })),
       z.string({ error: 'each value must be a string; quote numbers and booleans in YAML, e.g. "5"' }).check(
         z.maxLength(4096),
-        // No line break (it would inject another directive) nor any control character but tab,
-        // which separates arguments (a NUL cuts the line short in Valkey's reader).
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this pattern is about
-        z.regex(/^[^\x00-\x08\x0a-\x1f\x7f]*$/, {
+        z.regex(VALKEY_VALUE, {
           error: 'a value may not contain a line break (it would inject another directive) or a control character such as NUL or ESC',
         }),
         // Quotes must balance as Valkey splits the line, or the pods do not start.

@@ -1,10 +1,11 @@
 /**
- * The common valid ValkeyCluster and ValkeyRenderConfig, accepted without zod.
+ * The common valid ValkeyCluster, ValkeyConfig and ValkeyRenderConfig, accepted without zod.
  *
  * zod's per-object cost was most of the input side of a render of 1,000 clusters, and building the
  * render config's schema (every run needs one) was the largest part of the KRM function's start-up
- * after Node's own. These functions check the same rules as the zod schemas (src/api/
- * valkey-cluster.ts, acl.ts, common.ts, render-config.ts) and return the very value zod returns:
+ * after Node's own; a config's schema (with the settings' admission rules) took longer still to
+ * build. These functions check the same rules as the zod schemas (src/api/valkey-cluster.ts,
+ * valkey-config.ts, acl.ts, common.ts, render-config.ts) and return the very value zod returns:
  * the same keys in the same order (the schema's, then a loose object's other keys), defaults
  * filled in, leaves shared with the input as zod shares them.
  *
@@ -24,18 +25,24 @@ import {
   LABEL_VALUE_PATTERN,
   MAX_CLIENT_CERTIFICATES,
   MAX_PODS_PER_CLUSTER,
+  MAX_VALKEY_SETTINGS,
   PASSWORD_HASH,
+  RESOURCE_QUANTITY_PATTERN,
   RENDER_CONFIG_KIND,
   RESERVED_ANNOTATION_PREFIX,
   TOKEN,
   USERNAME,
+  VALKEY_KEY,
+  VALKEY_VALUE,
   ZONE_SPREAD,
   isNamespaceName,
   isQualifiedName,
   podAnnotationFindings,
   type RenderConfig,
   type ValkeyCluster,
+  type ValkeyConfig,
 } from '../api/index.js';
+import { valkeyArgsError } from '../api/valkey-args.js';
 
 /** Thrown to hand the value to zod; never escapes this module. */
 const NO: unique symbol = Symbol('not accepted here');
@@ -58,6 +65,9 @@ export const FAST_SHAPES = {
   clientCertificates: ['issuerRef', 'users'],
   issuerRef: ['kind', 'name'],
   placement: ['zones', 'zoneSpread', 'nodeSelector'],
+  config: ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
+  configSpec: ['baseRef', 'imageRef', 'resources', 'valkey', 'acl'],
+  resources: ['cpu', 'memory'],
   renderConfig: ['apiVersion', 'kind', 'metadata', 'spec'],
   renderConfigSpec: ['outputDir', 'clusterDomain', 'defaultZoneSpread', 'nodeSpread', 'networkPolicy', 'systemUsers'],
   networkPolicy: ['enabled', 'clientNamespaces', 'controller'],
@@ -248,6 +258,50 @@ export function acceptCluster(value: unknown): ValkeyCluster | undefined {
     const out: Obj = { apiVersion: o.apiVersion, kind: o.kind, metadata: metadata(o.metadata), spec: clusterSpec(o.spec) };
     if (o.status !== undefined) out.status = o.status;
     return out as ValkeyCluster;
+  });
+}
+
+// valkey-config.ts
+const RESOURCE_QUANTITY = new RegExp(RESOURCE_QUANTITY_PATTERN);
+/** A quantity: zod's union takes the first that fits, a string of the pattern or a whole number from 0. */
+const quantity = (v: unknown): string | number =>
+  typeof v === 'string' ? text(v, 0, Number.POSITIVE_INFINITY, RESOURCE_QUANTITY) : whole(v, 0, Number.MAX_SAFE_INTEGER);
+
+/** A setting's value: a string Valkey reads as written (valkeyArgsError finds nothing). */
+function settingValue(v: unknown): string {
+  const s = text(v, 0, 4096, VALKEY_VALUE);
+  return valkeyArgsError(s) === undefined ? s : no();
+}
+
+function configSpec(v: unknown): Obj {
+  const o = fields(v, KEYS.configSpec);
+  const out: Obj = {};
+  if (o.baseRef !== undefined) out.baseRef = refName(o.baseRef);
+  if (o.imageRef !== undefined) out.imageRef = refName(o.imageRef);
+  if (o.resources !== undefined) {
+    const r = fields(o.resources, KEYS.resources);
+    const resources: Obj = {};
+    if (r.cpu !== undefined) resources.cpu = quantity(r.cpu);
+    if (r.memory !== undefined) resources.memory = quantity(r.memory);
+    out.resources = resources;
+  }
+  if (o.valkey !== undefined) {
+    const settings = record(o.valkey, settingValue, (k) => k.length <= 128 && VALKEY_KEY.test(k));
+    if (Object.keys(settings).length > MAX_VALKEY_SETTINGS) no();
+    out.valkey = settings;
+  }
+  if (o.acl !== undefined) out.acl = list(o.acl, 0, 256, aclBinding);
+  return out;
+}
+
+/** What `valkeyConfig().safeParse(value)` gives when it succeeds; undefined: ask zod. */
+export function acceptConfig(value: unknown): ValkeyConfig | undefined {
+  return attempt(() => {
+    const o = fields(value, KEYS.config);
+    if (o.apiVersion !== API_VERSION || o.kind !== 'ValkeyConfig') no();
+    const out: Obj = { apiVersion: o.apiVersion, kind: o.kind, metadata: metadata(o.metadata), spec: configSpec(o.spec) };
+    if (o.status !== undefined) out.status = o.status;
+    return out as ValkeyConfig;
   });
 }
 

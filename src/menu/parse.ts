@@ -27,7 +27,7 @@ import { own, ownPath, protoKeyPaths } from './own.js';
 import { issuesToProblems } from './zod-problems.js';
 import { checkValkeySettings } from './check-settings.js';
 import { checkRoleNames } from './check-role.js';
-import { acceptCluster } from './fast-accept.js';
+import { acceptCluster, acceptConfig } from './fast-accept.js';
 
 /** Each kind's schema, built on first use. */
 const SCHEMAS: Record<ValkeyKind, () => z.ZodMiniType> = {
@@ -95,8 +95,8 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
       return;
     }
-    // The common valid cluster is checked without zod (fast-accept.ts); anything else goes to zod.
-    const accepted = kind === 'ValkeyCluster' ? acceptCluster(value) : undefined;
+    // The common valid cluster and config are checked without zod (fast-accept.ts); anything else goes to zod.
+    const accepted = kind === 'ValkeyCluster' ? acceptCluster(value) : kind === 'ValkeyConfig' ? acceptConfig(value) : undefined;
     const parsed = accepted ? { success: true as const, data: accepted } : SCHEMAS[kind]().safeParse(value, { reportInput: true });
     if (!parsed.success) {
       problems.push(

@@ -1,4 +1,4 @@
-// The fast acceptance of clusters and render configs (src/menu/fast-accept.ts) against zod, the
+// The fast acceptance of clusters, configs and render configs (src/menu/fast-accept.ts) against zod, the
 // reference: on every input it accepts, zod must accept too and give the same value (keys in the
 // same order, the same prototypes, undefined and -0 told apart); on everything zod refuses it must
 // hand over (return undefined), so the messages stay zod's. The inputs are valid objects using
@@ -17,9 +17,11 @@ import {
   renderConfigSpec,
   valkeyCluster,
   valkeyClusterSpec,
+  valkeyConfig,
+  valkeyConfigSpec,
 } from '../../src/api/index.js';
-import { acceptCluster, acceptRenderConfig, acceptRenderConfigSpec, FAST_SHAPES } from '../../src/menu/fast-accept.js';
-import { clusterObjects, renderConfig as benchRenderConfig } from '../../bench/generate.js';
+import { acceptCluster, acceptConfig, acceptRenderConfig, acceptRenderConfigSpec, FAST_SHAPES } from '../../src/menu/fast-accept.js';
+import { clusterObjects, menuObjects, renderConfig as benchRenderConfig } from '../../bench/generate.js';
 
 const HASH = 'a153ef84fde0607be195d513251bfcf51fe53ec5cadd6323b3f350c30d7348d8';
 const HASH2 = 'b'.repeat(64);
@@ -93,6 +95,37 @@ const clusters = (): unknown[] => [
     kind: 'ValkeyCluster',
     metadata: { name: 'scaled', namespace: 'ns' },
     spec: { configRef: 'c', shards: 2, replicasPerShard: 1, autoscaling: { minShards: 1, maxShards: 4, scaleOut: { memoryPercent: 80 } } },
+  },
+];
+
+const configs = (): unknown[] => [
+  ...menuObjects(1, 3).filter((o) => (o as { kind: string }).kind === 'ValkeyConfig'),
+  {
+    apiVersion: API_VERSION,
+    kind: 'ValkeyConfig',
+    metadata: { name: 'full', labels: { tier: 'x' }, annotations: { a: 'b' }, uid: '1' },
+    spec: {
+      acl: [{ username: 'monitor', passwordHashes: [HASH], permissions: [{ roleRef: 'app', keys: [{ pattern: '*', access: 'read' }] }] }],
+      valkey: {
+        'maxmemory-policy': 'allkeys-lru',
+        save: '',
+        'client-output-buffer-limit': 'normal 0 0 0 replica 256mb 64mb 60',
+        notify: '"a b" \'c\'',
+        tabbed: 'a\tb',
+        hex: '"\\x41"',
+        Hz: '10',
+      },
+      resources: { memory: 1073741824, cpu: '+1.5' },
+      imageRef: 'valkey-9',
+      baseRef: 'base.config',
+    },
+    status: {},
+  },
+  {
+    apiVersion: API_VERSION,
+    kind: 'ValkeyConfig',
+    metadata: nullProto({ name: 'bare' }),
+    spec: nullProto({ resources: {}, valkey: nullProto({}) }),
   },
 ];
 
@@ -180,6 +213,22 @@ const PROBES: unknown[] = [
   'a'.repeat(253),
   'a'.repeat(254),
   'a'.repeat(257),
+  'a'.repeat(4096),
+  'a'.repeat(4097),
+  '"unclosed',
+  "'unclosed",
+  '"a"b',
+  'a\tb',
+  'a\nb',
+  '\u001b[31m',
+  '\\',
+  '500m',
+  '2Gi',
+  '-1',
+  '1e3',
+  'maxmemory',
+  '9lives',
+  'a'.repeat(129),
   HASH,
   HASH.toUpperCase(),
   'read',
@@ -205,6 +254,12 @@ const PROBES: unknown[] = [
   { 'controller.kubernetes.io/pod-deletion-cost': 'x' },
   Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v'])),
   Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])),
+  Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`k${i}`, 'v'])),
+  { '1': 'v' },
+  // Keys at each side of the bounds on keys.
+  ...[63, 64, 128, 129].map((n) => ({ ['a'.repeat(n)]: 'v' })),
+  ...[253, 254].map((n) => ({ [`${'a'.repeat(n)}/x`]: 'v' })),
+  { Maxmemory: '"x' },
 ];
 
 type Path = (string | number)[];
@@ -301,6 +356,22 @@ describe('fast acceptance agrees with zod', () => {
     console.log(`clusters: ${tally.inputs} inputs, zod accepted ${tally.zodAccepted}, fast ${tally.fastAccepted}`);
   });
 
+  it('configs: every valid example is accepted, with the value zod gives', () => {
+    for (const c of configs()) {
+      const z = valkeyConfig().safeParse(c);
+      expect(z.success).toBe(true);
+      expect(spelled(acceptConfig(c))).toEqual(spelled(z.data));
+    }
+  });
+
+  it('configs: on every change of them, accepted only what zod accepts, and as zod gives it', () => {
+    const tally: Tally = { inputs: 0, zodAccepted: 0, fastAccepted: 0 };
+    compare(configs(), acceptConfig, (v) => valkeyConfig().safeParse(v), tally);
+    expect(tally.zodAccepted).toBeLessThan(tally.inputs / 2);
+    expect(tally.fastAccepted).toBeGreaterThan(tally.zodAccepted * 0.8);
+    console.log(`configs: ${tally.inputs} inputs, zod accepted ${tally.zodAccepted}, fast ${tally.fastAccepted}`);
+  });
+
   it('render configs: every valid example is accepted, with the spec zod gives', () => {
     for (const r of renderConfigs()) {
       const z = renderConfig().safeParse(r);
@@ -358,6 +429,9 @@ describe('the fast checks read the fields the schemas have', () => {
     ['clientCertificates', clientCertificates()],
     ['issuerRef', field(clientCertificates(), 'issuerRef')],
     ['placement', placement()],
+    ['config', valkeyConfig()],
+    ['configSpec', valkeyConfigSpec()],
+    ['resources', field(valkeyConfigSpec(), 'resources')],
     ['renderConfig', renderConfig()],
     ['renderConfigSpec', spec],
     ['networkPolicy', networkPolicy],
