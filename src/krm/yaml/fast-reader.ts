@@ -72,7 +72,23 @@ class Reader {
    */
   private depth = 0;
 
+  /** The last answer of `spaceHash`: searched from `hashFrom`, found at `hashAt` (-1: none to the end). */
+  private hashFrom = 0;
+  private hashAt = -2;
+
   constructor(private readonly s: string) {}
+
+  /**
+   * Where the next ` #` (a space, then the `#` that starts a comment) is at or after `from`, or -1.
+   * The reader moves forward, so one search serves every line up to the comment it finds.
+   */
+  private spaceHash(from: number): number {
+    const at = this.hashAt;
+    if (at !== -2 && from >= this.hashFrom && (at === -1 || from <= at)) return at;
+    this.hashFrom = from;
+    this.hashAt = this.s.indexOf(' #', from);
+    return this.hashAt;
+  }
 
   private readonly resolve = resolveCached;
 
@@ -142,13 +158,15 @@ class Reader {
       const after = s.charCodeAt(i + 1);
       return i + 1 >= end || after === SPACE ? i : -1;
     }
-    for (let i = at; i < end; i++) {
-      const ch = s.charCodeAt(i);
-      if (ch === COLON) {
-        if (i + 1 >= end || s.charCodeAt(i + 1) === SPACE) return i;
-      } else if (ch === HASH && s.charCodeAt(i - 1) === SPACE) return -1;
+    // The first `:` followed by a space (or the line end), unless a comment starts before it.
+    const hash = this.spaceHash(at - 1);
+    const limit = hash !== -1 && hash + 1 < end ? hash + 1 : end;
+    for (let i = at; ; ) {
+      const colon = s.indexOf(':', i);
+      if (colon === -1 || colon >= limit) return -1;
+      if (colon + 1 >= end || s.charCodeAt(colon + 1) === SPACE) return colon;
+      i = colon + 1;
     }
-    return -1;
   }
 
   /** Index just after the closing quote of the one-line quoted scalar at `at`. */
@@ -212,14 +230,14 @@ class Reader {
     // complex keys and flow syntax: left to the full parser.
     if ('&*!|>%@`?:,]}#'.includes(s[at] as string)) throw BAIL;
     if (c === DASH && (at + 1 >= end || s.charCodeAt(at + 1) === SPACE)) throw BAIL;
-    let stop = end;
-    for (let i = at + 1; i < end; i++) {
-      const ch = s.charCodeAt(i);
-      if (ch === HASH && s.charCodeAt(i - 1) === SPACE) {
-        stop = i;
-        break;
-      }
-      if (ch === COLON && (i + 1 >= end || s.charCodeAt(i + 1) === SPACE)) throw BAIL; // a nested mapping
+    // The scalar ends where a comment starts; a `: ` before that is a nested mapping.
+    const hash = this.spaceHash(at);
+    let stop = hash !== -1 && hash + 1 < end ? hash + 1 : end;
+    for (let i = at + 1; ; ) {
+      const colon = s.indexOf(':', i);
+      if (colon === -1 || colon >= stop) break;
+      if (colon + 1 >= end || s.charCodeAt(colon + 1) === SPACE) throw BAIL; // a nested mapping
+      i = colon + 1;
     }
     while (stop > at && s.charCodeAt(stop - 1) === SPACE) stop--;
     return this.resolve(s.slice(at, stop));
