@@ -210,7 +210,13 @@ function findItemsToken(doc: CST.Document): CST.BlockSequence | CST.FlowCollecti
  * previous document (so a file's head comment stays with its first document) up to the next one,
  * without the `---` marker itself.
  */
-export function parseDocuments(text: string, where: string): { docs: SourceItem[]; errors: SourceError[] } {
+export function parseDocuments(
+  text: string,
+  where: string,
+  options: { fast?: boolean } = {},
+): { docs: SourceItem[]; errors: SourceError[] } {
+  const fast = options.fast === false ? undefined : fastDocuments(text, where);
+  if (fast) return { docs: fast, errors: [] };
   try {
     return parseFullDocuments(text, where);
   } catch (e) {
@@ -221,6 +227,67 @@ export function parseDocuments(text: string, where: string): { docs: SourceItem[
       ],
     };
   }
+}
+
+/** A `---` line: the marker alone, or with a comment after it (group 1). */
+const DOCUMENT_MARKER = /^---(?:[ \t]+(#[^\n]*))?[ \t]*$/;
+/** A line with no content: blank, or a comment. */
+const NO_CONTENT = /^[ \t]*(?:#[^\n]*)?$/;
+
+/**
+ * The common multi-document file on the fast reader (yaml/fast-reader.ts): documents split at
+ * `---` lines, each read by fastParse, with the texts parseFullDocuments gives them (the lines
+ * after a marker, its comment first; a head of comments before the first marker joins the first
+ * document). Anything else (`...`, directives, content on a marker line, a document of comments
+ * only, anything fastParse leaves to the full parser) returns undefined, and the full parser
+ * reads the file. Where a field is (`at`, for messages) comes from the full parser, run once
+ * the first time it is asked. A differential test holds both paths to the same documents.
+ */
+export function fastDocuments(text: string, where: string): SourceItem[] | undefined {
+  if (text.includes('\r')) return undefined;
+  const lines = text.split('\n');
+  // The last element is what follows the last line break: the last line when it has none.
+  if (lines.at(-1) === '') lines.pop();
+  const bodies: string[] = [];
+  let body = '';
+  let hasContent = false;
+  let sawMarker = false;
+  for (const line of lines) {
+    const c = line.charCodeAt(0);
+    if (c === 37 /* % */ || (c === 46 /* . */ && line.startsWith('...'))) return undefined;
+    if (c === 45 /* - */ && line.startsWith('---')) {
+      const marker = DOCUMENT_MARKER.exec(line);
+      if (!marker) return undefined;
+      sawMarker = true;
+      if (hasContent) bodies.push(body);
+      else if (bodies.length > 0) return undefined; // a document of comments only
+      // Before the first marker, a head of comments stays for the first document.
+      body = bodies.length === 0 && !hasContent ? body : '';
+      if (marker[1]) body += `${marker[1]}\n`;
+      hasContent = false;
+      continue;
+    }
+    body += `${line}\n`;
+    if (!hasContent && !NO_CONTENT.test(line)) hasContent = true;
+  }
+  // After the last marker, nothing or comments only: the full parser makes that a document too.
+  if (hasContent) bodies.push(body);
+  else if (sawMarker && (bodies.length > 0 || body !== '')) return undefined;
+  const docs: SourceItem[] = [];
+  let full: SourceItem[] | undefined;
+  for (const [i, docText] of bodies.entries()) {
+    const parsed = fastParse(docText);
+    if (!parsed || parsed.root === null || typeof parsed.root !== 'object') return undefined;
+    docs.push({
+      text: docText,
+      value: parsed.root,
+      at: (field) => {
+        full ??= parseFullDocuments(text, where).docs;
+        return full[i]?.at?.(field);
+      },
+    });
+  }
+  return docs;
 }
 
 function parseFullDocuments(text: string, where: string): { docs: SourceItem[]; errors: SourceError[] } {
