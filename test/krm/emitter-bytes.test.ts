@@ -16,6 +16,7 @@ import { deepFreeze } from '../../src/render/frozen.js';
 import type { KubeObject } from '../../src/render/object.js';
 import { clusterObjects, menuObjects, resourceListText } from '../../bench/generate.js';
 import { examplePackages } from '../support/paths.js';
+import { goldenResourceList } from '../support/render.js';
 import { mulberry32 } from '../support/random-resource-list.js';
 import { referenceSequenceItem, referenceYaml } from '../support/reference-emitter.js';
 import { GO_YAML_HOSTILE, TRICKY } from '../support/yaml-strings.js';
@@ -32,22 +33,10 @@ function generated(input: string): GeneratedObject[] {
   return out;
 }
 
-function goldenInput(name: string): string {
-  const dir = join(GOLDEN, name);
-  let text = readFileSync(join(dir, 'resources.yaml'), 'utf8');
-  text = text.startsWith('---') ? text : `---\n${text}`;
-  const docs = text.split(/^---[^\n]*\n/m).filter((d) => d.trim() !== '');
-  let fnconfig: string | undefined;
-  try {
-    fnconfig = readFileSync(join(dir, '_fnconfig.yaml'), 'utf8');
-  } catch {}
-  return resourceList(docs, fnconfig);
-}
-
 const sources: [string, () => GeneratedObject[]][] = [
   ...readdirSync(GOLDEN)
     .sort()
-    .map((name): [string, () => GeneratedObject[]] => [`golden ${name}`, () => generated(goldenInput(name))]),
+    .map((name): [string, () => GeneratedObject[]] => [`golden ${name}`, () => generated(goldenResourceList(name))]),
   ...examplePackages().map((name): [string, () => GeneratedObject[]] => [
     `kptfile-examples/${name}`,
     () => generated(resourceList(packageDocs(name).map((d) => d.text))),

@@ -3,8 +3,6 @@
 // blanks. It must write the very bytes the direct path (each object built and written for its
 // own cluster) writes: over the golden cases, the example packages, the bench fleet, and fleets of
 // awkward names and specs that differ in one field at a time.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clusterObjects, menuObjects, renderConfig, resourceListText } from '../../bench/generate.js';
 import { emitGeneratedObject, writeClusterText } from '../../src/krm/cluster-writer.js';
@@ -13,9 +11,9 @@ import { runFunction } from '../../src/krm/run-function.js';
 import { ByteSink } from '../../src/krm/yaml/byte-sink.js';
 import { API_VERSION as API } from '../../src/api/group.js';
 import { examplePackages } from '../support/paths.js';
+import { goldenCases, goldenResourceList } from '../support/render.js';
 import { packageDocs, resourceList } from '../support/yaml-docs.js';
 
-const GOLDEN = 'test/golden/cases';
 const HASH = 'a153ef84fde0607be195d513251bfcf51fe53ec5cadd6323b3f350c30d7348d8';
 
 interface Written {
@@ -50,18 +48,6 @@ function write(input: string, indent: number, textPath: boolean): Written {
       : {}),
   });
   return { text: out.toString(), ok: outcome.ok, fromText: seen.fromText, direct: seen.direct.size };
-}
-
-function goldenInput(name: string): string {
-  const dir = join(GOLDEN, name);
-  let text = readFileSync(join(dir, 'resources.yaml'), 'utf8');
-  text = text.startsWith('---') ? text : `---\n${text}`;
-  const docs = text.split(/^---[^\n]*\n/m).filter((d) => d.trim() !== '');
-  let fnconfig: string | undefined;
-  try {
-    fnconfig = readFileSync(join(dir, '_fnconfig.yaml'), 'utf8');
-  } catch {}
-  return resourceList(docs, fnconfig);
 }
 
 const cluster = (
@@ -157,9 +143,7 @@ function awkwardFleet(): string {
 }
 
 const sources: [string, () => string][] = [
-  ...readdirSync(GOLDEN)
-    .sort()
-    .map((name): [string, () => string] => [`golden ${name}`, () => goldenInput(name)]),
+  ...goldenCases().map((name): [string, () => string] => [`golden ${name}`, () => goldenResourceList(name)]),
   ...examplePackages().map((name): [string, () => string] => [
     `kptfile-examples/${name}`,
     () => resourceList(packageDocs(name).map((d) => d.text)),

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { type Ran, run } from './exec.js';
 import { isGenerated, type KubeObject, withoutKptAnnotations } from './objects.js';
 import { EXAMPLES_DIR, GOLDEN_DIR, RENDER, REPO_ROOT, repoPath } from './paths.js';
-import { parseSourceDocs, type SourceDoc } from './yaml-docs.js';
+import { parseSourceDocs, resourceList, type SourceDoc } from './yaml-docs.js';
 
 /** render-valkey in plain-files mode (`args`: options and paths), run from the repository root. */
 export const renderPlain = (args: readonly string[]): Promise<Ran> =>
@@ -26,6 +26,16 @@ export const goldenCases = (): string[] =>
   readdirSync(GOLDEN_DIR)
     .filter((n) => statSync(join(GOLDEN_DIR, n)).isDirectory())
     .sort();
+
+/** A golden case's resources and function config as the ResourceList kpt would send. */
+export function goldenResourceList(name: string): string {
+  const dir = join(GOLDEN_DIR, name);
+  let text = readFileSync(join(dir, 'resources.yaml'), 'utf8');
+  text = text.startsWith('---') ? text : `---\n${text}`;
+  const docs = text.split(/^---[^\n]*\n/m).filter((d) => d.trim() !== '');
+  const fnconfig = join(dir, '_fnconfig.yaml');
+  return resourceList(docs, existsSync(fnconfig) ? readFileSync(fnconfig, 'utf8') : undefined);
+}
 
 export const goldenInputDocs = (name: string): SourceDoc[] =>
   parseSourceDocs(readFileSync(join(GOLDEN_DIR, name, 'resources.yaml'), 'utf8'), `test/golden/cases/${name}/resources.yaml`);
