@@ -3,8 +3,11 @@
 // hand; what no server here can show is recorded, with its sources, in valkey-later-releases.ts.
 import type { NameFacts } from './valkey-table-types.js';
 
+// Each table is a function, made when first asked for (valkey-table.ts keeps it): a run that checks
+// no setting or name does not build them at start-up.
+
 /** Every command and `parent|subcommand` (`COMMAND INFO`), lowercase: a closed set per release. */
-export const GENERATED_VALKEY_COMMANDS = {
+export const generatedValkeyCommands = () => ({
   acl: { since: '<=8.0.1' },
   'acl|cat': { since: '<=8.0.1' },
   'acl|deluser': { since: '<=8.0.1' },
@@ -404,10 +407,10 @@ export const GENERATED_VALKEY_COMMANDS = {
   zscore: { since: '<=8.0.1' },
   zunion: { since: '<=8.0.1' },
   zunionstore: { since: '<=8.0.1' },
-} as const satisfies Record<string, NameFacts>;
+}) as const satisfies Record<string, NameFacts>;
 
 /** ACL categories (`ACL CAT`, and `all`): a closed set per release. */
-export const GENERATED_VALKEY_ACL_CATEGORIES = {
+export const generatedValkeyAclCategories = () => ({
   admin: { since: '<=8.0.1' },
   all: { since: '<=8.0.1' },
   bitmap: { since: '<=8.0.1' },
@@ -430,4 +433,4 @@ export const GENERATED_VALKEY_ACL_CATEGORIES = {
   string: { since: '<=8.0.1' },
   transaction: { since: '<=8.0.1' },
   write: { since: '<=8.0.1' },
-} as const satisfies Record<string, NameFacts>;
+}) as const satisfies Record<string, NameFacts>;

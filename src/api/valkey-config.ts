@@ -4,7 +4,7 @@ import { celRules, keysMatchRule, kindObject, quantity, refName, type CelRule } 
 import { aclBindings } from './acl.js';
 import { valkeyArgsError } from './valkey-args.js';
 import { SECURITY_PREFIXES, securitySettingSpellings } from './managed-settings.js';
-import { GENERATED_VALKEY_SETTING_ALIASES } from './valkey-settings.js';
+import { generatedValkeySettingAliases } from './valkey-settings.js';
 import { settingValueRules } from './setting-value-rules.js';
 
 /** Valkey directive names: what `CONFIG GET` accepts, lowercase letters, digits and dashes. */
@@ -25,7 +25,7 @@ export const VALKEY_VALUE = /^[^\x00-\x08\x0a-\x1f\x7f]*$/;
  * the API server names the key.
  */
 function securitySettingsRule(): CelRule {
-  const names = `[${securitySettingSpellings(GENERATED_VALKEY_SETTING_ALIASES)
+  const names = `[${securitySettingSpellings(generatedValkeySettingAliases())
     .map((n) => `'${n}'`)
     .join(', ')}]`;
   const refused = (k: string) =>

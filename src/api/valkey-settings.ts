@@ -3,8 +3,11 @@
 // hand; what no server here can show is recorded, with its sources, in valkey-later-releases.ts.
 import type { SettingFacts } from './valkey-table-types.js';
 
+// Each table is a function, made when first asked for (valkey-table.ts keeps it): a run that checks
+// no setting or name does not build them at start-up.
+
 /** Every setting `CONFIG GET` knows, by canonical name: live (CONFIG SET accepts it) or restart-only. */
-export const GENERATED_VALKEY_SETTINGS = {
+export const generatedValkeySettings = () => ({
   'acl-pubsub-default': { live: true, type: 'enum', values: ['allchannels', 'resetchannels'], since: '<=8.0.1' },
   aclfile: { live: false, type: 'string', since: '<=8.0.1' },
   'acllog-max-len': { live: true, type: 'integer', min: '0', max: '9223372036854775807', since: '<=8.0.1' },
@@ -235,10 +238,10 @@ export const GENERATED_VALKEY_SETTINGS = {
   'watchdog-period': { live: true, hidden: true, type: 'integer', min: '0', max: '2147483647', since: '<=8.0.1' },
   'zset-max-listpack-entries': { live: true, type: 'integer', min: '0', max: '9223372036854775807', since: '<=8.0.1' },
   'zset-max-listpack-value': { live: true, type: 'memory', min: '0', max: '9223372036854775807', since: '<=8.0.1' },
-} as const satisfies Record<string, SettingFacts>;
+}) as const satisfies Record<string, SettingFacts>;
 
 /** Old spellings Valkey still accepts, and the setting each one names. */
-export const GENERATED_VALKEY_SETTING_ALIASES = {
+export const generatedValkeySettingAliases = () => ({
   aof_rewrite_cpulist: 'aof-rewrite-cpulist',
   bgsave_cpulist: 'bgsave-cpulist',
   bio_cpulist: 'bio-cpulist',
@@ -266,4 +269,4 @@ export const GENERATED_VALKEY_SETTING_ALIASES = {
   'slowlog-max-len': 'commandlog-slow-execution-max-len',
   'zset-max-ziplist-entries': 'zset-max-listpack-entries',
   'zset-max-ziplist-value': 'zset-max-listpack-value',
-} as const satisfies Record<string, string>;
+}) as const satisfies Record<string, string>;

@@ -1,7 +1,7 @@
 import type { NameFacts, SettingFacts } from './valkey-table-types.js';
 import { compareVersions, parseVersion } from './version.js';
-import { GENERATED_VALKEY_SETTINGS, GENERATED_VALKEY_SETTING_ALIASES } from './valkey-settings.js';
-import { GENERATED_VALKEY_ACL_CATEGORIES, GENERATED_VALKEY_COMMANDS } from './valkey-commands.js';
+import { generatedValkeySettings, generatedValkeySettingAliases } from './valkey-settings.js';
+import { generatedValkeyAclCategories, generatedValkeyCommands } from './valkey-commands.js';
 import { COMMANDS_SINCE_9_1, FILE_ONLY_DIRECTIVES, SETTINGS_SINCE_9_1 } from './valkey-later-releases.js';
 
 export type { NameFacts, SettingFacts, SettingType, ValkeySince } from './valkey-table-types.js';
@@ -32,17 +32,17 @@ let built: Tables | undefined;
 /** Built on first use: a run that checks no setting or role pays nothing for the tables. */
 function tables(): Tables {
   if (built) return built;
-  const settings = new Map<string, SettingFacts>([...Object.entries(GENERATED_VALKEY_SETTINGS), ...Object.entries(FILE_ONLY_DIRECTIVES)]);
+  const settings = new Map<string, SettingFacts>([...Object.entries(generatedValkeySettings()), ...Object.entries(FILE_ONLY_DIRECTIVES)]);
   for (const [name, dated] of Object.entries(SETTINGS_SINCE_9_1)) {
     const facts = settings.get(name);
     if (facts) settings.set(name, { ...facts, ...dated });
   }
-  const aliases = new Map<string, string>(Object.entries(GENERATED_VALKEY_SETTING_ALIASES));
-  const commands = new Map<string, NameFacts>(Object.entries(GENERATED_VALKEY_COMMANDS));
+  const aliases = new Map<string, string>(Object.entries(generatedValkeySettingAliases()));
+  const commands = new Map<string, NameFacts>(Object.entries(generatedValkeyCommands()));
   for (const [name, dated] of Object.entries(COMMANDS_SINCE_9_1)) if (commands.has(name)) commands.set(name, dated);
   const parentsWithSubcommands = new Set<string>();
   for (const name of commands.keys()) if (name.includes('|')) parentsWithSubcommands.add(name.split('|')[0] as string);
-  const categories = new Map<string, NameFacts>(Object.entries(GENERATED_VALKEY_ACL_CATEGORIES));
+  const categories = new Map<string, NameFacts>(Object.entries(generatedValkeyAclCategories()));
   built = {
     settings,
     aliases,

@@ -11,8 +11,8 @@ import {
   lookupCommand,
   lookupSetting,
 } from '../../src/api/valkey-table.js';
-import { GENERATED_VALKEY_SETTINGS } from '../../src/api/valkey-settings.js';
-import { GENERATED_VALKEY_COMMANDS } from '../../src/api/valkey-commands.js';
+import { generatedValkeySettings } from '../../src/api/valkey-settings.js';
+import { generatedValkeyCommands } from '../../src/api/valkey-commands.js';
 import { COMMANDS_SINCE_9_1, SETTINGS_SINCE_9_1 } from '../../src/api/valkey-later-releases.js';
 import { run } from '../support/exec.js';
 
@@ -69,7 +69,7 @@ describe('the Valkey tables', () => {
   });
 
   it('date to 9.1 only names the servers show as 9.x, each with its source', () => {
-    const generated = { ...GENERATED_VALKEY_SETTINGS, ...GENERATED_VALKEY_COMMANDS } as Record<string, { since: string }>;
+    const generated = { ...generatedValkeySettings(), ...generatedValkeyCommands() } as Record<string, { since: string }>;
     for (const [name, dated] of Object.entries({ ...SETTINGS_SINCE_9_1, ...COMMANDS_SINCE_9_1 })) {
       expect(generated[name]?.since, `${name}: 9.1.2 has it and 8.0.1 lacks it`).toBe('9.x');
       expect(dated.source, name).toMatch(/9\.1\.0-rc1 release notes.*#\d+/);

@@ -8,7 +8,7 @@
 //    and the values (hz: abc, io-threads: 9999, save: 60, ...) are refused by name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, VERSION } from '../../src/api/group.js';
-import { GENERATED_VALKEY_SETTING_ALIASES } from '../../src/api/valkey-settings.js';
+import { generatedValkeySettingAliases } from '../../src/api/valkey-settings.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { renderAll } from '../../src/render/render-all.js';
 import { ensureTools, type ApiServer } from '../support/apiserver.js';
@@ -38,7 +38,7 @@ function functionErrors(key: string, value: string): string[] {
 }
 
 const aliasesOf = (name: string): string[] =>
-  Object.entries(GENERATED_VALKEY_SETTING_ALIASES)
+  Object.entries(generatedValkeySettingAliases())
     .filter(([alias, canonical]) => canonical === name && /^[a-z][a-z0-9-]*$/.test(alias))
     .map(([alias]) => alias);
 

@@ -4,7 +4,7 @@
 // lines against a real kube-apiserver.
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS, KUBE_LIMITS, POD_ANNOTATION_ROOM, type RenderConfig, utf8Length } from '../../src/api/index.js';
-import { GENERATED_VALKEY_COMMANDS } from '../../src/api/valkey-commands.js';
+import { generatedValkeyCommands } from '../../src/api/valkey-commands.js';
 import { validateRenderConfig } from '../../src/menu/render-config.js';
 import { configMapSizeProblem } from '../../src/render/configmap.js';
 import { renderAll } from '../../src/render/render-all.js';
@@ -14,7 +14,7 @@ const render = validateRenderConfig(renderConfigObject()).config as RenderConfig
 
 /** A role with 256 real commands: each permission that names it repeats about 2 KB in users.acl. */
 const LONG_ROLE = role('long', {
-  commands: Object.keys(GENERATED_VALKEY_COMMANDS)
+  commands: Object.keys(generatedValkeyCommands())
     .slice(0, 256)
     .map((name) => ({ name, access: 'allow' })),
 });
