@@ -37,6 +37,8 @@ const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*';
 export const IMAGE_REPOSITORY_PATTERN = `^(?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*$`;
 /** A tag: a word character, then up to 127 word characters, '.' or '-'. */
 export const IMAGE_TAG_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$';
+export const IMAGE_REPOSITORY = new RegExp(IMAGE_REPOSITORY_PATTERN);
+export const IMAGE_TAG = new RegExp(IMAGE_TAG_PATTERN);
 const REPOSITORY_MESSAGE =
   'must be an image repository such as valkey/valkey or registry.example.com:5000/team/valkey (lowercase path, no tag or digest: the tag goes in spec.tag)';
 const TAG_MESSAGE = "must be an image tag: letters, digits, '_', '.' and '-', not starting with '.' or '-', at most 128 characters";
@@ -48,7 +50,7 @@ export const valkeyImageSpec = lazy(() =>
       .check(
         z.minLength(1, { error: REPOSITORY_MESSAGE }),
         z.maxLength(255, { error: 'must be at most 255 characters (the image name limit)' }),
-        z.regex(new RegExp(IMAGE_REPOSITORY_PATTERN), { error: REPOSITORY_MESSAGE }),
+        z.regex(IMAGE_REPOSITORY, { error: REPOSITORY_MESSAGE }),
         z.meta({ description: 'Container image repository, for example valkey/valkey.' }),
       ),
     tag: z
@@ -56,7 +58,7 @@ export const valkeyImageSpec = lazy(() =>
       .check(
         z.minLength(1, { error: TAG_MESSAGE }),
         z.maxLength(128, { error: TAG_MESSAGE }),
-        z.regex(new RegExp(IMAGE_TAG_PATTERN), { error: TAG_MESSAGE }),
+        z.regex(IMAGE_TAG, { error: TAG_MESSAGE }),
         z.meta({ description: 'Container image tag, for example 9.0.1. Joined to repository verbatim.' }),
       ),
     version: valkeyImageVersion(),

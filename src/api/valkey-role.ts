@@ -2,11 +2,18 @@ import * as z from 'zod/mini';
 import { lazy } from './lazy.js';
 import { kindObject } from './common.js';
 
+/** An ACL category's name, without "@". */
+export const ROLE_CATEGORY_NAME = /^[a-z]+$/;
+/** A command's name, or `command|subcommand`. */
+export const ROLE_COMMAND_NAME = /^[A-Za-z][A-Za-z0-9_.-]*(\|[A-Za-z0-9_.-]+)?$/;
+
 export const access = lazy(() => z.enum(['allow', 'deny'], { error: 'must be allow or deny' }));
 
 export const roleCategory = lazy(() =>
   z.strictObject({
-    name: z.string().check(z.regex(/^[a-z]+$/, { error: 'must be an ACL category name without "@", such as read, write or dangerous' })),
+    name: z
+      .string()
+      .check(z.regex(ROLE_CATEGORY_NAME, { error: 'must be an ACL category name without "@", such as read, write or dangerous' })),
     access: access(),
   }),
 );
@@ -14,7 +21,7 @@ export const roleCategory = lazy(() =>
 export const roleCommand = lazy(() =>
   z.strictObject({
     name: z.string().check(
-      z.regex(/^[A-Za-z][A-Za-z0-9_.-]*(\|[A-Za-z0-9_.-]+)?$/, {
+      z.regex(ROLE_COMMAND_NAME, {
         error: 'must be a command name such as get, or command|subcommand such as config|get',
       }),
     ),

@@ -1,11 +1,13 @@
 /**
- * The common valid ValkeyCluster, ValkeyConfig and ValkeyRenderConfig, accepted without zod.
+ * The common valid Valkey objects (clusters, configs, images, roles) and ValkeyRenderConfig, accepted
+ * without zod.
  *
  * zod's per-object cost was most of the input side of a render of 1,000 clusters, and building the
  * render config's schema (every run needs one) was the largest part of the KRM function's start-up
  * after Node's own; a config's schema (with the settings' admission rules) took longer still to
  * build. These functions check the same rules as the zod schemas (src/api/valkey-cluster.ts,
- * valkey-config.ts, acl.ts, common.ts, render-config.ts) and return the very value zod returns:
+ * valkey-config.ts, valkey-image.ts, valkey-role.ts, acl.ts, common.ts, render-config.ts) and
+ * return the very value zod returns:
  * the same keys in the same order (the schema's, then a loose object's other keys), defaults
  * filled in, leaves shared with the input as zod shares them.
  *
@@ -21,6 +23,8 @@ import {
   CONTROLLER_POD_LABELS_DEFAULT,
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
+  IMAGE_REPOSITORY,
+  IMAGE_TAG,
   ISSUER_KINDS,
   LABEL_VALUE_PATTERN,
   MAX_CLIENT_CERTIFICATES,
@@ -28,6 +32,8 @@ import {
   MAX_VALKEY_SETTINGS,
   PASSWORD_HASH,
   RESOURCE_QUANTITY_PATTERN,
+  ROLE_CATEGORY_NAME,
+  ROLE_COMMAND_NAME,
   RENDER_CONFIG_KIND,
   RESERVED_ANNOTATION_PREFIX,
   TOKEN,
@@ -37,10 +43,14 @@ import {
   ZONE_SPREAD,
   isNamespaceName,
   isQualifiedName,
+  meetsVersionFloor,
+  parseVersion,
   podAnnotationFindings,
   type RenderConfig,
   type ValkeyCluster,
   type ValkeyConfig,
+  type ValkeyImage,
+  type ValkeyRole,
 } from '../api/index.js';
 import { valkeyArgsError } from '../api/valkey-args.js';
 
@@ -68,6 +78,12 @@ export const FAST_SHAPES = {
   config: ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
   configSpec: ['baseRef', 'imageRef', 'resources', 'valkey', 'acl'],
   resources: ['cpu', 'memory'],
+  image: ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
+  imageSpec: ['repository', 'tag', 'version'],
+  role: ['apiVersion', 'kind', 'metadata', 'spec', 'status'],
+  roleSpec: ['categories', 'commands'],
+  roleCategory: ['name', 'access'],
+  roleCommand: ['name', 'access'],
   renderConfig: ['apiVersion', 'kind', 'metadata', 'spec'],
   renderConfigSpec: ['outputDir', 'clusterDomain', 'defaultZoneSpread', 'nodeSpread', 'networkPolicy', 'systemUsers'],
   networkPolicy: ['enabled', 'clientNamespaces', 'controller'],
@@ -249,15 +265,8 @@ function clusterSpec(v: unknown): Obj {
 }
 
 /** What `valkeyCluster().safeParse(value)` gives when it succeeds; undefined: ask zod. */
-export function acceptCluster(value: unknown): ValkeyCluster | undefined {
-  return attempt(() => {
-    const o = fields(value, KEYS.cluster);
-    if (o.apiVersion !== API_VERSION || o.kind !== 'ValkeyCluster') no();
-    const out: Obj = { apiVersion: o.apiVersion, kind: o.kind, metadata: metadata(o.metadata), spec: clusterSpec(o.spec) };
-    if (o.status !== undefined) out.status = o.status;
-    return out as ValkeyCluster;
-  });
-}
+export const acceptCluster = (value: unknown): ValkeyCluster | undefined =>
+  attempt(() => kindObject(value, KEYS.cluster, 'ValkeyCluster', clusterSpec) as ValkeyCluster);
 
 // valkey-config.ts
 const RESOURCE_QUANTITY = new RegExp(RESOURCE_QUANTITY_PATTERN);
@@ -293,15 +302,50 @@ function configSpec(v: unknown): Obj {
 }
 
 /** What `valkeyConfig().safeParse(value)` gives when it succeeds; undefined: ask zod. */
-export function acceptConfig(value: unknown): ValkeyConfig | undefined {
-  return attempt(() => {
-    const o = fields(value, KEYS.config);
-    if (o.apiVersion !== API_VERSION || o.kind !== 'ValkeyConfig') no();
-    const out: Obj = { apiVersion: o.apiVersion, kind: o.kind, metadata: metadata(o.metadata), spec: configSpec(o.spec) };
-    if (o.status !== undefined) out.status = o.status;
-    return out as ValkeyConfig;
-  });
+export const acceptConfig = (value: unknown): ValkeyConfig | undefined =>
+  attempt(() => kindObject(value, KEYS.config, 'ValkeyConfig', configSpec) as ValkeyConfig);
+
+/** One of our kinds: its apiVersion and kind, metadata, `spec` as `spec` accepts it, and a status as it is. */
+function kindObject(value: unknown, shape: readonly string[], kind: string, spec: (v: unknown) => Obj): Obj {
+  const o = fields(value, shape);
+  if (o.apiVersion !== API_VERSION || o.kind !== kind) no();
+  const out: Obj = { apiVersion: o.apiVersion, kind: o.kind, metadata: metadata(o.metadata), spec: spec(o.spec) };
+  if (o.status !== undefined) out.status = o.status;
+  return out;
 }
+
+// valkey-image.ts
+function imageSpec(v: unknown): Obj {
+  const o = fields(v, KEYS.imageSpec);
+  const version = text(o.version, 0, 32);
+  const parsed = parseVersion(version);
+  if (!parsed || !meetsVersionFloor(parsed)) no();
+  return { repository: text(o.repository, 1, 255, IMAGE_REPOSITORY), tag: text(o.tag, 1, 128, IMAGE_TAG), version };
+}
+
+/** What `valkeyImage().safeParse(value)` gives when it succeeds; undefined: ask zod. */
+export const acceptImage = (value: unknown): ValkeyImage | undefined =>
+  attempt(() => kindObject(value, KEYS.image, 'ValkeyImage', imageSpec) as ValkeyImage);
+
+// valkey-role.ts
+const roleEntry = (shape: readonly string[], name: RegExp) => (v: unknown) => {
+  const o = fields(v, shape);
+  return { name: text(o.name, 0, Number.POSITIVE_INFINITY, name), access: oneOf(o.access, ['allow', 'deny']) };
+};
+const roleCategory = roleEntry(KEYS.roleCategory, ROLE_CATEGORY_NAME);
+const roleCommand = roleEntry(KEYS.roleCommand, ROLE_COMMAND_NAME);
+
+function roleSpec(v: unknown): Obj {
+  const o = fields(v, KEYS.roleSpec);
+  const out: Obj = {};
+  if (o.categories !== undefined) out.categories = list(o.categories, 0, 64, roleCategory);
+  if (o.commands !== undefined) out.commands = list(o.commands, 0, 256, roleCommand);
+  return out;
+}
+
+/** What `valkeyRole().safeParse(value)` gives when it succeeds; undefined: ask zod. */
+export const acceptRole = (value: unknown): ValkeyRole | undefined =>
+  attempt(() => kindObject(value, KEYS.role, 'ValkeyRole', roleSpec) as ValkeyRole);
 
 // render-config.ts
 const OUTPUT_DIR = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;

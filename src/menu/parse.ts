@@ -27,7 +27,7 @@ import { own, ownPath, protoKeyPaths } from './own.js';
 import { issuesToProblems } from './zod-problems.js';
 import { checkValkeySettings } from './check-settings.js';
 import { checkRoleNames } from './check-role.js';
-import { acceptCluster, acceptConfig } from './fast-accept.js';
+import { acceptCluster, acceptConfig, acceptImage, acceptRole } from './fast-accept.js';
 
 /** Each kind's schema, built on first use. */
 const SCHEMAS: Record<ValkeyKind, () => z.ZodMiniType> = {
@@ -35,6 +35,14 @@ const SCHEMAS: Record<ValkeyKind, () => z.ZodMiniType> = {
   ValkeyConfig: valkeyConfig,
   ValkeyRole: valkeyRole,
   ValkeyCluster: valkeyCluster,
+};
+
+/** Each kind's fast acceptance (fast-accept.ts): zod's value, or undefined to ask zod. */
+const ACCEPT: Record<ValkeyKind, (value: unknown) => unknown> = {
+  ValkeyImage: acceptImage,
+  ValkeyConfig: acceptConfig,
+  ValkeyRole: acceptRole,
+  ValkeyCluster: acceptCluster,
 };
 
 const CLUSTER_SPEC_HINT =
@@ -95,8 +103,8 @@ export function parseMenu(values: readonly unknown[]): { menu: Menu; problems: P
       if (ref.name) invalid.add(invalidKey(kind, ref.name));
       return;
     }
-    // The common valid cluster and config are checked without zod (fast-accept.ts); anything else goes to zod.
-    const accepted = kind === 'ValkeyCluster' ? acceptCluster(value) : kind === 'ValkeyConfig' ? acceptConfig(value) : undefined;
+    // The common valid object is checked without zod (fast-accept.ts); anything else goes to zod.
+    const accepted = ACCEPT[kind](value);
     const parsed = accepted ? { success: true as const, data: accepted } : SCHEMAS[kind]().safeParse(value, { reportInput: true });
     if (!parsed.success) {
       problems.push(

@@ -1,4 +1,4 @@
-// The fast acceptance of clusters, configs and render configs (src/menu/fast-accept.ts) against zod, the
+// The fast acceptance of our kinds and render configs (src/menu/fast-accept.ts) against zod, the
 // reference: on every input it accepts, zod must accept too and give the same value (keys in the
 // same order, the same prototypes, undefined and -0 told apart); on everything zod refuses it must
 // hand over (return undefined), so the messages stay zod's. The inputs are valid objects using
@@ -19,8 +19,22 @@ import {
   valkeyClusterSpec,
   valkeyConfig,
   valkeyConfigSpec,
+  valkeyImage,
+  valkeyImageSpec,
+  valkeyRole,
+  valkeyRoleSpec,
+  roleCategory,
+  roleCommand,
 } from '../../src/api/index.js';
-import { acceptCluster, acceptConfig, acceptRenderConfig, acceptRenderConfigSpec, FAST_SHAPES } from '../../src/menu/fast-accept.js';
+import {
+  acceptCluster,
+  acceptConfig,
+  acceptImage,
+  acceptRenderConfig,
+  acceptRenderConfigSpec,
+  acceptRole,
+  FAST_SHAPES,
+} from '../../src/menu/fast-accept.js';
 import { clusterObjects, menuObjects, renderConfig as benchRenderConfig } from '../../bench/generate.js';
 
 const HASH = 'a153ef84fde0607be195d513251bfcf51fe53ec5cadd6323b3f350c30d7348d8';
@@ -127,6 +141,40 @@ const configs = (): unknown[] => [
     metadata: nullProto({ name: 'bare' }),
     spec: nullProto({ resources: {}, valkey: nullProto({}) }),
   },
+];
+
+const images = (): unknown[] => [
+  ...menuObjects(1, 1).filter((o) => (o as { kind: string }).kind === 'ValkeyImage'),
+  {
+    apiVersion: API_VERSION,
+    kind: 'ValkeyImage',
+    metadata: { name: 'mirror', annotations: { a: 'b' } },
+    spec: { version: '10.0.12', tag: 'v9.1.2_build-7', repository: 'registry.example.com:5000/team/valkey__x' },
+    status: 'x',
+  },
+  {
+    apiVersion: API_VERSION,
+    kind: 'ValkeyImage',
+    metadata: nullProto({ name: 'ip' }),
+    spec: nullProto({ repository: '[::1]:5000/v', tag: 'x', version: '9.0.1' }),
+  },
+];
+
+const roles = (): unknown[] => [
+  ...menuObjects(1, 1).filter((o) => (o as { kind: string }).kind === 'ValkeyRole'),
+  {
+    apiVersion: API_VERSION,
+    kind: 'ValkeyRole',
+    metadata: { name: 'ops' },
+    spec: {
+      commands: [
+        { access: 'allow', name: 'config|get' },
+        { name: 'FLUSHALL', access: 'deny' },
+      ],
+      categories: [{ name: 'dangerous', access: 'deny' }],
+    },
+  },
+  { apiVersion: API_VERSION, kind: 'ValkeyRole', metadata: { name: 'none' }, spec: {} },
 ];
 
 const renderConfigs = (): unknown[] => [
@@ -241,6 +289,16 @@ const PROBES: unknown[] = [
   'valkey.gomomento.com/x',
   'example.com/x',
   '9.0',
+  '9.0.0',
+  '9.0.1',
+  '09.1.0',
+  'v9.1.0',
+  '12.34.56789012345678901234567890',
+  'Valkey/valkey',
+  'a'.repeat(256),
+  'allow',
+  'deny',
+  'get|x|y',
   [],
   [''],
   ['a', 'a'],
@@ -372,6 +430,18 @@ describe('fast acceptance agrees with zod', () => {
     console.log(`configs: ${tally.inputs} inputs, zod accepted ${tally.zodAccepted}, fast ${tally.fastAccepted}`);
   });
 
+  it.each([
+    ['images', images, acceptImage, () => valkeyImage()],
+    ['roles', roles, acceptRole, () => valkeyRole()],
+  ] as const)('%s: accepted as zod gives them, and on every change only what zod accepts', (name, examples, accept, schema) => {
+    for (const x of examples()) expect(spelled(accept(x))).toEqual(spelled(schema().safeParse(x).data));
+    const tally: Tally = { inputs: 0, zodAccepted: 0, fastAccepted: 0 };
+    compare(examples(), accept, (v) => schema().safeParse(v), tally);
+    expect(tally.zodAccepted).toBeLessThan(tally.inputs / 2);
+    expect(tally.fastAccepted).toBeGreaterThan(tally.zodAccepted * 0.8);
+    console.log(`${name}: ${tally.inputs} inputs, zod accepted ${tally.zodAccepted}, fast ${tally.fastAccepted}`);
+  });
+
   it('render configs: every valid example is accepted, with the spec zod gives', () => {
     for (const r of renderConfigs()) {
       const z = renderConfig().safeParse(r);
@@ -432,6 +502,12 @@ describe('the fast checks read the fields the schemas have', () => {
     ['config', valkeyConfig()],
     ['configSpec', valkeyConfigSpec()],
     ['resources', field(valkeyConfigSpec(), 'resources')],
+    ['image', valkeyImage()],
+    ['imageSpec', valkeyImageSpec()],
+    ['role', valkeyRole()],
+    ['roleSpec', valkeyRoleSpec()],
+    ['roleCategory', roleCategory()],
+    ['roleCommand', roleCommand()],
     ['renderConfig', renderConfig()],
     ['renderConfigSpec', spec],
     ['networkPolicy', networkPolicy],
