@@ -364,114 +364,76 @@ const RESHAPES: ((x: unknown) => unknown)[] = [
   (x) => (Array.isArray(x) && x.length > 0 ? Object.assign(Array(x.length), Object.fromEntries(x.slice(1).map((e, i) => [i + 1, e]))) : x), // a hole
 ];
 
-interface Tally {
-  inputs: number;
-  zodAccepted: number;
-  fastAccepted: number;
-}
+type Zod = (v: unknown) => { success: boolean; data?: unknown };
 
-/** Holds `fast` to `zod` on `value` and each change of it; returns how many each accepted. */
-function compare(
-  values: unknown[],
-  fast: (v: unknown) => unknown,
-  zod: (v: unknown) => { success: boolean; data?: unknown },
-  tally: Tally,
-): void {
-  for (const value of values) {
-    for (const path of places(value)) {
-      for (const change of [...PROBES.map((p) => () => p), ...RESHAPES]) {
-        const input = changed(value, path, change);
-        const f = fast(input);
-        const z = zod(input);
-        tally.inputs++;
-        if (z.success) tally.zodAccepted++;
-        if (f === undefined) continue;
-        tally.fastAccepted++;
-        if (!z.success) throw new Error(`accepted what zod refuses, at ${path.join('.')}: ${JSON.stringify(input)}`);
-        expect(spelled(f), `at ${path.join('.')}`).toEqual(spelled(z.data));
+/**
+ * Holds each `fast` to its `zod` on every value and every change of it, then checks that the
+ * changes reached both sides: many are refused, and most that zod accepts are accepted here.
+ */
+function holdToZod(name: string, runs: [values: unknown[], fast: (v: unknown) => unknown, zod: Zod][]): void {
+  let [inputs, zodAccepted, fastAccepted] = [0, 0, 0];
+  for (const [values, fast, zod] of runs) {
+    for (const value of values) {
+      for (const path of places(value)) {
+        for (const change of [...PROBES.map((p) => () => p), ...RESHAPES]) {
+          const input = changed(value, path, change);
+          const f = fast(input);
+          const z = zod(input);
+          inputs++;
+          if (z.success) zodAccepted++;
+          if (f === undefined) continue;
+          fastAccepted++;
+          if (!z.success) throw new Error(`accepted what zod refuses, at ${path.join('.')}: ${JSON.stringify(input)}`);
+          expect(spelled(f), `at ${path.join('.')}`).toEqual(spelled(z.data));
+        }
       }
     }
   }
+  expect(zodAccepted).toBeLessThan(inputs / 2);
+  expect(fastAccepted).toBeGreaterThan(zodAccepted * 0.8);
+  console.log(`${name}: ${inputs} inputs, zod accepted ${zodAccepted}, fast ${fastAccepted}`);
 }
 
+const renderConfigSpecs = () => renderConfigs().map((r) => (r as { spec: unknown }).spec);
+const renderConfigZod: Zod = (v) => {
+  const z = renderConfig().safeParse(v);
+  return z.success ? { success: true, data: z.data.spec } : { success: false };
+};
+
 describe('fast acceptance agrees with zod', () => {
-  it('clusters: every valid example without autoscaling is accepted, with the value zod gives', () => {
-    for (const c of clusters()) {
-      const z = valkeyCluster().safeParse(c);
-      expect(z.success).toBe(true);
-      const f = acceptCluster(c);
-      if ((c as { spec: { autoscaling?: unknown } }).spec.autoscaling) expect(f).toBeUndefined();
-      else expect(spelled(f)).toEqual(spelled(z.data));
+  it('every valid example is accepted (but autoscaling, left to zod), with the value zod gives', () => {
+    const examples: [unknown[], (v: unknown) => unknown, Zod][] = [
+      [clusters(), acceptCluster, (v) => valkeyCluster().safeParse(v)],
+      [configs(), acceptConfig, (v) => valkeyConfig().safeParse(v)],
+      [images(), acceptImage, (v) => valkeyImage().safeParse(v)],
+      [roles(), acceptRole, (v) => valkeyRole().safeParse(v)],
+      [renderConfigs(), acceptRenderConfig, renderConfigZod],
+      [renderConfigSpecs(), acceptRenderConfigSpec, (v) => renderConfigSpec().safeParse(v)],
+    ];
+    for (const [values, fast, zod] of examples) {
+      for (const x of values) {
+        const z = zod(x);
+        expect(z.success).toBe(true);
+        if ((x as { spec?: { autoscaling?: unknown } }).spec?.autoscaling) expect(fast(x)).toBeUndefined();
+        else expect(spelled(fast(x))).toEqual(spelled(z.data));
+      }
     }
-  });
-
-  it('clusters: on every change of them, accepted only what zod accepts, and as zod gives it', () => {
-    const tally: Tally = { inputs: 0, zodAccepted: 0, fastAccepted: 0 };
-    compare(clusters(), acceptCluster, (v) => valkeyCluster().safeParse(v), tally);
-    // The changes reach both sides: many are refused, and most that zod accepts are accepted here.
-    expect(tally.zodAccepted).toBeLessThan(tally.inputs / 2);
-    expect(tally.fastAccepted).toBeGreaterThan(tally.zodAccepted * 0.8);
-    console.log(`clusters: ${tally.inputs} inputs, zod accepted ${tally.zodAccepted}, fast ${tally.fastAccepted}`);
-  });
-
-  it('configs: every valid example is accepted, with the value zod gives', () => {
-    for (const c of configs()) {
-      const z = valkeyConfig().safeParse(c);
-      expect(z.success).toBe(true);
-      expect(spelled(acceptConfig(c))).toEqual(spelled(z.data));
-    }
-  });
-
-  it('configs: on every change of them, accepted only what zod accepts, and as zod gives it', () => {
-    const tally: Tally = { inputs: 0, zodAccepted: 0, fastAccepted: 0 };
-    compare(configs(), acceptConfig, (v) => valkeyConfig().safeParse(v), tally);
-    expect(tally.zodAccepted).toBeLessThan(tally.inputs / 2);
-    expect(tally.fastAccepted).toBeGreaterThan(tally.zodAccepted * 0.8);
-    console.log(`configs: ${tally.inputs} inputs, zod accepted ${tally.zodAccepted}, fast ${tally.fastAccepted}`);
   });
 
   it.each([
-    ['images', images, acceptImage, () => valkeyImage()],
-    ['roles', roles, acceptRole, () => valkeyRole()],
-  ] as const)('%s: accepted as zod gives them, and on every change only what zod accepts', (name, examples, accept, schema) => {
-    for (const x of examples()) expect(spelled(accept(x))).toEqual(spelled(schema().safeParse(x).data));
-    const tally: Tally = { inputs: 0, zodAccepted: 0, fastAccepted: 0 };
-    compare(examples(), accept, (v) => schema().safeParse(v), tally);
-    expect(tally.zodAccepted).toBeLessThan(tally.inputs / 2);
-    expect(tally.fastAccepted).toBeGreaterThan(tally.zodAccepted * 0.8);
-    console.log(`${name}: ${tally.inputs} inputs, zod accepted ${tally.zodAccepted}, fast ${tally.fastAccepted}`);
+    ['clusters', clusters, acceptCluster, (v: unknown) => valkeyCluster().safeParse(v)],
+    ['configs', configs, acceptConfig, (v: unknown) => valkeyConfig().safeParse(v)],
+    ['images', images, acceptImage, (v: unknown) => valkeyImage().safeParse(v)],
+    ['roles', roles, acceptRole, (v: unknown) => valkeyRole().safeParse(v)],
+  ] as const)('%s: on every change of them, accepted only what zod accepts, and as zod gives it', (name, examples, fast, zod) => {
+    holdToZod(name, [[examples(), fast, zod]]);
   });
 
-  it('render configs: every valid example is accepted, with the spec zod gives', () => {
-    for (const r of renderConfigs()) {
-      const z = renderConfig().safeParse(r);
-      expect(z.success).toBe(true);
-      expect(spelled(acceptRenderConfig(r))).toEqual(spelled(z.data?.spec));
-      const spec = (r as { spec: unknown }).spec;
-      expect(spelled(acceptRenderConfigSpec(spec))).toEqual(spelled(renderConfigSpec().safeParse(spec).data));
-    }
-  });
-
-  it('render configs: on every change of them, accepted only what zod accepts, and as zod gives it', () => {
-    const tally: Tally = { inputs: 0, zodAccepted: 0, fastAccepted: 0 };
-    compare(
-      renderConfigs(),
-      acceptRenderConfig,
-      (v) => {
-        const z = renderConfig().safeParse(v);
-        return z.success ? { success: true, data: z.data.spec } : { success: false };
-      },
-      tally,
-    );
-    compare(
-      renderConfigs().map((r) => (r as { spec: unknown }).spec),
-      acceptRenderConfigSpec,
-      (v) => renderConfigSpec().safeParse(v),
-      tally,
-    );
-    expect(tally.zodAccepted).toBeLessThan(tally.inputs / 2);
-    expect(tally.fastAccepted).toBeGreaterThan(tally.zodAccepted * 0.8);
-    console.log(`render configs: ${tally.inputs} inputs, zod accepted ${tally.zodAccepted}, fast ${tally.fastAccepted}`);
+  it('render configs: on every change of them (and of their specs), accepted only what zod accepts, and as zod gives it', () => {
+    holdToZod('render configs', [
+      [renderConfigs(), acceptRenderConfig, renderConfigZod],
+      [renderConfigSpecs(), acceptRenderConfigSpec, (v) => renderConfigSpec().safeParse(v)],
+    ]);
   });
 });
 
