@@ -82,7 +82,7 @@ describe('parseDocuments, fast path', () => {
     for (const text of left) expect(agree(text), text).toBe(false);
   });
 
-  it('agrees on 800 files made of the repository documents with random markers, comments and blank lines', () => {
+  it('agrees on 300 files made of the repository documents with random markers, comments and blank lines', () => {
     const docs = FILES.flatMap((file) =>
       readFileSync(file, 'utf8')
         .split(/^---[^\n]*\n/m)
@@ -93,7 +93,7 @@ describe('parseDocuments, fast path', () => {
     const gaps = ['', '\n', '# a comment\n', '\n# a comment\n\n'];
     const markers = ['---\n', '--- # marker comment\n', '---  \n'];
     let taken = 0;
-    for (let i = 0; i < 800; i++) {
+    for (let i = 0; i < 300; i++) {
       let text = r() < 0.3 ? pick(['# head\n', '---\n', '# head\n---\n']) : '';
       const n = 1 + Math.floor(r() * 4);
       for (let d = 0; d < n; d++) {
@@ -108,6 +108,6 @@ describe('parseDocuments, fast path', () => {
         throw new Error(`file ${i}: ${(e as Error).message}\n--- input ---\n${text}`);
       }
     }
-    expect(taken).toBeGreaterThan(200);
+    expect(taken).toBeGreaterThan(75);
   }, 120_000);
 });

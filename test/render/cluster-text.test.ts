@@ -91,6 +91,9 @@ const AWKWARD_NAMES = [
   'team',
   `a${'b'.repeat(39)}`,
   'x',
+  // A name may hold a blank's token: names are values written into the text, never read for blanks.
+  'zkrmslot0z',
+  'zkrmslot1z-zkrmslot8z',
 ];
 const AWKWARD_NAMESPACES = ['no', '123', '1e3', '0x1f', 'true', 'valkey', 'team-0', 'cache', 'x', `n${'9'.repeat(62)}`];
 
@@ -170,7 +173,7 @@ describe('the text path writes what the direct path writes', () => {
     const viaText = write(awkwardFleet(), 2, true);
     expect(viaText.ok).toBe(true);
     expect(viaText.fromText).toBe(AWKWARD_NAMES.length + 15 * 2 + 4);
-    expect(viaText.text).not.toContain('krmslot');
+    expect(viaText.text.replace(/zkrmslot[018]z/g, '')).not.toContain('krmslot');
   });
 });
 
