@@ -98,16 +98,19 @@ export function claimedOutputProblems(
     const found = claims(value, clusters);
     if (found.length === 0) continue;
     const key = identity(value);
-    claimed.set(key, [...(claimed.get(key) ?? []), item]);
-    const ref = objectRefOf(value);
-    const where = describeRef(ref);
+    const copies = claimed.get(key);
+    if (copies) copies.push(item);
+    else claimed.set(key, [item]);
     const first = found[0] as { cluster: PackageCluster; how: string };
+    // The words of a finding, made only for one: nearly every claim is earlier output, in order.
+    const ref = () => objectRefOf(value);
+    const where = () => describeRef(ref());
     const of = `ValkeyCluster ${first.cluster.namespace}/${first.cluster.name}`;
     if (!isEarlierOutput(value, options.outputDir)) {
       problems.push(
         error(
-          `${where} (${placeOf(item)}): claims to be part of ${of} by ${first.how}, but valkey-krm did not render it; a cluster's objects come only from the render (its pods would pass for the cluster's): remove it, or rename it and drop the cluster's labels`,
-          ref,
+          `${where()} (${placeOf(item)}): claims to be part of ${of} by ${first.how}, but valkey-krm did not render it; a cluster's objects come only from the render (its pods would pass for the cluster's): remove it, or rename it and drop the cluster's labels`,
+          ref(),
         ),
       );
       continue;
@@ -116,8 +119,8 @@ export function claimedOutputProblems(
     if (options.earlierOutputBeyondShards && shard !== undefined && first.cluster.shards !== undefined && shard >= first.cluster.shards)
       problems.push(
         error(
-          `${where} (${placeOf(item)}): committed as rendered output for shard ${shard} of ${of}, which has spec.shards ${first.cluster.shards}: a fresh render no longer writes it; run kpt fn render (or render-valkey over the package) and commit what it writes`,
-          ref,
+          `${where()} (${placeOf(item)}): committed as rendered output for shard ${shard} of ${of}, which has spec.shards ${first.cluster.shards}: a fresh render no longer writes it; run kpt fn render (or render-valkey over the package) and commit what it writes`,
+          ref(),
         ),
       );
   }

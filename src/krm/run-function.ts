@@ -116,9 +116,13 @@ export function sortInputs(items: readonly InputItem[], options: { dropLocalConf
       passthrough.push(item);
       continue;
     }
-    const ref = objectRefOf(v);
     const file = locate(item);
-    if (file) files.set(refKey(ref), [...(files.get(refKey(ref)) ?? []), file]);
+    if (file) {
+      const key = refKey(objectRefOf(v));
+      const places = files.get(key);
+      if (places) places.push(file);
+      else files.set(key, [file]);
+    }
     if (wearsOurLabel(v) && !isValkeyObject(v.apiVersion, v.kind) && !isRenderConfig(v)) {
       labelled.push(item);
       continue;
