@@ -132,6 +132,21 @@ functionConfig:
     expect(parseResourceList(indented).list?.seqIndent).toBe(2);
   });
 
+  it("ends a plain scalar or key at a comment only where a space comes before its '#', as the full parser", () => {
+    // Each value and key on its own, with '#' in every position, so the search for the next
+    // comment (which runs ahead of the line being read) is tried at each distance.
+    const values = ['a#b', 'a-#b', 'a:#b', '#', 'a #b', 'a  # b', 'a\t#b', '"a #b"', "'#'", 'a# #b', 'url://x/#frag', 'x #', 'a:b #c'];
+    const keys = ['k#', 'k-#x', '"k #"', 'k'];
+    for (const [i, value] of values.entries())
+      for (const key of keys) {
+        const text = `${HEADER}- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c${i}\n  data:\n    ${key}: ${value}\n    after: x #c\n`;
+        agree(text);
+        agree(text.replace('    after: x #c\n', ''));
+      }
+    // Most of them are the fast reader's to read.
+    expect(values.filter((v) => agree(`${HEADER}- apiVersion: v1\n  kind: ConfigMap\n  data:\n    k: ${v}\n`)).length).toBeGreaterThan(8);
+  });
+
   it('agrees with the full parser on every YAML file in the repository, as items', () => {
     let taken = 0;
     const files = ['kptfile-examples', 'integrations', 'test/golden/cases', 'deploy', 'crds'].flatMap(yamlFiles);

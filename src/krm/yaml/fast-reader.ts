@@ -85,8 +85,12 @@ class Reader {
   private spaceHash(from: number): number {
     const at = this.hashAt;
     if (at !== -2 && from >= this.hashFrom && (at === -1 || from <= at)) return at;
+    // By its `#`: spaces are everywhere, a `#` seldom, so this search skips ahead fast.
+    const s = this.s;
+    let hash = s.indexOf('#', from + 1);
+    while (hash !== -1 && s.charCodeAt(hash - 1) !== SPACE) hash = s.indexOf('#', hash + 1);
     this.hashFrom = from;
-    this.hashAt = this.s.indexOf(' #', from);
+    this.hashAt = hash === -1 ? -1 : hash - 1;
     return this.hashAt;
   }
 
