@@ -70,6 +70,8 @@ export interface FunctionOptions {
    * must be written as `emit` would write its objects one by one.
    */
   emitText?: (text: ClusterText, path: string, header: string) => void;
+  /** Tests: with `emitText`, the first cluster of each kind comes as text too. */
+  textFromFirst?: boolean;
 }
 
 /** The input items sorted out by what they are: one reader for render, validate and plan. */
@@ -189,6 +191,7 @@ export function runFunction(items: readonly InputItem[], functionConfig: unknown
     validateOnly: options.validateOnly,
     previous: previous.map((item) => item.value),
     text: emitText !== undefined,
+    textFromFirst: options.textFromFirst === true,
     ...(emit && render
       ? {
           onCluster: (c: ClusterRenderOf) => {

@@ -80,6 +80,11 @@ export interface ClusterText {
 /** One render's templates, by kind of cluster; made by renderAll for a render that writes YAML. */
 export class TextTemplates {
   private readonly templates = new Map<string, ClusterTemplate | null>();
+  /** Keys met once, whose template is not made yet. */
+  private readonly seen = new Set<string>();
+
+  /** `fromFirst` (tests): the first cluster of a kind takes the text path too. */
+  constructor(private readonly fromFirst = false) {}
   private readonly ids = new WeakMap<object, number | null>();
   private nextId = 0;
 
@@ -102,6 +107,12 @@ export class TextTemplates {
     if (key.includes(SLOT_MARK)) return undefined;
     let template = this.templates.get(key);
     if (template === undefined) {
+      // The first cluster of a kind takes the direct path: a template pays only from the second
+      // (a fleet of clusters all unlike each other costs no more than without templates).
+      if (!this.fromFirst && !this.seen.has(key)) {
+        this.seen.add(key);
+        return undefined;
+      }
       const { acl: _acl, ...spec } = cluster.spec;
       template = makeTemplate(
         { ...cluster, metadata: { name: slotToken(SLOT.name), namespace: slotToken(SLOT.namespace) }, spec },

@@ -43,6 +43,8 @@ export interface RenderOptions {
    * for their names and files share one text (cluster-text.ts), handed over as `text`.
    */
   text?: boolean;
+  /** Tests: with `text`, the first cluster of each kind takes the text path too (cluster-text.ts). */
+  textFromFirst?: boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
   const clusters: RenderedSet['clusters'] = [];
   if (render) {
     const previous = previousClusters(options.previous ?? []);
-    const text = options.text && !options.validateOnly ? { text: new TextTemplates() } : {};
+    const text = options.text && !options.validateOnly ? { text: new TextTemplates(options.textFromFirst) } : {};
     for (const rc of resolved.clusters) {
       const key = `${rc.cluster.metadata.namespace}/${rc.cluster.metadata.name}`;
       const out = renderCluster(rc, menu.roles, render, previous.get(key), text);

@@ -26,7 +26,7 @@ interface Written {
 }
 
 /** render-valkey's generated items for `input`, written at `indent` by the text path or the direct one. */
-function write(input: string, indent: number, textPath: boolean): Written {
+function write(input: string, indent: number, textPath: boolean, fromFirst = true): Written {
   const { list } = parseResourceList(input);
   if (!list) throw new Error('unreadable input');
   const out = new ByteSink(4096);
@@ -40,6 +40,7 @@ function write(input: string, indent: number, textPath: boolean): Written {
     },
     ...(textPath
       ? {
+          textFromFirst: fromFirst,
           emitText: (text, path, header) => {
             seen.fromText++;
             writeClusterText(out, indent, text, path, header);
@@ -174,6 +175,18 @@ describe('the text path writes what the direct path writes', () => {
     expect(viaText.ok).toBe(true);
     expect(viaText.fromText).toBe(AWKWARD_NAMES.length + 15 * 2 + 4);
     expect(viaText.text.replace(/zkrmslot[018]z/g, '')).not.toContain('krmslot');
+  });
+});
+
+describe('as the render runs it', () => {
+  it('writes the first cluster of each kind object by object, and the others from its template', () => {
+    const text = resourceListText([...menuObjects(), ...clusterObjects(60)]);
+    const direct = write(text, 2, false);
+    const shared = write(text, 2, true, false);
+    expect(shared.text).toBe(direct.text);
+    // The bench fleet has 30 kinds of cluster: 10 chains by 3 levels.
+    expect(shared.direct).toBe(30);
+    expect(shared.fromText).toBe(30);
   });
 });
 
