@@ -82,11 +82,11 @@ export class TextTemplates {
   private readonly templates = new Map<string, ClusterTemplate | null>();
   /** Keys met once, whose template is not made yet. */
   private readonly seen = new Set<string>();
+  private readonly ids = new WeakMap<object, number | null>();
+  private nextId = 0;
 
   /** `fromFirst` (tests): the first cluster of a kind takes the text path too. */
   constructor(private readonly fromFirst = false) {}
-  private readonly ids = new WeakMap<object, number | null>();
-  private nextId = 0;
 
   /**
    * The template of clusters like this one, or undefined when it takes the direct path: names
