@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { clusterObjects, menuObjects, renderConfig, resourceListText } from '../../bench/generate.js';
 import { emitGeneratedObject, writeClusterText } from '../../src/krm/cluster-writer.js';
 import { parseResourceList } from '../../src/krm/read-input.js';
+import { runResourceList } from '../../src/krm/resource-list.js';
 import { runFunction } from '../../src/krm/run-function.js';
 import { ByteSink } from '../../src/krm/yaml/byte-sink.js';
 import { API_VERSION as API } from '../../src/api/group.js';
@@ -154,7 +155,16 @@ const sources: [string, () => string][] = [
   ]),
   ['the bench fleet of 60 clusters', () => resourceListText([...menuObjects(), ...clusterObjects(60)])],
   ['a fleet of awkward names and one-field variants', awkwardFleet],
+  ['the bench fleet with its earlier output in the input (a kpt re-render)', reRender],
 ];
+
+/** The bench fleet of 20 clusters with what render-valkey wrote for it, as kpt sends it back. */
+function reRender(): string {
+  const input = resourceListText([...menuObjects(), ...clusterObjects(20)]);
+  const out = runResourceList(input, 'render-valkey');
+  expect(out.exitCode).toBe(0);
+  return `${out.stdout.replace(/\nresults:\n[\s\S]*$/, '\n')}functionConfig:\n${input.split('\nfunctionConfig:\n')[1]}`;
+}
 
 describe('the text path writes what the direct path writes', () => {
   it.each(sources)('%s, at indents 0 and 2', (_name, input) => {
