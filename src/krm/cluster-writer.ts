@@ -9,12 +9,15 @@ import { emitObjectItemTo, emitSequenceItemTo, stringValueText } from './yaml/em
  * annotations after its own, and, before the first object of a cluster, the "GENERATED" comment.
  */
 export function emitGeneratedObject(out: ByteSink, indent: number, object: KubeObject, path: string, index: number, header?: string): void {
-  if (header) out.write(`${' '.repeat(indent)}# ${header}\n`);
+  if (header) out.write(headerLine(indent, header));
   // The file annotations are written after the object's own, as withFileAnnotations puts them,
   // without copying the object to add them.
   if (!emitObjectItemTo(object, indent, out, fileAnnotations(path, index)))
     emitSequenceItemTo(withFileAnnotations(object, path, index), indent, out);
 }
+
+/** The comment a cluster's first object starts with (generatedHeader), at the items' column. */
+const headerLine = (indent: number, header: string): string => `${' '.repeat(indent)}# ${header}\n`;
 
 /**
  * A blank of a recorded text: the string value it stands for, written at column `col`. Blanks of
@@ -95,7 +98,7 @@ export function writeClusterText(out: ByteSink, indent: number, text: ClusterTex
   const recorded = textOf(text.template, indent);
   const made: (string | undefined)[] = new Array(recorded.texts);
   // One string for the cluster, handed to the UTF-8 encoder once.
-  let all = `${' '.repeat(indent)}# ${header}\n`;
+  let all = headerLine(indent, header);
   for (const part of recorded.parts) {
     if (typeof part === 'string') {
       all += part;

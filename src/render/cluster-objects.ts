@@ -1,7 +1,7 @@
 import { ANNOTATIONS, type RenderConfig } from '../api/index.js';
 import type { ResolvedCluster } from '../menu/resolve-menu.js';
 import { renderClientCertificates } from './client-certificate.js';
-import { renderConfigMap } from './configmap.js';
+import { renderConfigMap, type ConfigMapFiles } from './configmap.js';
 import { renderConnectionConfigMap } from './connection.js';
 import { renderNetworkPolicy } from './network-policy.js';
 import type { KubeObject } from './object.js';
@@ -17,9 +17,8 @@ import { type renderShardPodTemplate, renderShardStatefulSet } from './statefuls
  * the opt-in, which are part of what the clusters it shares one text with have alike.
  */
 export interface ObjectParts {
-  conf: string;
-  acl: string;
-  probe: string;
+  /** The ConfigMap's files: valkey.conf, users.acl, probe.sh. */
+  files: ConfigMapFiles;
   /** The application users: the config chain's bindings, then the cluster's own. */
   users: readonly string[];
   allowDataLossRoll?: string;
@@ -47,7 +46,7 @@ export function buildObjects(
   // Certificates first: a sync in the order rendered asks cert-manager for them before the pods come.
   const objects: KubeObject[] = [
     ...(clients ? renderClientCertificates(name, namespace, clients) : []),
-    renderConfigMap(name, namespace, { 'valkey.conf': parts.conf, 'users.acl': parts.acl, 'probe.sh': parts.probe }),
+    renderConfigMap(name, namespace, parts.files),
     renderService(name, namespace),
   ];
   for (let shard = 0; shard < cluster.spec.shards; shard++) {

@@ -42,7 +42,7 @@ export const SLOT = {
 /** What every blank holds; an input that holds it anywhere is rendered without blanks. */
 export const SLOT_MARK = 'krmslot';
 export const slotToken = (slot: number): string => `z${SLOT_MARK}${slot}z`;
-const TOKENS = /z(?:krmslot)(\d)z/;
+const TOKENS = new RegExp(slotToken(0).replace('0', '(\\d)'));
 
 /** A text with blanks: literal pieces at even places, slot numbers at odd ones. */
 export type Recipe = readonly (string | number)[];
@@ -161,15 +161,14 @@ function makeTemplate(
   parts: ObjectParts,
 ): ClusterTemplate | null {
   const blankParts: ObjectParts = {
-    conf: slotToken(SLOT.conf),
-    acl: slotToken(SLOT.usersAcl),
-    probe: parts.probe,
+    files: { 'valkey.conf': slotToken(SLOT.conf), 'users.acl': slotToken(SLOT.usersAcl), 'probe.sh': parts.files['probe.sh'] },
     users: [slotToken(SLOT.users)],
     ...(parts.allowDataLossRoll !== undefined ? { allowDataLossRoll: parts.allowDataLossRoll } : {}),
   };
   const revisions: ClusterRevisions = { restart: slotToken(SLOT.restart), live: slotToken(SLOT.live), acl: slotToken(SLOT.acl) };
   const shardZero = renderShardPodTemplate({ cluster: blank, config, render, shard: 0 });
-  const restart = recipeOf(canonicalJson(shardZero)) ?? [canonicalJson(shardZero)];
+  const hashText = canonicalJson(shardZero);
+  const restart = recipeOf(hashText) ?? [hashText];
   // The hash text may hold the names only: they are the values it is filled with.
   for (let i = 1; i < restart.length; i += 2) if (restart[i] !== SLOT.name && restart[i] !== SLOT.namespace) return null;
   const objects = buildObjects(blank, config, render, blankParts, revisions, shardZero);
@@ -206,8 +205,8 @@ export function clusterText(
     revisions.restart,
     revisions.live,
     revisions.acl,
-    parts.conf,
-    parts.acl,
+    parts.files['valkey.conf'],
+    parts.files['users.acl'],
     connectionUsers(parts.users),
     '',
   ];

@@ -107,10 +107,9 @@ export function renderCluster(
   const acl = aclBody + aclRevisionLine(aclRevision);
   const shape = shapeFindings(cluster, config);
   const allowDataLossRoll = allowedDataLossRoll(cluster);
+  const files = { 'valkey.conf': conf.text, 'users.acl': acl, 'probe.sh': renderProbeScript(tls) };
   const parts: ObjectParts = {
-    conf: conf.text,
-    acl,
-    probe: renderProbeScript(tls),
+    files,
     users: aclUsers,
     ...(allowDataLossRoll !== undefined ? { allowDataLossRoll } : {}),
   };
@@ -134,7 +133,7 @@ export function renderCluster(
       ),
     );
   }
-  const tooLarge = configMapSizeProblem(name, namespace, { 'valkey.conf': parts.conf, 'users.acl': acl, 'probe.sh': parts.probe });
+  const tooLarge = configMapSizeProblem(name, namespace, files);
   if (tooLarge) return { objects: [], problems: [...problems, tooLarge] };
   const shapeWarnings = shape.filter((p) => p.severity === 'warning').map((p) => p.message);
   const warned = shapeWarnings.length ? { shapeWarnings } : {};

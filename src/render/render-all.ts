@@ -62,8 +62,7 @@ export function renderAll(valkeyObjects: readonly unknown[], render: RenderConfi
     const previous = previousClusters(options.previous ?? []);
     const text = options.text && !options.validateOnly ? { text: new TextTemplates(options.textFromFirst) } : {};
     for (const rc of resolved.clusters) {
-      const key = `${rc.cluster.metadata.namespace}/${rc.cluster.metadata.name}`;
-      const out = renderCluster(rc, menu.roles, render, previous.get(key), text);
+      const out = renderCluster(rc, menu.roles, render, previous.get(`${rc.cluster.metadata.namespace}/${rc.cluster.metadata.name}`), text);
       problems.push(...out.problems);
       if (options.validateOnly) continue;
       const entry: ClusterRenderOf = {

@@ -6,8 +6,6 @@ const OPT_IN_FIELD = `metadata.annotations["${ANNOTATIONS.allowDataLossRoll}"]`;
 
 export interface RolloutFindings {
   problems: Problem[];
-  /** The cluster's data-loss opt-in, when it has a well-formed one, to copy onto its StatefulSets. */
-  allowDataLossRoll?: string;
 }
 
 /**
@@ -48,8 +46,7 @@ export function rolloutFindings(cluster: ValkeyCluster, restartHash: string, pre
   const tls = cluster.spec.tls !== undefined;
   if (previous !== undefined && previous.tls !== tls) problems.push(tlsToggleWarning(who, ref, tls));
 
-  const allowDataLossRoll = allowedDataLossRoll(cluster);
-  return { problems, ...(allowDataLossRoll !== undefined ? { allowDataLossRoll } : {}) };
+  return { problems };
 }
 
 /** The cluster's data-loss opt-in, when it has a well-formed one, to copy onto its StatefulSets. */

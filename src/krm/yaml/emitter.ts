@@ -117,11 +117,12 @@ function keyLine(col: number, key: string, colonCol = col): string {
 }
 
 /** ` value\n` for a one-line string value. */
+const makeValueLine = (s: string): string => ` ${plainOk(s) ? s : doubleQuoted(s)}\n`;
 const valueLines = new Map<string, string>();
 function valueLine(s: string): string {
   let line = valueLines.get(s);
   if (line === undefined) {
-    line = ` ${plainOk(s) ? s : doubleQuoted(s)}\n`;
+    line = makeValueLine(s);
     if (valueLines.size < 100_000) valueLines.set(s, line);
   }
   return line;
@@ -275,7 +276,7 @@ function emitSequenceItem(item: Plain, col: number, out: ByteSink): void {
 export function stringValueText(value: string, col: number): string {
   // As emitFreshValue writes a string, without its caches: a blank's value is new with each cluster.
   const block = value.includes('\n') ? makeLiteralBlock(value, col + 2) : undefined;
-  return block ?? ` ${plainOk(value) ? value : doubleQuoted(value)}\n`;
+  return block ?? makeValueLine(value);
 }
 
 /** A whole document. */
